@@ -1,0 +1,96 @@
+/** Builds the EngineContext for one engine call: settings, deadline, HTTP client, storage. */
+import type { HttpTransport } from '../http/client.js';
+import type { EngineContext, EngineDefinition, EngineSettings, EngineStore } from './contract.js';
+
+export interface ContextServices {
+  transport: HttpTransport;
+  dnsServers: readonly string[];
+  dataDir: string;
+  storeFor(engineId: string): EngineStore;
+}
+
+export interface CallScope {
+  /** Aborts the call early (analysis abandoned). */
+  signal?: AbortSignal;
+  dependencies?: Readonly<Record<string, unknown>>;
+  onWait?: (ms: number, reason: string) => void;
+}
+
+export interface BoundContext {
+  ctx: EngineContext;
+  /** Releases the call's timer. */
+  dispose(): void;
+}
+
+export const SETTING_DEFAULTS = { concurrency: 8, retries: 2 } as const;
+
+/** Engine defaults, then the operator's `engines.<id>` settings. */
+export function resolveSettings(
+  engine: EngineDefinition,
+  configured: Readonly<Record<string, unknown>> | undefined,
+  fallbackTimeoutMs?: number,
+): EngineSettings {
+  return {
+    ...SETTING_DEFAULTS,
+    ...engine.defaults,
+    ...(fallbackTimeoutMs !== undefined ? { timeout_ms: fallbackTimeoutMs } : {}),
+    ...stripUndefined(configured ?? {}),
+  } as EngineSettings;
+}
+
+/** The configured values of an engine's credentials: they must never leave the process. */
+export function secretsOf(engine: EngineDefinition, settings: EngineSettings): string[] {
+  return engine.credentials
+    .map((c) => settings[c.setting])
+    .filter((value): value is string => typeof value === 'string' && value !== '');
+}
+
+/** Names of required credentials that are not configured. */
+export function missingCredentials(engine: EngineDefinition, settings: EngineSettings): string[] {
+  return engine.credentials
+    .filter((c) => c.required !== false)
+    .filter((c) => typeof settings[c.setting] !== 'string' || settings[c.setting] === '')
+    .map((c) => c.label);
+}
+
+export function createEngineContext(
+  engine: EngineDefinition,
+  settings: EngineSettings,
+  services: ContextServices,
+  scope: CallScope = {},
+): BoundContext {
+  const timeoutMs = settings.timeout_ms;
+  const deadline = Date.now() + timeoutMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs);
+  const onOuterAbort = () => controller.abort(scope.signal?.reason);
+  scope.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const ctx: EngineContext = {
+    settings,
+    http: services.transport.client({
+      signal: controller.signal,
+      deadline,
+      timeoutMs,
+      retries: settings.retries,
+      secrets: secretsOf(engine, settings),
+      ...(scope.onWait ? { onWait: scope.onWait } : {}),
+    }),
+    dnsServers: services.dnsServers,
+    signal: controller.signal,
+    deadline,
+    store: services.storeFor(engine.id),
+    dataDir: services.dataDir,
+    dependencies: scope.dependencies ?? {},
+  };
+  return {
+    ctx,
+    dispose: () => {
+      clearTimeout(timer);
+      scope.signal?.removeEventListener('abort', onOuterAbort);
+    },
+  };
+}
+
+function stripUndefined(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined));
+}

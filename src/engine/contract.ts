@@ -1,0 +1,129 @@
+/**
+ * The engine contract. One engine = one file in `engines/` whose default export is the value
+ * returned by `defineEngine`. The catalog is built from these declarations: nothing else in the
+ * code base names a particular engine.
+ */
+import type { GenericSchema } from 'valibot';
+import type { HttpClient } from '../http/client.js';
+import type { Observable, ObservableType } from '../observables/types.js';
+
+/** Tags exactly as the spec's engine catalog spells them. */
+export type EngineTag =
+  | 'default'
+  | 'the service'
+  | 'IP'
+  | 'domain'
+  | 'URL'
+  | 'hash'
+  | 'email'
+  | 'risk'
+  | 'VPN'
+  | 'proxy'
+  | 'ports'
+  | 'free_no_key'
+  | 'scraping';
+
+/** A credential an engine needs, e.g. an API key. Its value is read from `engines.<id>.<setting>`. */
+export interface CredentialSpec {
+  /** Setting name under `engines.<id>` (`api_key`, `cx`, ...). */
+  setting: string;
+  /** Human label shown by `oas engines` ("API key"). */
+  label: string;
+  /** Extra environment variables accepted for it (besides OAS_<ALIAS>_<SETTING>). */
+  env?: readonly string[];
+  /** When false the engine runs without it (and uses it when set). Default true. */
+  required?: boolean;
+}
+
+/** Settings every engine understands, plus its own (`base_url`, `bootstrap_url`, ...). */
+export interface EngineSettings {
+  timeout_ms: number;
+  /** Concurrent calls of this engine across the whole process. */
+  concurrency: number;
+  /** Retries on network errors, 429 and 5xx. */
+  retries: number;
+  [setting: string]: unknown;
+}
+
+/** Small persistent key/value space private to one engine (bootstrap files, lists, ...). */
+export interface EngineStore {
+  get<T>(key: string): Promise<T | undefined>;
+  set(key: string, value: unknown, ttlMs?: number): Promise<void>;
+}
+
+/** Everything a lookup may use. Engines do no I/O except through these. */
+export interface EngineContext {
+  /** Merged settings: engine defaults, then `engines.<id>` from the configuration. */
+  settings: EngineSettings;
+  /** Shared HTTP client (proxy, TLS, timeouts, retries, redaction), bound to this call's deadline. */
+  http: HttpClient;
+  /** DNS servers to use (`ip` or `ip:port`); empty means the system's resolvers. */
+  dnsServers: readonly string[];
+  /** Aborted when the call's deadline passes or the analysis is abandoned. */
+  signal: AbortSignal;
+  /** Epoch milliseconds at which this call times out. */
+  deadline: number;
+  /** Engine-private persistent storage. */
+  store: EngineStore;
+  /** Absolute path of the data directory (for engines that keep files). */
+  dataDir: string;
+  /** Results of the engines this one depends on, for the same observable (by engine id). */
+  dependencies: Readonly<Record<string, unknown>>;
+}
+
+export interface EngineDefinition<R = unknown> {
+  /** Identifier from the spec's catalog, e.g. `rdap_whois`, `provider_11`. */
+  id: string;
+  /** Upstream service name, accepted as an alias of the id (e.g. `ipapi`). */
+  service: string;
+  /** Short display label. */
+  label: string;
+  description: string;
+  /** Which catalog variant the engine belongs to. Default engines are taken from `main` only. */
+  catalog: 'main' | 'older';
+  tags: readonly EngineTag[];
+  /** Observable types the lookup accepts. */
+  types: readonly ObservableType[];
+  /**
+   * For IP-only engines: also run on the first IP obtained by resolving a domain or URL
+   * ("reversed IP").
+   */
+  reversedIp: boolean;
+  /** The engine whose answer is the resolution of a domain/URL (reverse_dns). */
+  pivot: boolean;
+  /** Whether the lookup makes sense for private/reserved addresses. */
+  acceptsPrivateIp: boolean;
+  /** Ids of engines whose results this one needs (they run first). */
+  dependsOn: readonly string[];
+  credentials: readonly CredentialSpec[];
+  /** Defaults for the engine's settings (timeout_ms at least). */
+  defaults: Partial<EngineSettings> & { timeout_ms: number };
+  /** Optional valibot schema for `engines.<id>` in the configuration file. */
+  settingsSchema?: GenericSchema;
+  /** One line for tables: what an analyst wants to read first. */
+  summary(result: R): string;
+  /** The lookup. Returns the result object, or null when there is nothing to report. */
+  run(observable: Observable, ctx: EngineContext): Promise<R | null>;
+}
+
+type Optional = 'catalog' | 'reversedIp' | 'pivot' | 'acceptsPrivateIp' | 'dependsOn' | 'credentials';
+
+/** Fills the optional declarations with their defaults. */
+export function defineEngine<R>(
+  def: Omit<EngineDefinition<R>, Optional> & Partial<Pick<EngineDefinition<R>, Optional>>,
+): EngineDefinition<R> {
+  return {
+    catalog: 'main',
+    reversedIp: false,
+    pivot: false,
+    acceptsPrivateIp: false,
+    dependsOn: [],
+    credentials: [],
+    ...def,
+  };
+}
+
+/** A failure an engine reports on purpose: its message is shown to the user as is (one line). */
+export class EngineError extends Error {
+  override name = 'EngineError';
+}

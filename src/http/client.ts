@@ -1,0 +1,245 @@
+/**
+ * The one HTTP client every engine uses: keep-alive connection pool, optional proxy, TLS
+ * verification setting, per-call deadline, retries with backoff on network errors, 429 and 5xx
+ * (honouring Retry-After), a cap on response size, schema validation of JSON bodies, and
+ * redaction of secrets in every error it raises.
+ */
+import { STATUS_CODES } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, ProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import * as v from 'valibot';
+import { BadResponseError, HttpStatusError, NetworkError, TimeoutError, UpstreamError } from './errors.js';
+import { redact } from './redact.js';
+
+export interface TransportOptions {
+  proxyUrl?: string;
+  sslVerify?: boolean;
+  userAgent?: string;
+  /** Cap on a response body; larger answers are an error. */
+  maxResponseBytes?: number;
+}
+
+/** Per engine call: its deadline and the secrets that must never appear in an error. */
+export interface CallOptions {
+  signal: AbortSignal;
+  deadline: number;
+  /** The call's whole time budget, for messages ("timeout after 5000 ms"). */
+  timeoutMs: number;
+  retries: number;
+  secrets: readonly string[];
+  /** Told when the client waits before a retry (for progress displays). */
+  onWait?: (ms: number, reason: string) => void;
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** Sent as JSON with the matching content type. */
+  json?: unknown;
+  /** Sent as application/x-www-form-urlencoded. */
+  form?: Record<string, string>;
+  body?: string;
+  /** Non-2xx statuses that are answers rather than errors (e.g. 404 meaning "not found"). */
+  acceptStatus?: readonly number[];
+  /** Retries for this request; defaults to the call's setting. */
+  retries?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  text(): string;
+}
+
+const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+
+/** Owns the connection pool; hands out per-call clients. */
+export class HttpTransport {
+  readonly dispatcher: Dispatcher;
+  readonly userAgent: string;
+  readonly maxResponseBytes: number;
+
+  constructor(options: TransportOptions = {}) {
+    const tls = { rejectUnauthorized: options.sslVerify ?? true };
+    const base: Dispatcher = options.proxyUrl
+      ? new ProxyAgent({ uri: options.proxyUrl, requestTls: tls, proxyTls: tls })
+      : new Agent({ connect: tls, keepAliveTimeout: 10_000, connections: 64 });
+    this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
+    this.userAgent = options.userAgent ?? 'oas (Observable Analysis Service)';
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
+  }
+
+  client(call: CallOptions): HttpClient {
+    return new HttpClient(this, call);
+  }
+
+  async close(): Promise<void> {
+    await this.dispatcher.close();
+  }
+}
+
+export class HttpClient {
+  constructor(
+    private readonly transport: HttpTransport,
+    private readonly call: CallOptions,
+  ) {}
+
+  /** Redacts this call's secrets and credential-looking URL parameters from a text. */
+  redact(text: string): string {
+    return redact(text, this.call.secrets);
+  }
+
+  async request(url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
+    const target = buildUrl(url, options.query);
+    const retries = options.retries ?? this.call.retries;
+    for (let attempt = 0; ; attempt++) {
+      let failure: UpstreamError;
+      try {
+        const response = await this.once(target, options);
+        if ((response.status >= 200 && response.status < 300) || options.acceptStatus?.includes(response.status)) {
+          return response;
+        }
+        failure = new HttpStatusError(
+          response.status,
+          STATUS_CODES[response.status] ?? '',
+          parseRetryAfter(response.headers['retry-after']),
+        );
+      } catch (error) {
+        failure = this.toUpstreamError(error);
+      }
+      const delay = failure instanceof HttpStatusError && failure.retryAfterMs !== undefined
+        ? failure.retryAfterMs
+        : backoff(attempt);
+      if (!failure.retryable || attempt >= retries || Date.now() + delay >= this.call.deadline) throw failure;
+      this.call.onWait?.(delay, failure.message);
+      try {
+        await sleep(delay, undefined, { signal: this.call.signal });
+      } catch {
+        throw new TimeoutError(this.call.timeoutMs);
+      }
+    }
+  }
+
+  /** GET/POST expecting JSON, validated against `schema`: a malformed answer is a clean error. */
+  async json<S extends v.GenericSchema>(url: string | URL, schema: S, options: RequestOptions = {}): Promise<v.InferOutput<S>> {
+    const response = await this.request(url, {
+      ...options,
+      headers: { accept: 'application/json', ...options.headers },
+    });
+    return parseJson(response.text(), schema);
+  }
+
+  async text(url: string | URL, options: RequestOptions = {}): Promise<string> {
+    return (await this.request(url, options)).text();
+  }
+
+  private async once(target: URL, options: RequestOptions): Promise<HttpResponse> {
+    const remaining = this.call.deadline - Date.now();
+    if (remaining <= 0) throw new TimeoutError(this.call.timeoutMs);
+    const headers: Record<string, string> = { 'user-agent': this.transport.userAgent, ...lowerKeys(options.headers) };
+    let body: string | undefined = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] ??= 'application/json';
+    } else if (options.form) {
+      body = new URLSearchParams(options.form).toString();
+      headers['content-type'] ??= 'application/x-www-form-urlencoded';
+    }
+    const signal = AbortSignal.any([this.call.signal, AbortSignal.timeout(remaining)]);
+    const res = await request(target, {
+      method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
+      headers,
+      body,
+      signal,
+      dispatcher: this.transport.dispatcher,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > this.transport.maxResponseBytes) {
+        res.body.destroy();
+        throw new BadResponseError(`response larger than ${this.transport.maxResponseBytes} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    const buffer = Buffer.concat(chunks);
+    return {
+      status: res.statusCode,
+      url: target.toString(),
+      headers: flattenHeaders(res.headers),
+      body: buffer,
+      text: () => buffer.toString('utf8'),
+    };
+  }
+
+  private toUpstreamError(error: unknown): UpstreamError {
+    if (error instanceof UpstreamError) return error;
+    const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
+    if (err?.name === 'AbortError' || err?.name === 'TimeoutError' || err?.code === 'UND_ERR_ABORTED'
+      || err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_BODY_TIMEOUT') {
+      return new TimeoutError(this.call.timeoutMs);
+    }
+    const code = err?.code ?? err?.cause?.code;
+    const detail = code ? String(code) : String(err?.message ?? error).split('\n')[0];
+    return new NetworkError(this.redact(`network error: ${detail}`), true);
+  }
+}
+
+/** Parses a JSON text and validates it; any mismatch becomes a BadResponseError naming the field. */
+export function parseJson<S extends v.GenericSchema>(text: string, schema: S): v.InferOutput<S> {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new BadResponseError('upstream answered with malformed JSON');
+  }
+  return parseWith(schema, data);
+}
+
+export function parseWith<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
+  const result = v.safeParse(schema, data);
+  if (result.success) return result.output;
+  const issue = result.issues[0];
+  const path = issue.path?.map((p: { key: unknown }) => String(p.key)).join('.') || '(root)';
+  throw new BadResponseError(`unexpected answer from upstream at ${path}: ${issue.message}`);
+}
+
+export function buildUrl(url: string | URL, query?: RequestOptions['query']): URL {
+  const target = new URL(url.toString());
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined) target.searchParams.set(name, String(value));
+  }
+  return target;
+}
+
+/** Retry-After as seconds or an HTTP date, in milliseconds. */
+export function parseRetryAfter(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function backoff(attempt: number): number {
+  const base = 200 * 2 ** attempt;
+  return base + Math.floor(Math.random() * base * 0.25);
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function lowerKeys(headers: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) out[name.toLowerCase()] = value;
+  return out;
+}

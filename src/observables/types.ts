@@ -1,0 +1,12 @@
+/** Observable types, spelled as the results report them. */
+export const OBSERVABLE_TYPES = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email'] as const;
+export type ObservableType = (typeof OBSERVABLE_TYPES)[number];
+
+export interface Observable {
+  /** The indicator as written (after refanging). */
+  value: string;
+  type: ObservableType;
+}
+
+export const IP_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6'];
+export const HASH_TYPES: readonly ObservableType[] = ['MD5', 'SHA1', 'SHA256'];

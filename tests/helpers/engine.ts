@@ -1,0 +1,50 @@
+/**
+ * Runs one engine's lookup directly, the way the runner does, against loopback fakes.
+ * Storage is an in-memory Keyv, so each call of `engineHarness` starts empty.
+ */
+import Keyv from 'keyv';
+import type { EngineDefinition, EngineSettings } from '../../src/engine/contract.js';
+import { createEngineContext, resolveSettings } from '../../src/engine/context.js';
+import { HttpTransport } from '../../src/http/client.js';
+import type { Observable, ObservableType } from '../../src/observables/types.js';
+import { keyvEngineStore } from '../../src/store/engine-store.js';
+
+export interface HarnessOptions {
+  /** As in `engines.<id>` of the configuration (base_url pointing at a fake, ...). */
+  settings?: Record<string, unknown>;
+  dnsServers?: string[];
+  dataDir?: string;
+  dependencies?: Record<string, unknown>;
+}
+
+export interface EngineHarness {
+  run(value: string, type: ObservableType): Promise<unknown>;
+  settings: EngineSettings;
+  storage: Keyv;
+  close(): Promise<void>;
+}
+
+export function engineHarness(engine: EngineDefinition, options: HarnessOptions = {}): EngineHarness {
+  const transport = new HttpTransport();
+  const storage = new Keyv();
+  const settings = resolveSettings(engine, options.settings);
+  return {
+    settings,
+    storage,
+    async run(value, type) {
+      const observable: Observable = { value, type };
+      const { ctx, dispose } = createEngineContext(engine, settings, {
+        transport,
+        dnsServers: options.dnsServers ?? [],
+        dataDir: options.dataDir ?? '/nonexistent',
+        storeFor: (id) => keyvEngineStore(storage, id),
+      }, { dependencies: options.dependencies ?? {} });
+      try {
+        return await engine.run(observable, ctx);
+      } finally {
+        dispose();
+      }
+    },
+    close: () => transport.close(),
+  };
+}
