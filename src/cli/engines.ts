@@ -1,0 +1,44 @@
+/** `oas engines`: the catalog and which engines are configured. Never prints a credential. */
+import { loadSettings } from '../app.js';
+import type { EngineDefinition } from '../engine/contract.js';
+import { renderGrid } from './table.js';
+import { EXIT_OK } from './errors.js';
+
+export interface EnginesOptions {
+  json?: boolean;
+  config?: string;
+}
+
+export async function enginesCommand(options: EnginesOptions): Promise<number> {
+  const { config, catalog } = await loadSettings({ file: options.config });
+  const describe = (e: EngineDefinition) => ({
+    id: e.id,
+    service: e.service,
+    label: e.label,
+    description: e.description,
+    catalog: e.catalog,
+    default: e.catalog === 'main' && e.tags.includes('default'),
+    tags: e.tags,
+    types: e.types,
+    reversed_ip: e.reversedIp,
+    depends_on: e.dependsOn,
+    credentials: e.credentials.map((c) => ({ setting: c.setting, label: c.label, required: c.required !== false })),
+    configured: catalog.isConfigured(e, config.engines),
+    timeout_ms: e.defaults.timeout_ms,
+  });
+  const engines = catalog.engines.map(describe);
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(engines, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  const rows = engines.map((e) => [
+    e.id + (e.catalog === 'older' ? ' (older catalog)' : ''),
+    e.service,
+    e.tags.join(', '),
+    e.types.join(', ') + (e.reversed_ip ? ' (+ reversed IP)' : ''),
+    e.credentials.length ? e.credentials.map((c) => c.label + (c.required ? '' : ' (optional)')).join(', ') : 'none',
+    e.configured ? 'yes' : 'no',
+  ]);
+  process.stdout.write(`${renderGrid(['Engine', 'Service', 'Tags', 'Types', 'Credentials', 'Configured'], rows)}\n`);
+  return EXIT_OK;
+}

@@ -1,0 +1,11 @@
+/** Exit codes and the usage error shared by the commands. */
+export const EXIT_OK = 0;
+/** Every selected engine failed, or the server could not start. */
+export const EXIT_FAILED = 1;
+/** Usage errors and bad input. */
+export const EXIT_USAGE = 2;
+
+/** A problem the user can fix; printed as `oas: <message>`, exit 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

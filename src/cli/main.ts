@@ -1,0 +1,89 @@
+/**
+ * `oas`: analyze observables from a terminal or a script, list engines, serve the HTTP API.
+ * Exit codes: 0 the analysis ran, 1 every selected engine failed (or the server could not
+ * start), 2 usage errors and bad input. Errors are one line on stderr, never a stack trace.
+ */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { InputError } from '../analysis/service.js';
+import { ConfigError } from '../config/load.js';
+import { analyzeCommand } from './analyze.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
+import { enginesCommand } from './engines.js';
+import { serveCommand } from './serve.js';
+
+
+const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+const configOption = () => new Option('-c, --config <file>', 'configuration file (JSON); default $OAS_CONFIG or ./oas.config.json');
+const dataDirOption = () => new Option('--data-dir <dir>', 'directory of the cache and stored analyses (setting data_dir)');
+
+function buildProgram(): Command {
+  const program = new Command('oas')
+    .description('Observable Analysis Service: look up domains, IPs, URLs, hashes and e-mail addresses in intelligence and network sources.')
+    .version(version, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) });
+
+  program
+    .command('analyze')
+    .description('analyze the observables found in TEXT (arguments, or standard input when none or "-")')
+    .argument('[text...]', 'text holding observables, possibly defanged')
+    .option('-e, --engines <list>', 'comma-separated engine ids or aliases (default: the default engines)')
+    .option('--ignore-cache', 'query every engine again instead of using cached results')
+    .option('--json', 'print the result array as JSON (exactly what the API returns), nothing else')
+    .addOption(configOption())
+    .addOption(dataDirOption())
+    .exitOverride()
+    .action(async (text: string[], opts) => {
+      process.exitCode = await analyzeCommand(text, opts);
+    });
+
+  program
+    .command('engines')
+    .description('list the engine catalog: id, service name, tags, types, credentials and whether they are configured')
+    .option('--json', 'print the catalog as JSON')
+    .addOption(configOption())
+    .exitOverride()
+    .action(async (opts) => {
+      process.exitCode = await enginesCommand(opts);
+    });
+
+  program
+    .command('serve')
+    .description('serve the HTTP API (POST {prefix}analyze, GET {prefix}is_analysis_complete/<id>, GET {prefix}results/<id>)')
+    .option('--host <address>', 'address to bind (setting host; default 127.0.0.1)')
+    .option('-p, --port <number>', 'port to listen on (setting port; default 8080)')
+    .option('--prefix <path>', 'API path prefix (setting api_prefix; default /api/)')
+    .addOption(configOption())
+    .addOption(dataDirOption())
+    .exitOverride()
+    .action(async (opts) => {
+      process.exitCode = await serveCommand(opts);
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    process.exitCode = undefined;
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT_OK;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
+      return EXIT_USAGE;
+    }
+    if (error instanceof UsageError || error instanceof InputError || error instanceof ConfigError) {
+      process.stderr.write(`oas: ${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`oas: unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+    return EXIT_FAILED;
+  }
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,17 @@
+/** The shape of one element of an analysis result (the spec's "Analysis result"). */
+import type { ObservableType } from '../observables/types.js';
+
+export interface ObservableResult {
+  observable: string;
+  type: ObservableType;
+  /** True when the observable was resolved to at least one address or name during this analysis. */
+  reversed_success: boolean;
+  /** The IP that IP-only engines ran on for a domain or URL, when they did. */
+  reversed_ip?: string;
+  /** Engine key -> one-line reason, for each engine that failed. Absent when none failed. */
+  errors?: Record<string, string>;
+  /** One key per selected engine, named as the caller named it: its result object or null. */
+  [engineKey: string]: unknown;
+}
+
+export const RESERVED_KEYS = new Set(['observable', 'type', 'reversed_success', 'reversed_ip', 'errors']);

@@ -1,0 +1,347 @@
+/**
+ * The engine runner shared by the CLI and the server.
+ *
+ * Per observable, every applicable engine runs concurrently. IP-only "reversed IP" engines run on
+ * the first address that resolving a domain/URL gave (the pivot engine's answer); engines that
+ * depend on others run after them. Calls are bounded overall and per engine, each has a deadline,
+ * results are cached per (engine, observable), identical calls in flight are shared, and an
+ * engine failure becomes a one-line entry in `errors`: it never fails the analysis.
+ */
+import type { EngineDefinition, EngineSettings } from '../engine/contract.js';
+import { EngineError } from '../engine/contract.js';
+import { createEngineContext, missingCredentials, resolveSettings, secretsOf, type ContextServices } from '../engine/context.js';
+import { TimeoutError, UpstreamError } from '../http/errors.js';
+import { redact } from '../http/redact.js';
+import { hostOf, ipVersion, isPrivateIp } from '../observables/host.js';
+import type { Observable } from '../observables/types.js';
+import type { ObservableResult } from './result.js';
+import { Semaphore } from './semaphore.js';
+import type Keyv from 'keyv';
+
+/** An engine as the caller selected it: `key` is the name they used (id or alias). */
+export interface Selection {
+  key: string;
+  engine: EngineDefinition;
+}
+
+export interface RunnerOptions {
+  /** All registered engines (to find the pivot engine and dependencies not selected). */
+  catalog: readonly EngineDefinition[];
+  services: ContextServices;
+  /** Cached engine results. */
+  cache: Keyv;
+  /** Seconds a result stays cached; 0 disables caching. */
+  cacheTtlSeconds: number;
+  /** Engine calls at once across all analyses. */
+  concurrency: number;
+  /** Per-engine settings from the configuration (`engines.<id>`). */
+  engineSettings: Readonly<Record<string, Record<string, unknown>>>;
+  /** Overrides every engine's default timeout (`engine_timeout_ms`). */
+  timeoutMs?: number | undefined;
+}
+
+export interface Progress {
+  done: number;
+  total: number;
+  /** Set while a call waits (retry back-off or quota). */
+  waiting?: string;
+}
+
+export interface AnalyzeOptions {
+  ignoreCache?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+  /** Told as soon as each observable's result is final. */
+  onObservable?: (index: number, result: ObservableResult) => void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
+
+interface CachedEntry {
+  value: unknown;
+  at: number;
+}
+
+export class EngineRunner {
+  private readonly global: Semaphore;
+  private readonly perEngine = new Map<string, Semaphore>();
+  private readonly settings = new Map<string, EngineSettings>();
+  private readonly inflight = new Map<string, Promise<Outcome>>();
+  private readonly pivot: EngineDefinition | undefined;
+
+  constructor(private readonly options: RunnerOptions) {
+    this.global = new Semaphore(options.concurrency);
+    this.pivot = options.catalog.find((e) => e.pivot);
+  }
+
+  settingsFor(engine: EngineDefinition): EngineSettings {
+    let settings = this.settings.get(engine.id);
+    if (!settings) {
+      settings = resolveSettings(engine, this.options.engineSettings[engine.id], this.options.timeoutMs);
+      this.settings.set(engine.id, settings);
+    }
+    return settings;
+  }
+
+  async analyze(observables: readonly Observable[], selections: readonly Selection[], options: AnalyzeOptions = {}): Promise<ObservableResult[]> {
+    const progress: Progress = { done: 0, total: observables.length * selections.length };
+    const report = () => options.onProgress?.({ ...progress });
+    report();
+    return Promise.all(observables.map(async (observable, index) => {
+      const result = await this.analyzeOne(observable, selections, options, () => {
+        progress.done++;
+        report();
+      }, (waiting) => {
+        options.onProgress?.({ ...progress, waiting });
+      });
+      options.onObservable?.(index, result);
+      return result;
+    }));
+  }
+
+  private async analyzeOne(
+    observable: Observable,
+    selections: readonly Selection[],
+    options: AnalyzeOptions,
+    onKeyDone: () => void,
+    onWait: (reason: string) => void,
+  ): Promise<ObservableResult> {
+    const result: ObservableResult = { observable: observable.value, type: observable.type, reversed_success: false };
+    for (const { key } of selections) result[key] = null;
+    const selected = uniqueEngines(selections.map((s) => s.engine));
+    const call = (engine: EngineDefinition, target: Observable, dependencies?: Record<string, unknown>) =>
+      this.call(engine, target, { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies, onWait });
+
+    // The address IP-only engines run on: the URL's IP host, else the pivot engine's first answer.
+    const host = hostOf(observable);
+    const hostIsIp = host !== null && ipVersion(host) !== 0;
+    const needsPivot = (observable.type === 'FQDN' || observable.type === 'URL') && !hostIsIp;
+    const pivotSelected = selected.find((e) => e.pivot && appliesTo(e, observable));
+    const wantsReversed = selected.some((e) => e.reversedIp && !appliesTo(e, observable));
+
+    const outcomes = new Map<string, Promise<Outcome>>();
+    const runDirect = (engine: EngineDefinition) => {
+      if (!outcomes.has(engine.id)) outcomes.set(engine.id, call(engine, observable));
+      return outcomes.get(engine.id)!;
+    };
+
+    let pivotOutcome: Promise<Outcome> | undefined;
+    if (pivotSelected) pivotOutcome = runDirect(pivotSelected);
+    else if (wantsReversed && needsPivot && this.pivot) pivotOutcome = call(this.pivot, observable);
+
+    const reversedTarget: Promise<Observable | null> = (async () => {
+      if (!wantsReversed) return null;
+      let ip: string | undefined;
+      if (hostIsIp) ip = host!;
+      else if (needsPivot && pivotOutcome) {
+        const outcome = await pivotOutcome;
+        ip = outcome.ok ? firstAddress(outcome.value) : undefined;
+      }
+      if (!ip) return null;
+      return { value: ip, type: ipVersion(ip) === 6 ? 'IPv6' : 'IPv4' };
+    })();
+
+    /** Where an engine runs for this observable: the observable itself, the reversed IP, or nowhere. */
+    const targetOf = async (engine: EngineDefinition): Promise<Observable | null> => {
+      if (appliesTo(engine, observable)) return observable;
+      if (!engine.reversedIp) return null;
+      const target = await reversedTarget;
+      return target && appliesTo(engine, target) ? target : null;
+    };
+
+    const outcomeOf = async (engine: EngineDefinition): Promise<Outcome> => {
+      const existing = outcomes.get(engine.id);
+      if (existing) return existing;
+      const promise = (async (): Promise<Outcome> => {
+        const target = await targetOf(engine);
+        if (!target) return { ok: true, value: null };
+        if (engine.dependsOn.length === 0) return call(engine, target);
+        const dependencies = await this.dependenciesOf(engine, selected, outcomeOf);
+        if (dependencies === null) {
+          return { ok: false, error: `needs one of ${engine.dependsOn.join(', ')}, and none of them can run` };
+        }
+        return call(engine, target, dependencies);
+      })();
+      outcomes.set(engine.id, promise);
+      return promise;
+    };
+
+    const errors: Record<string, string> = {};
+    await Promise.all(selections.map(async ({ key, engine }) => {
+      const outcome = await outcomeOf(engine);
+      if (outcome.ok) result[key] = outcome.value ?? null;
+      else errors[key] = outcome.error;
+      onKeyDone();
+    }));
+
+    if (pivotOutcome) {
+      const pivot = await pivotOutcome;
+      result.reversed_success = pivot.ok && hasAnswer(pivot.value);
+    }
+    const target = await reversedTarget;
+    if (target && target.value !== observable.value && selected.some((e) => e.reversedIp && !appliesTo(e, observable))) {
+      result.reversed_ip = target.value;
+    }
+    if (Object.keys(errors).length > 0) result.errors = errors;
+    return reorder(result, selections);
+  }
+
+  /**
+   * Results of the engines `engine` depends on. Selected ones are awaited; when none is
+   * selected the first one that can run (credentials present) is run internally, unreported.
+   */
+  private async dependenciesOf(
+    engine: EngineDefinition,
+    selected: readonly EngineDefinition[],
+    outcomeOf: (e: EngineDefinition) => Promise<Outcome>,
+  ): Promise<Record<string, unknown> | null> {
+    let providers = engine.dependsOn
+      .map((id) => selected.find((e) => e.id === id))
+      .filter((e): e is EngineDefinition => e !== undefined);
+    if (providers.length === 0) {
+      const fallback = engine.dependsOn
+        .map((id) => this.options.catalog.find((e) => e.id === id))
+        .find((e) => e !== undefined && missingCredentials(e, this.settingsFor(e)).length === 0);
+      if (!fallback) return null;
+      providers = [fallback];
+    }
+    const dependencies: Record<string, unknown> = {};
+    for (const provider of providers) {
+      const outcome = await outcomeOf(provider);
+      if (outcome.ok && outcome.value !== null) dependencies[provider.id] = outcome.value;
+    }
+    return dependencies;
+  }
+
+  /** One engine on one target: cache, credentials, shared in-flight calls, limits, deadline. */
+  private async call(
+    engine: EngineDefinition,
+    target: Observable,
+    scope: { ignoreCache: boolean; signal: AbortSignal | undefined; dependencies: Record<string, unknown> | undefined; onWait: (reason: string) => void },
+  ): Promise<Outcome> {
+    const settings = this.settingsFor(engine);
+    const missing = missingCredentials(engine, settings);
+    if (missing.length > 0) return { ok: false, error: `${missing.join(', ')} not configured` };
+
+    const key = cacheKey(engine, target);
+    const ttlMs = this.options.cacheTtlSeconds * 1000;
+    if (!scope.ignoreCache && ttlMs > 0) {
+      const cached = await this.readCache(key);
+      if (cached) return { ok: true, value: cached.value };
+    }
+    const running = this.inflight.get(key);
+    if (running) return running;
+
+    const promise = (async (): Promise<Outcome> => {
+      const outcome = await this.invoke(engine, settings, target, scope);
+      if (outcome.ok && ttlMs > 0) {
+        await this.options.cache.set(key, { value: outcome.value, at: Date.now() } satisfies CachedEntry, ttlMs).catch(() => {});
+      }
+      return outcome;
+    })();
+    this.inflight.set(key, promise);
+    try {
+      return await promise;
+    } finally {
+      this.inflight.delete(key);
+    }
+  }
+
+  private async invoke(
+    engine: EngineDefinition,
+    settings: EngineSettings,
+    target: Observable,
+    scope: { signal: AbortSignal | undefined; dependencies: Record<string, unknown> | undefined; onWait: (reason: string) => void },
+  ): Promise<Outcome> {
+    const limiter = this.engineLimiter(engine, settings);
+    return this.global.run(() => limiter.run(async () => {
+      const { ctx, dispose } = createEngineContext(engine, settings, this.options.services, {
+        ...(scope.signal ? { signal: scope.signal } : {}),
+        dependencies: scope.dependencies ?? {},
+        onWait: (ms, reason) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`),
+      });
+      try {
+        // The deadline also covers lookups that ignore the abort signal.
+        const aborted = new Promise<never>((_, reject) => {
+          ctx.signal.addEventListener('abort', () => reject(new TimeoutError(settings.timeout_ms)), { once: true });
+        });
+        const value = await Promise.race([engine.run(target, ctx), aborted]);
+        return { ok: true, value: value ?? null };
+      } catch (error) {
+        return { ok: false, error: describeFailure(error, secretsOf(engine, settings)) };
+      } finally {
+        dispose();
+      }
+    }));
+  }
+
+  private engineLimiter(engine: EngineDefinition, settings: EngineSettings): Semaphore {
+    let limiter = this.perEngine.get(engine.id);
+    if (!limiter) {
+      limiter = new Semaphore(Math.max(1, settings.concurrency));
+      this.perEngine.set(engine.id, limiter);
+    }
+    return limiter;
+  }
+
+  private async readCache(key: string): Promise<CachedEntry | undefined> {
+    try {
+      return (await this.options.cache.get(key)) as CachedEntry | undefined;
+    } catch {
+      return undefined; // an unreadable cache means a fresh call, not a failed analysis
+    }
+  }
+}
+
+/** Whether an engine accepts this observable as it is. */
+export function appliesTo(engine: EngineDefinition, observable: Observable): boolean {
+  if (!engine.types.includes(observable.type)) return false;
+  if ((observable.type === 'IPv4' || observable.type === 'IPv6') && !engine.acceptsPrivateIp && isPrivateIp(observable.value)) return false;
+  return true;
+}
+
+/** Cache key: engine and normalised observable. Never contains a setting, so never a secret. */
+export function cacheKey(engine: EngineDefinition, target: Observable): string {
+  const value = target.type === 'URL' ? target.value : target.value.toLowerCase();
+  return `${engine.id}:${target.type}:${value}`;
+}
+
+/** One line, no stack, no secret. */
+export function describeFailure(error: unknown, secrets: readonly string[]): string {
+  const message = error instanceof UpstreamError || error instanceof EngineError
+    ? error.message
+    : `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  return redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
+}
+
+function uniqueEngines(engines: readonly EngineDefinition[]): EngineDefinition[] {
+  return [...new Map(engines.map((e) => [e.id, e])).values()];
+}
+
+/** First IP address in a pivot answer (`{reverse_dns: [...]}` or any object holding a list). */
+function firstAddress(value: unknown): string | undefined {
+  for (const list of Object.values(asRecord(value))) {
+    if (Array.isArray(list)) {
+      const ip = list.find((item): item is string => typeof item === 'string' && ipVersion(item) !== 0);
+      if (ip) return ip;
+    }
+  }
+  return undefined;
+}
+
+function hasAnswer(value: unknown): boolean {
+  return Object.values(asRecord(value)).some((v) => Array.isArray(v) && v.length > 0);
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+/** observable, type, reversed_success, reversed_ip, then engine keys in selection order, then errors. */
+function reorder(result: ObservableResult, selections: readonly Selection[]): ObservableResult {
+  const out: ObservableResult = { observable: result.observable, type: result.type, reversed_success: result.reversed_success };
+  if (result.reversed_ip !== undefined) out.reversed_ip = result.reversed_ip;
+  for (const { key } of selections) out[key] = result[key];
+  if (result.errors) out.errors = result.errors;
+  return out;
+}

@@ -1,0 +1,114 @@
+/**
+ * The three endpoints of the HTTP interface specification, under the configured prefix, and the
+ * `/results/<id>` page every analysis links to. Every error is JSON `{"error": "..."}` saying what
+ * to fix; no stack trace ever reaches a caller.
+ */
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import * as v from 'valibot';
+import { InputError, type AnalysisService } from '../analysis/service.js';
+import type { Catalog } from '../engine/catalog.js';
+import { renderResultsPage, renderNotFoundPage } from './results-page.js';
+
+export interface ApiOptions {
+  prefix: string;
+  maxBodyBytes: number;
+  analyses: AnalysisService;
+  catalog: Catalog;
+}
+
+const requestSchema = v.object({
+  text: v.pipe(
+    v.string('"text" is required and must be a string holding the observables to analyse'),
+    v.trim(),
+    v.minLength(1, '"text" must not be empty: give a domain, IP address, URL, hash or e-mail address'),
+  ),
+  engines: v.pipe(
+    v.array(v.string('"engines" must be an array of engine names (strings)'), '"engines" is required and must be an array of engine names'),
+    v.minLength(1, '"engines" must name at least one engine'),
+  ),
+  ignore_cache: v.optional(v.boolean('"ignore_cache" must be true or false')),
+});
+
+export function createApi(options: ApiOptions): Hono {
+  const { prefix, analyses } = options;
+  const app = new Hono();
+
+  app.onError((error, c) => {
+    process.stderr.write(`oas: internal error on ${c.req.method} ${c.req.path}: ${error.message.split('\n')[0]}\n`);
+    return c.json({ error: 'internal error' }, 500);
+  });
+  app.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
+
+  app.post(
+    `${prefix}analyze`,
+    bodyLimit({
+      maxSize: options.maxBodyBytes,
+      onError: (c) => c.json({ error: `request body larger than ${options.maxBodyBytes} bytes` }, 413),
+    }),
+    async (c) => {
+      const type = c.req.header('content-type') ?? '';
+      if (!/^application\/json\s*(;|$)/i.test(type)) {
+        return c.json({ error: 'Content-Type must be application/json' }, 415);
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(await c.req.text());
+      } catch {
+        return c.json({ error: 'request body is not valid JSON' }, 400);
+      }
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        return c.json({ error: 'request body must be a JSON object with "text" and "engines"' }, 400);
+      }
+      const parsed = v.safeParse(requestSchema, body);
+      if (!parsed.success) return c.json({ error: parsed.issues[0].message }, 400);
+      try {
+        const record = await analyses.start({
+          text: parsed.output.text,
+          engines: parsed.output.engines,
+          ignore_cache: parsed.output.ignore_cache,
+        });
+        return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
+      } catch (error) {
+        if (error instanceof InputError) return c.json({ error: error.message }, 400);
+        throw error;
+      }
+    },
+  );
+
+  app.get(`${prefix}is_analysis_complete/:id`, async (c) => {
+    const record = await analyses.get(c.req.param('id'));
+    if (!record) return notFound(c);
+    return c.json({ complete: record.complete });
+  });
+
+  app.get(`${prefix}results/:id`, async (c) => {
+    const record = await analyses.get(c.req.param('id'));
+    if (!record) return notFound(c);
+    if (!record.complete) {
+      return c.json({ error: 'analysis not complete yet: poll is_analysis_complete until it reports true' }, 409);
+    }
+    return c.json(record.results);
+  });
+
+  app.get('/results/:id', async (c) => {
+    const record = await analyses.get(c.req.param('id'));
+    setPageHeaders(c);
+    if (!record) return c.html(renderNotFoundPage(c.req.param('id')), 404);
+    return c.html(renderResultsPage(record, options.catalog, prefix));
+  });
+
+  return app;
+}
+
+function notFound(c: Context) {
+  return c.json({ error: `analysis not found: ${c.req.param('id')}` }, 404);
+}
+
+/** Pages run no script and load nothing from elsewhere. */
+function setPageHeaders(c: Context): void {
+  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
+  c.header('X-Content-Type-Options', 'nosniff');
+  c.header('Referrer-Policy', 'no-referrer');
+  c.header('Cache-Control', 'no-store');
+}
