@@ -1,8 +1,7 @@
 /** `oas serve`: the HTTP API on @hono/node-server, bound to 127.0.0.1 unless told otherwise. */
-import { serve } from '@hono/node-server';
 import { createApp } from '../app.js';
 import type { Config } from '../config/schema.js';
-import { createApi } from '../server/api.js';
+import { listen } from '../server/listen.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 export interface ServeOptions {
@@ -25,28 +24,30 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   const app = await createApp({ file: options.config, flags });
   const { config } = app;
-  const api = createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, catalog: app.catalog });
+  let running;
+  try {
+    running = await listen(app);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'EADDRINUSE' ? `${config.host}:${config.port} is already in use`
+      : code === 'EACCES' ? `no permission to listen on ${config.host}:${config.port}`
+        : (error as Error).message;
+    process.stderr.write(`oas: cannot serve: ${reason}\n`);
+    await app.close();
+    return EXIT_FAILED;
+  }
+  process.stdout.write(`oas listening on ${running.url} (API under ${config.api_prefix}, data in ${config.data_dir})\n`);
+  const resumed = await app.analyses.resumePending();
+  if (resumed > 0) process.stdout.write(`oas: resumed ${resumed} unfinished analysis(es)\n`);
 
   return new Promise<number>((resolve) => {
-    const server = serve({ fetch: api.fetch, hostname: config.host, port: config.port }, (info) => {
-      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-      process.stdout.write(`oas listening on http://${host}:${info.port} (API under ${config.api_prefix}, data in ${config.data_dir})\n`);
-      void app.analyses.resumePending().then((n) => {
-        if (n > 0) process.stdout.write(`oas: resumed ${n} unfinished analysis(es)\n`);
-      });
-    });
-    server.on('error', async (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'EADDRINUSE' ? `${config.host}:${config.port} is already in use`
-        : error.code === 'EACCES' ? `no permission to listen on ${config.host}:${config.port}`
-          : error.message;
-      process.stderr.write(`oas: cannot serve: ${reason}\n`);
-      await app.close();
-      resolve(EXIT_FAILED);
-    });
     const stop = () => {
-      server.close();
-      // Unfinished analyses stay recorded and resume at the next start.
-      void app.storage.close().finally(() => resolve(EXIT_OK));
+      // Unfinished analyses stay recorded and resume at the next start; in-flight lookups are
+      // abandoned, so the process exits rather than waiting for them.
+      void running.close().then(() => app.storage.close()).finally(() => {
+        resolve(EXIT_OK);
+        setImmediate(() => process.exit(EXIT_OK));
+      });
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

@@ -1,5 +1,6 @@
 /** Builds the EngineContext for one engine call: settings, deadline, HTTP client, storage. */
 import type { HttpTransport } from '../http/client.js';
+import { TimeoutError } from '../http/errors.js';
 import type { EngineContext, EngineDefinition, EngineSettings, EngineStore } from './contract.js';
 
 export interface ContextServices {
@@ -62,7 +63,7 @@ export function createEngineContext(
   const timeoutMs = settings.timeout_ms;
   const deadline = Date.now() + timeoutMs;
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error(`timeout after ${timeoutMs} ms`)), timeoutMs);
+  const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
   const onOuterAbort = () => controller.abort(scope.signal?.reason);
   scope.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const ctx: EngineContext = {
@@ -87,6 +88,8 @@ export function createEngineContext(
     dispose: () => {
       clearTimeout(timer);
       scope.signal?.removeEventListener('abort', onOuterAbort);
+      // Cancels whatever the lookup left running (a request it gave up on, a DNS query...).
+      if (!controller.signal.aborted) controller.abort(new Error('engine call finished'));
     },
   };
 }

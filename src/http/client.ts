@@ -44,6 +44,8 @@ export interface RequestOptions {
   acceptStatus?: readonly number[];
   /** Retries for this request; defaults to the call's setting. */
   retries?: number;
+  /** Cap on this request (each attempt), within the call's deadline; leaves time for a fallback. */
+  timeoutMs?: number;
 }
 
 export interface HttpResponse {
@@ -108,7 +110,7 @@ export class HttpClient {
           parseRetryAfter(response.headers['retry-after']),
         );
       } catch (error) {
-        failure = this.toUpstreamError(error);
+        failure = this.toUpstreamError(error, options.timeoutMs);
       }
       const delay = failure instanceof HttpStatusError && failure.retryAfterMs !== undefined
         ? failure.retryAfterMs
@@ -139,6 +141,7 @@ export class HttpClient {
   private async once(target: URL, options: RequestOptions): Promise<HttpResponse> {
     const remaining = this.call.deadline - Date.now();
     if (remaining <= 0) throw new TimeoutError(this.call.timeoutMs);
+    const limit = options.timeoutMs !== undefined ? Math.min(options.timeoutMs, remaining) : remaining;
     const headers: Record<string, string> = { 'user-agent': this.transport.userAgent, ...lowerKeys(options.headers) };
     let body: string | undefined = options.body;
     if (options.json !== undefined) {
@@ -148,7 +151,7 @@ export class HttpClient {
       body = new URLSearchParams(options.form).toString();
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
     }
-    const signal = AbortSignal.any([this.call.signal, AbortSignal.timeout(remaining)]);
+    const signal = AbortSignal.any([this.call.signal, AbortSignal.timeout(limit)]);
     const res = await request(target, {
       method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
       headers,
@@ -176,12 +179,13 @@ export class HttpClient {
     };
   }
 
-  private toUpstreamError(error: unknown): UpstreamError {
+  private toUpstreamError(error: unknown, requestTimeoutMs?: number): UpstreamError {
     if (error instanceof UpstreamError) return error;
+    if (this.call.signal.aborted) return new TimeoutError(this.call.timeoutMs);
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     if (err?.name === 'AbortError' || err?.name === 'TimeoutError' || err?.code === 'UND_ERR_ABORTED'
       || err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_BODY_TIMEOUT') {
-      return new TimeoutError(this.call.timeoutMs);
+      return new TimeoutError(requestTimeoutMs ?? this.call.timeoutMs);
     }
     const code = err?.code ?? err?.cause?.code;
     const detail = code ? String(code) : String(err?.message ?? error).split('\n')[0];

@@ -17,14 +17,19 @@ export interface ApiOptions {
   catalog: Catalog;
 }
 
+const REQUIRED = {
+  text: '"text" is required and must be a string holding the observables to analyse',
+  engines: '"engines" is required and must be an array of engine names',
+};
+
 const requestSchema = v.object({
   text: v.pipe(
-    v.string('"text" is required and must be a string holding the observables to analyse'),
+    v.string(REQUIRED.text),
     v.trim(),
     v.minLength(1, '"text" must not be empty: give a domain, IP address, URL, hash or e-mail address'),
   ),
   engines: v.pipe(
-    v.array(v.string('"engines" must be an array of engine names (strings)'), '"engines" is required and must be an array of engine names'),
+    v.array(v.string('"engines" must be an array of engine names (strings)'), REQUIRED.engines),
     v.minLength(1, '"engines" must name at least one engine'),
   ),
   ignore_cache: v.optional(v.boolean('"ignore_cache" must be true or false')),
@@ -59,6 +64,9 @@ export function createApi(options: ApiOptions): Hono {
       }
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         return c.json({ error: 'request body must be a JSON object with "text" and "engines"' }, 400);
+      }
+      for (const key of ['text', 'engines'] as const) {
+        if (!(key in body)) return c.json({ error: REQUIRED[key] }, 400);
       }
       const parsed = v.safeParse(requestSchema, body);
       if (!parsed.success) return c.json({ error: parsed.issues[0].message }, 400);

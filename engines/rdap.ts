@@ -1,0 +1,62 @@
+/**
+ * rdap (older catalog): the RDAP registration record only, no WHOIS fallback, with the older
+ * 10-field result in which unknown strings are "" (never null). Shares the RDAP code with
+ * rdap_whois.
+ */
+import * as v from 'valibot';
+import { defineEngine, EngineError } from '../src/engine/contract.js';
+import { lookupRdapDomain, registrableDomainOf, registrationSummary } from '../src/rdap/domain.js';
+
+export interface RdapResult {
+  abuse_contact: string;
+  registrar: string;
+  organization: string;
+  registrant: string;
+  registrant_email: string;
+  name_servers: string[];
+  creation_date: string;
+  expiration_date: string;
+  update_date: string;
+  link: string;
+}
+
+export default defineEngine<RdapResult>({
+  id: 'rdap',
+  service: 'rdap',
+  catalog: 'older',
+  label: 'RDAP (older catalog)',
+  description: 'Registration record of a domain from RDAP (registrar, registrant, dates, name servers, abuse contact), without WHOIS fallback',
+  tags: ['default', 'the service', 'domain', 'free_no_key'],
+  types: ['FQDN', 'URL'],
+  defaults: {
+    timeout_ms: 10000,
+    bootstrap_url: 'https://data.iana.org/rdap/dns.json',
+  },
+  settingsSchema: v.looseObject({
+    bootstrap_url: v.optional(v.pipe(v.string(), v.url())),
+  }),
+  summary: (r) => registrationSummary(r.registrar || r.organization, r.creation_date, r.expiration_date),
+
+  async run(observable, ctx) {
+    const domain = registrableDomainOf(observable);
+    if (!domain) return null;
+    const bootstrapUrl = typeof ctx.settings.bootstrap_url === 'string' ? ctx.settings.bootstrap_url.trim() : '';
+    // HTTP failures propagate as the client's one-line UpstreamErrors.
+    const rdap = await lookupRdapDomain(ctx, bootstrapUrl, domain);
+    if (rdap.status === 'not_found') return null;
+    if (rdap.status === 'unsupported') throw new EngineError(`no RDAP service for .${rdap.tld}`);
+    const r = rdap.record;
+    return {
+      abuse_contact: r.abuseContact ?? '',
+      registrar: r.registrar ?? '',
+      organization: r.organization ?? '',
+      registrant: r.registrant ?? '',
+      registrant_email: r.registrantEmail ?? '',
+      name_servers: r.nameServers,
+      creation_date: r.creationDate ?? '',
+      expiration_date: r.expirationDate ?? '',
+      update_date: r.updateDate ?? '',
+      link: r.link,
+    };
+  },
+});

@@ -1,0 +1,129 @@
+/**
+ * rdap_whois: the registration record of a domain (or a URL's domain), from the registry's RDAP
+ * service, falling back to WHOIS when the TLD has no RDAP service or the RDAP query fails.
+ * Done directly (IANA bootstrap / IANA WHOIS referral), not through a third-party proxy.
+ */
+import * as v from 'valibot';
+import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { TimeoutError, UpstreamError } from '../src/http/errors.js';
+import {
+  lookupRdapDomain,
+  registrableDomainOf,
+  registrationSummary,
+  type RegistrationRecord,
+} from '../src/rdap/domain.js';
+import { formatServer, whoisLookup, WhoisError } from '../src/whois/client.js';
+import { isEmptyRecord, isNotFound, parseWhois } from '../src/whois/parse.js';
+
+/** The 13 fields of the spec; unknown values are null, lists []. */
+export interface RdapWhoisResult {
+  abuse_contact: string | null;
+  creation_date: string | null;
+  data_source: 'rdap' | 'whois';
+  emails: string[];
+  expiration_date: string | null;
+  link: string;
+  name_servers: string[];
+  organization: string | null;
+  registrant: string | null;
+  registrant_country: string | null;
+  registrant_email: string | null;
+  registrar: string | null;
+  update_date: string | null;
+}
+
+/**
+ * Share of the call's time RDAP (bootstrap and record) may use, so that a hanging RDAP server
+ * leaves time for the WHOIS fallback.
+ */
+const RDAP_TIME_SHARE = 0.6;
+
+export default defineEngine<RdapWhoisResult>({
+  id: 'rdap_whois',
+  service: 'rdap_whois',
+  label: 'RDAP / WHOIS',
+  description: 'Registration record of a domain (registrar, registrant, dates, name servers, abuse contact) from RDAP, with WHOIS fallback',
+  tags: ['default', 'the service', 'domain', 'free_no_key'],
+  types: ['FQDN', 'URL'],
+  defaults: {
+    timeout_ms: 10000,
+    bootstrap_url: 'https://data.iana.org/rdap/dns.json',
+    whois_iana_server: 'whois.iana.org:43',
+    whois_server: '',
+  },
+  settingsSchema: v.looseObject({
+    bootstrap_url: v.optional(v.pipe(v.string(), v.url())),
+    whois_iana_server: v.optional(v.string()),
+    whois_server: v.optional(v.string()),
+  }),
+  summary: (r) => registrationSummary(r.registrar ?? r.organization, r.creation_date, r.expiration_date, r.data_source),
+
+  async run(observable, ctx) {
+    const domain = registrableDomainOf(observable);
+    if (!domain) return null;
+
+    let rdapReason: string;
+    try {
+      const budgetMs = Math.max(0, Math.round((ctx.deadline - Date.now()) * RDAP_TIME_SHARE));
+      const rdap = await withinBudget(lookupRdapDomain(ctx, stringSetting(ctx, 'bootstrap_url'), domain), budgetMs);
+      if (rdap.status === 'found') return toResult(rdap.record, 'rdap', rdap.record.link);
+      if (rdap.status === 'not_found') return null;
+      rdapReason = `no RDAP service for .${rdap.tld}`;
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      rdapReason = error.message;
+    }
+
+    try {
+      const answer = await whoisLookup(ctx, domain, {
+        ianaServer: stringSetting(ctx, 'whois_iana_server'),
+        server: stringSetting(ctx, 'whois_server'),
+      });
+      if (isNotFound(answer.text)) return null;
+      const record = parseWhois(answer.text);
+      const where = formatServer(answer.server);
+      // A banner or rate-limit notice is not an empty registration: report it as a failure.
+      if (isEmptyRecord(record)) throw new WhoisError(`unrecognised answer from ${where}`);
+      return toResult(record, 'whois', record.registrarUrl ?? `whois://${where}/${domain}`);
+    } catch (error) {
+      if (!(error instanceof UpstreamError)) throw error;
+      const whoisReason = error instanceof WhoisError ? error.reason : error.message;
+      throw new EngineError(`RDAP: ${rdapReason}; WHOIS: ${whoisReason}`);
+    }
+  },
+});
+
+function toResult(r: RegistrationRecord, source: 'rdap' | 'whois', link: string): RdapWhoisResult {
+  return {
+    abuse_contact: r.abuseContact,
+    creation_date: r.creationDate,
+    data_source: source,
+    emails: r.emails,
+    expiration_date: r.expirationDate,
+    link,
+    name_servers: r.nameServers,
+    organization: r.organization,
+    registrant: r.registrant,
+    registrant_country: r.registrantCountry,
+    registrant_email: r.registrantEmail,
+    registrar: r.registrar,
+    update_date: r.updateDate,
+  };
+}
+
+function stringSetting(ctx: EngineContext, name: string): string {
+  const value = ctx.settings[name];
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/**
+ * Gives up waiting after `ms` (a TimeoutError, so the fallback runs). The abandoned request's
+ * outcome is ignored; it is cancelled when the engine call ends.
+ */
+function withinBudget<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(ms)), ms);
+  });
+  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
+}

@@ -1,0 +1,205 @@
+/**
+ * The `oas` binary as a subprocess: outputs, exit codes, standard input, and `oas serve`
+ * finishing an analysis that was interrupted by killing the server.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { dohHandler } from './fakes/doh.js';
+import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
+
+const BIN = fileURLToPath(new URL('../../bin/oas.js', import.meta.url));
+const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+
+let upstreams: Upstreams;
+let config: ReturnType<typeof configFor>;
+/** A directory without oas.config.json, so only --config is read. */
+const cwd = mkdtempSync(join(tmpdir(), 'oas-cli-'));
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function oas(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+const noStack = (text: string) => assert.doesNotMatch(text, /\n\s+at .+:\d+:\d+/, 'no stack trace');
+
+before(async () => {
+  upstreams = await startUpstreams();
+  config = configFor(upstreams);
+});
+after(() => upstreams.close());
+
+describe('oas analyze', () => {
+  test('a defanged alert gives a table of observable, type, engine and summary', async () => {
+    const run = await oas(['analyze', 'hxxps://www[.]example[.]com/login and 8.8.8.8', '--engines', 'rdap_whois,reverse_dns,public_dns', '--config', config.file]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '', 'no spinner when stderr is not a terminal');
+    for (const text of ['Observable', 'Type', 'Engine', 'Summary', 'https://www.example.com/login', '8.8.8.8', 'rdap_whois', 'dns.google', '93.184.215.14']) {
+      assert.ok(run.stdout.includes(text), `table shows ${text}:\n${run.stdout}`);
+    }
+    assert.match(run.stdout, /2 observable\(s\), 3 engine\(s\)/);
+  });
+
+  test('--json prints exactly the API result array and nothing else', async () => {
+    const run = await oas(['analyze', 'example.com', '8.8.8.8', '--engines', 'reverse_dns', '--json', '--config', config.file]);
+    assert.equal(run.code, 0, run.stderr);
+    const results = JSON.parse(run.stdout) as Record<string, unknown>[];
+    assert.deepEqual(results, [
+      { observable: 'example.com', type: 'FQDN', reversed_success: true, reverse_dns: { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] } },
+      { observable: '8.8.8.8', type: 'IPv4', reversed_success: true, reverse_dns: { reverse_dns: ['dns.google'] } },
+    ]);
+  });
+
+  test('text from standard input, with no argument or with "-"', async () => {
+    const alert = 'Alert: host 8.8.8.8 contacted www[.]example[.]com\n';
+    for (const args of [[], ['-']]) {
+      const run = await oas(['analyze', ...args, '--engines', 'reverse_dns', '--json', '--config', config.file], { input: alert });
+      assert.equal(run.code, 0, run.stderr);
+      assert.deepEqual((JSON.parse(run.stdout) as { observable: string }[]).map((r) => r.observable), ['8.8.8.8', 'www.example.com']);
+    }
+  });
+
+  test('without --engines the default engines run', async () => {
+    const run = await oas(['analyze', 'example.com', '--json', '--config', config.file]);
+    assert.equal(run.code, 0, run.stderr);
+    const [result] = JSON.parse(run.stdout) as Record<string, unknown>[];
+    assert.ok('rdap_whois' in result! && 'reverse_dns' in result!, Object.keys(result!).join());
+    assert.ok(!('rdap' in result!), 'the older catalog is never a default');
+  });
+
+  test('exit 2 with a clear message for bad input, never a stack trace', async () => {
+    const cases: [string[], RegExp][] = [
+      [['analyze', 'example.com', '--engines', 'reverse_dns,nope'], /unknown engine: nope \(valid engines: .*reverse_dns/],
+      [['analyze', 'nothing to see here', '--engines', 'reverse_dns'], /no observable found/],
+      [['analyze', 'example.com', '--engines', ','], /at least one engine/],
+      [['analyze', 'example.com', '--frobnicate'], /unknown option '--frobnicate'/],
+      [['nosuchcommand'], /unknown command/],
+    ];
+    for (const [args, message] of cases) {
+      const run = await oas([...args, '--config', config.file]);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr, message);
+      assert.equal(run.stdout, '');
+      noStack(run.stderr);
+    }
+  });
+
+  test('an invalid configuration file is exit 2 naming the bad key', async () => {
+    const bad = join(cwd, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ api_cache_timeout: 'tomorrow' }));
+    const run = await oas(['analyze', 'example.com', '--config', bad]);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /invalid "api_cache_timeout"/);
+    noStack(run.stderr);
+  });
+
+  test('exit 1 when every selected engine failed', async () => {
+    const broken = configFor(upstreams, { engines: { public_dns: { base_url: 'http://127.0.0.1:1/resolve', retries: 0 } } });
+    const run = await oas(['analyze', 'example.com', '--engines', 'public_dns', '--json', '--config', broken.file]);
+    assert.equal(run.code, 1);
+    const [result] = JSON.parse(run.stdout) as { errors: Record<string, string> }[];
+    assert.match(result!.errors.public_dns!, /network error/);
+  });
+});
+
+describe('oas engines, --help, --version', () => {
+  test('engines lists exactly the registered engines; --json has the details', async () => {
+    const run = await oas(['engines', '--json', '--config', config.file]);
+    assert.equal(run.code, 0, run.stderr);
+    const engines = JSON.parse(run.stdout) as { id: string; service: string; tags: string[]; configured: boolean; default: boolean }[];
+    assert.deepEqual(engines.map((e) => e.id).sort(), ['public_dns', 'rdap', 'rdap_whois', 'reverse_dns']);
+    const rdapWhois = engines.find((e) => e.id === 'rdap_whois')!;
+    assert.deepEqual(rdapWhois.tags, ['default', 'the service', 'domain', 'free_no_key']);
+    assert.equal(rdapWhois.configured, true);
+    assert.equal(rdapWhois.default, true);
+    assert.equal(engines.find((e) => e.id === 'public_dns')!.service, 'google_dns');
+    const table = await oas(['engines', '--config', config.file]);
+    assert.match(table.stdout, /Engine.*Service.*Tags.*Types.*Credentials.*Configured/);
+  });
+
+  test('--help and --version everywhere', async () => {
+    for (const args of [['--help'], ['analyze', '--help'], ['serve', '--help'], ['engines', '--help']]) {
+      const run = await oas(args);
+      assert.equal(run.code, 0);
+      assert.match(run.stdout, /Usage: oas/);
+    }
+    const run = await oas(['--version']);
+    assert.equal(run.code, 0);
+    assert.equal(run.stdout.trim(), version);
+  });
+});
+
+describe('oas serve', () => {
+  function serve(configFile: string): Promise<{ child: ChildProcess; url: string }> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', configFile], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      child.stdout!.on('data', (d) => {
+        out += d;
+        const match = /listening on (http:\/\/\S+)/.exec(out);
+        if (match) resolve({ child, url: match[1]! });
+      });
+      child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
+    });
+  }
+
+  test('binds 127.0.0.1, and an analysis interrupted by a crash completes after a restart', async () => {
+    const slow = configFor(upstreams);
+    let calls = 0;
+    upstreams.doh.route('GET /resolve', () => {
+      calls++;
+      return { hang: true };
+    });
+    let server = await serve(slow.file);
+    try {
+      assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      const res = await fetch(`${server.url}/api/analyze`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'example.com', engines: ['public_dns', 'reverse_dns'] }),
+      });
+      const { analysis_id: id } = (await res.json()) as { analysis_id: string };
+      while (calls === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      server.child.kill('SIGKILL');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+
+      upstreams.doh.route('GET /resolve', dohHandler(ZONE));
+      server = await serve(slow.file);
+      let complete = false;
+      while (!complete) {
+        const status = await fetch(`${server.url}/api/is_analysis_complete/${id}`);
+        assert.equal(status.status, 200);
+        complete = ((await status.json()) as { complete: boolean }).complete;
+        if (!complete) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const [result] = (await (await fetch(`${server.url}/api/results/${id}`)).json()) as Record<string, unknown>[];
+      assert.ok(Array.isArray((result!.public_dns as { Answer: unknown[] }).Answer));
+      assert.deepEqual(result!.reverse_dns, { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] });
+    } finally {
+      server.child.kill('SIGTERM');
+      upstreams.doh.route('GET /resolve', dohHandler(ZONE));
+    }
+  });
+});

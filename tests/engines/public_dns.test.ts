@@ -1,0 +1,269 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import engine, { publicDnsLookup, type PublicDnsResult } from '../../engines/public_dns.js';
+import type { Zone } from '../fakes/dns.js';
+import { dohHandler } from '../fakes/doh.js';
+import { reply, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
+import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+
+/** 2001:db8::1 under ip6.arpa, written out by hand so the test does not trust the code it checks. */
+const V6_PTR = '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa';
+
+const zone: Zone = {
+  'example.com': {
+    A: ['93.184.215.14', '93.184.215.15'],
+    AAAA: ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+    MX: ['10 mx1.example.com', '20 mx2.example.com'],
+    TXT: ['google-site-verification=abc', 'v=spf1 include:_spf.example.net -all'],
+    NS: ['a.iana-servers.net', 'b.iana-servers.net'],
+    SOA: 'ns.icann.org noc.dns.icann.org 2024 7200 3600 1209600 3600',
+  },
+  '_dmarc.example.com': { TXT: ['v=DMARC1; p=reject; sp=reject'] },
+  'www.example.com': { CNAME: 'example.com' },
+  'split.example.org': { A: ['192.0.2.7'], TXT: [['v=spf1 ip4:192.0.2.0/24 ', 'include:_spf.example.net -all']] },
+  '4.3.2.1.in-addr.arpa': { PTR: ['one.example.net'] },
+  // The reference asked for the octets unreversed: answering that name would hide the bug.
+  '1.2.3.4.in-addr.arpa': { PTR: ['wrong-name.example.net'] },
+  [V6_PTR]: { PTR: ['v6.example.net'] },
+  'broken.example': { A: ['192.0.2.1'] },
+};
+
+/** What example.com must give, field by field (dns.google formats in, cleaned data out). */
+const EXAMPLE_COM = [
+  { name: 'example.com.', type: 1, TTL: 300, data: '93.184.215.14', type_name: 'A' },
+  { name: 'example.com.', type: 1, TTL: 300, data: '93.184.215.15', type_name: 'A' },
+  { name: 'example.com.', type: 28, TTL: 300, data: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', type_name: 'AAAA' },
+  { name: 'example.com.', type: 15, TTL: 3600, data: 'mx1.example.com', type_name: 'MX' },
+  { name: 'example.com.', type: 15, TTL: 3600, data: 'mx2.example.com', type_name: 'MX' },
+  { name: 'example.com.', type: 16, TTL: 3600, data: 'google-site-verification=abc', type_name: 'TXT' },
+  { name: 'example.com.', type: 2, TTL: 21600, data: 'a.iana-servers.net', type_name: 'NS' },
+  { name: 'example.com.', type: 2, TTL: 21600, data: 'b.iana-servers.net', type_name: 'NS' },
+  { name: 'example.com.', type: 6, TTL: 3600, data: 'ns.icann.org. noc.dns.icann.org. 2024 7200 3600 1209600 3600', type_name: 'SOA' },
+  { type_name: 'SPF', data: 'v=spf1 include:_spf.example.net -all' },
+  { type_name: 'DMARC', data: 'v=DMARC1;p=reject;sp=reject' },
+];
+
+/** Every fake and harness started here, closed in `after`. */
+const closers: (() => Promise<void>)[] = [];
+
+/** A DoH fake answering with `route` on /resolve, and a harness pointed at it. */
+async function setup(route: FakeRoute = dohHandler(zone), settings: Record<string, unknown> = {}): Promise<{ fake: FakeHttpServer; harness: EngineHarness }> {
+  const fake = await startFakeHttp({ 'GET /resolve': route });
+  const harness = engineHarness(engine, { settings: { base_url: `${fake.url}/resolve`, ...settings } });
+  closers.push(() => harness.close(), () => fake.close());
+  return { fake, harness };
+}
+
+/** Asserts a rejection with a one-line message matching `pattern`. */
+async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
+  await assert.rejects(promise, (error: Error) => {
+    assert.match(error.message, pattern);
+    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
+    return true;
+  });
+}
+
+/** `name type` of every request the fake saw, sorted (the queries run concurrently). */
+function asked(fake: FakeHttpServer): string[] {
+  return fake.requests.map((r) => `${r.query.get('name')} ${r.query.get('type')}`).sort();
+}
+
+after(async () => {
+  for (const close of closers.reverse()) await close();
+});
+
+describe('public_dns declaration', () => {
+  test('catalog fields', () => {
+    assert.equal(engine.id, 'public_dns');
+    assert.equal(engine.service, 'google_dns');
+    assert.equal(engine.label, 'Public DNS (DoH)');
+    assert.deepEqual(engine.tags, ['IP', 'domain', 'URL', 'free_no_key']);
+    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL']);
+    assert.deepEqual(engine.defaults, { timeout_ms: 8000, base_url: 'https://dns.google/resolve' });
+    assert.equal(engine.pivot, false);
+    assert.equal(engine.run, publicDnsLookup);
+  });
+});
+
+describe('public_dns: domains', () => {
+  let fake: FakeHttpServer;
+  let harness: EngineHarness;
+  before(async () => {
+    ({ fake, harness } = await setup());
+  });
+
+  test('full record set, SPF from the TXT answer, DMARC from _dmarc', async () => {
+    fake.reset();
+    const result = await harness.run('example.com', 'FQDN') as PublicDnsResult;
+    assert.deepEqual(result, { Answer: EXAMPLE_COM });
+    assert.equal(engine.summary(result), '2 A, 1 AAAA, 2 MX, 1 TXT, 2 NS, SPF, DMARC');
+  });
+
+  test('one request per record type, no second TXT request for SPF', async () => {
+    fake.reset();
+    await harness.run('example.com', 'FQDN');
+    assert.deepEqual(asked(fake), [
+      '_dmarc.example.com TXT',
+      'example.com A',
+      'example.com AAAA',
+      'example.com CNAME',
+      'example.com MX',
+      'example.com NS',
+      'example.com SOA',
+      'example.com TXT',
+    ]);
+    for (const request of fake.requests) assert.equal(request.headers.accept, 'application/dns-json');
+  });
+
+  // Better than the reference, which labelled each answer with the type it had asked for: the
+  // CNAME met while asking for A was listed as "A", again as "AAAA", "MX"... once per query.
+  test('a CNAME is labelled CNAME and listed once, whatever query returned it', async () => {
+    const result = await harness.run('www.example.com', 'FQDN') as { Answer: { type?: number; type_name: string; data: string }[] };
+    const cnames = result.Answer.filter((record) => record.type === 5);
+    assert.deepEqual(cnames, [{ name: 'www.example.com.', type: 5, TTL: 300, data: 'example.com', type_name: 'CNAME' }]);
+    const names: Record<number, string> = { 1: 'A', 2: 'NS', 5: 'CNAME', 6: 'SOA', 15: 'MX', 16: 'TXT', 28: 'AAAA' };
+    for (const record of result.Answer) {
+      if (record.type !== undefined) assert.equal(record.type_name, names[record.type], JSON.stringify(record));
+    }
+    // The target's records follow the alias; no DMARC at _dmarc.www.example.com.
+    assert.deepEqual(result.Answer.map((record) => record.type_name), [
+      'CNAME', 'A', 'A', 'AAAA', 'MX', 'MX', 'TXT', 'NS', 'NS', 'SOA', 'SPF',
+    ]);
+  });
+
+  test('identical records from several answers are listed once', async () => {
+    // Every answer repeats the same A record (some resolvers add glue/extra data this way).
+    const repeat: FakeRoute = (req) => ({
+      json: {
+        Status: 0, TC: false, RD: true, RA: true, AD: false, CD: false,
+        Question: [{ name: `${req.query.get('name')}.`, type: 1 }],
+        Answer: [
+          { name: 'dup.example.', type: 1, TTL: 300, data: '192.0.2.1' },
+          { name: 'DUP.example.', type: 1, TTL: 120, data: '192.0.2.1' },
+        ],
+      },
+    });
+    const { harness: dupHarness } = await setup(repeat);
+    assert.deepEqual(await dupHarness.run('dup.example', 'FQDN'), {
+      Answer: [{ name: 'dup.example.', type: 1, TTL: 300, data: '192.0.2.1', type_name: 'A' }],
+    });
+  });
+
+  test('URL: its host is looked up', async () => {
+    fake.reset();
+    const result = await harness.run('https://example.com:8443/a/b?c=d', 'URL');
+    assert.deepEqual(result, { Answer: EXAMPLE_COM });
+    assert.ok(fake.requests.every((r) => r.query.get('name')!.endsWith('example.com')));
+  });
+
+  test('non-existent domain (NXDOMAIN): empty Answer', async () => {
+    const result = await harness.run('no-such-name.example.com', 'FQDN') as PublicDnsResult;
+    assert.deepEqual(result, { Answer: [] });
+    assert.equal(engine.summary(result), 'no records');
+  });
+
+  test('SERVFAIL on a record query: an error naming it', async () => {
+    const { harness: failing } = await setup(dohHandler(zone, { servfail: ['broken.example'] }));
+    await rejectsWith(failing.run('broken.example', 'FQDN'), /^DNS server failure \(SERVFAIL\)$/);
+  });
+
+  test('TXT quoted as character-strings (Cloudflare style): unquoted and joined', async () => {
+    const { harness: quoted } = await setup(dohHandler(zone, { quotedTxt: true }));
+    const result = await quoted.run('split.example.org', 'FQDN') as PublicDnsResult;
+    assert.deepEqual(result.Answer.at(-1), { type_name: 'SPF', data: 'v=spf1 ip4:192.0.2.0/24 include:_spf.example.net -all' });
+  });
+});
+
+describe('public_dns: IPs', () => {
+  let fake: FakeHttpServer;
+  let harness: EngineHarness;
+  before(async () => {
+    ({ fake, harness } = await setup());
+  });
+
+  test('IPv4: PTR under the reversed octets, upstream JSON with type_name', async () => {
+    fake.reset();
+    const result = await harness.run('1.2.3.4', 'IPv4') as PublicDnsResult;
+    assert.deepEqual(asked(fake), ['4.3.2.1.in-addr.arpa PTR']);
+    assert.deepEqual(result, {
+      Status: 0, TC: false, RD: true, RA: true, AD: false, CD: false,
+      Question: [{ name: '4.3.2.1.in-addr.arpa.', type: 12 }],
+      Answer: [{ name: '4.3.2.1.in-addr.arpa.', type: 12, TTL: 21600, data: 'one.example.net.', type_name: 'PTR' }],
+    });
+    assert.equal(engine.summary(result), 'PTR one.example.net');
+  });
+
+  test('IPv6: PTR under the nibble name in ip6.arpa', async () => {
+    fake.reset();
+    const result = await harness.run('2001:db8::1', 'IPv6') as PublicDnsResult;
+    assert.deepEqual(asked(fake), [`${V6_PTR} PTR`]);
+    assert.equal(engine.summary(result), 'PTR v6.example.net');
+  });
+
+  test('URL with an IP literal: PTR of the address', async () => {
+    fake.reset();
+    await harness.run('http://1.2.3.4:8080/x', 'URL');
+    assert.deepEqual(asked(fake), ['4.3.2.1.in-addr.arpa PTR']);
+  });
+
+  test('no PTR record: the upstream answer with an empty Answer', async () => {
+    const result = await harness.run('198.51.100.7', 'IPv4') as PublicDnsResult;
+    assert.deepEqual(result, {
+      Status: 3, TC: false, RD: true, RA: true, AD: false, CD: false,
+      Question: [{ name: '7.100.51.198.in-addr.arpa.', type: 12 }],
+      Answer: [],
+    });
+    assert.equal(engine.summary(result), 'no PTR record');
+  });
+});
+
+describe('public_dns: upstream failures', () => {
+  test('HTTP 500: the error, not an empty result', async () => {
+    const { harness } = await setup(reply.status(500), { retries: 0 });
+    await rejectsWith(harness.run('example.com', 'FQDN'), /^HTTP 500 Internal Server Error$/);
+  });
+
+  test('429 with Retry-After: 1, then 200: succeeds after the wait', async () => {
+    // The first request of each question is rate-limited; its retry is answered.
+    const seen = new Set<string>();
+    const doh = dohHandler(zone);
+    const limited: FakeRoute = (req) => {
+      const key = `${req.query.get('name')} ${req.query.get('type')}`;
+      if (seen.has(key)) return doh(req);
+      seen.add(key);
+      return reply.tooMany(1);
+    };
+    const { fake, harness } = await setup(limited);
+    const started = Date.now();
+    assert.deepEqual(await harness.run('example.com', 'FQDN'), { Answer: EXAMPLE_COM });
+    assert.ok(Date.now() - started >= 900, 'waited as asked');
+    assert.equal(fake.requests.length, 16);
+  });
+
+  test('malformed JSON: a clean error naming it', async () => {
+    const { harness } = await setup(reply.malformed());
+    await rejectsWith(harness.run('example.com', 'FQDN'), /malformed JSON/);
+  });
+
+  test('JSON of the wrong shape: a clean error naming the field', async () => {
+    const { harness } = await setup(reply.json({ Status: 0, Answer: 'nope' }));
+    await rejectsWith(harness.run('1.2.3.4', 'IPv4'), /unexpected answer from upstream at TC/);
+  });
+
+  test('an upstream that hangs: timeout within the call budget', async () => {
+    const { harness } = await setup(reply.hang(), { timeout_ms: 300 });
+    const started = Date.now();
+    // Not anchored at the start: when the context's own deadline timer wins the race against the
+    // client's, the shared client words it "network error: timeout after 300 ms" (reported).
+    await rejectsWith(harness.run('example.com', 'FQDN'), /timeout after 300 ms$/);
+    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`);
+  });
+
+  test('failure of the _dmarc query only drops DMARC', async () => {
+    const doh = dohHandler(zone);
+    const { harness } = await setup((req) => (req.query.get('name')!.startsWith('_dmarc.') ? reply.status(500) : doh(req)), { retries: 0 });
+    assert.deepEqual(await harness.run('example.com', 'FQDN'), {
+      Answer: EXAMPLE_COM.filter((record) => record.type_name !== 'DMARC'),
+    });
+  });
+});
