@@ -69,7 +69,11 @@ export async function resolveTxt(ctx: EngineContext, name: string): Promise<stri
   return (await lookup(ctx, (r) => r.resolveTxt(name))).map((chunks) => chunks.join(''));
 }
 
-/** Each try waits up to a third of the remaining time: c-ares doubles the wait on the 2nd try. */
+/**
+ * Two tries, so one lost UDP packet is sent again; each gets a third of the remaining time as
+ * c-ares lengthens later tries. c-ares' timing is only approximate: the call's signal, which
+ * cancels the resolver, is the hard deadline.
+ */
 const TRIES = 2;
 /** Node's timers may fire a few ms before `Date.now()` reaches the deadline they were set for. */
 const TIMER_SLACK_MS = 20;
@@ -91,7 +95,6 @@ async function lookup<T>(ctx: EngineContext, query: (resolver: Resolver) => Prom
       throw new EngineError(`invalid DNS server setting: ${ctx.dnsServers.join(', ')} (expected ip, ip:port or [ipv6]:port)`);
     }
   }
-  // c-ares' own retry timing is only approximate; the call's signal is the hard deadline.
   const onAbort = () => resolver.cancel();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {

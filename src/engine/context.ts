@@ -23,6 +23,9 @@ export interface BoundContext {
   dispose(): void;
 }
 
+/** Abort reason once a call is over; shared, as building an Error per call costs a stack trace. */
+const CALL_FINISHED = Object.freeze(new Error('engine call finished'));
+
 export const SETTING_DEFAULTS = { concurrency: 8, retries: 2 } as const;
 
 /** Engine defaults, then the operator's `engines.<id>` settings. */
@@ -89,7 +92,7 @@ export function createEngineContext(
       clearTimeout(timer);
       scope.signal?.removeEventListener('abort', onOuterAbort);
       // Cancels whatever the lookup left running (a request it gave up on, a DNS query...).
-      if (!controller.signal.aborted) controller.abort(new Error('engine call finished'));
+      if (!controller.signal.aborted) controller.abort(CALL_FINISHED);
     },
   };
 }

@@ -151,7 +151,8 @@ export class HttpClient {
       body = new URLSearchParams(options.form).toString();
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
     }
-    const signal = AbortSignal.any([this.call.signal, AbortSignal.timeout(limit)]);
+    // The call's signal already fires at its deadline; a request cap needs a signal of its own.
+    const signal = limit < remaining ? AbortSignal.any([this.call.signal, AbortSignal.timeout(limit)]) : this.call.signal;
     const res = await request(target, {
       method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
       headers,

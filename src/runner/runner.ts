@@ -254,7 +254,8 @@ export class EngineRunner {
     scope: { signal: AbortSignal | undefined; dependencies: Record<string, unknown> | undefined; onWait: (reason: string) => void },
   ): Promise<Outcome> {
     const limiter = this.engineLimiter(engine, settings);
-    return this.global.run(() => limiter.run(async () => {
+    // The engine's own slot first: a call queued behind its engine must not hold a global slot.
+    return limiter.run(() => this.global.run(async () => {
       const { ctx, dispose } = createEngineContext(engine, settings, this.options.services, {
         ...(scope.signal ? { signal: scope.signal } : {}),
         dependencies: scope.dependencies ?? {},
