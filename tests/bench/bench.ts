@@ -18,13 +18,12 @@ const ENGINES = ['reverse_dns', 'rdap_whois', 'public_dns'];
 const domains = Array.from({ length: OBSERVABLES }, (_, i) => `site${i}.com`);
 
 // The fakes run in a worker thread: their CPU time must not count against the analysis.
-const fleet = new Worker(new URL('./fleet.js', import.meta.url), { workerData: { domains, latencyMs: LATENCY_MS } });
+const fleet = new Worker(new URL('./fleet.js', import.meta.url), { workerData: { domains: [...domains, 'warmup.com'], latencyMs: LATENCY_MS } });
 const [settings] = (await once(fleet, 'message')) as [Upstreams['settings']];
 const { file, dir } = configFor({ settings } as Upstreams);
 const app = await createApp({ file, env: {} });
 
-const text = domains.join('\n');
-const run = async () => {
+const run = async (text = domains.join('\n')) => {
   const started = performance.now();
   const record = await app.analyses.runToEnd({ text, engines: ENGINES });
   const ms = performance.now() - started;
@@ -32,6 +31,9 @@ const run = async () => {
   return { ms, failures };
 };
 
+// One observable first: loads modules lazily loaded on first use, compiles undici's HTTP parser
+// and opens first connections, as any running server has done. Reported separately.
+const warmup = await run('warmup.com');
 const cold = await run();
 const cached = await run();
 
@@ -57,6 +59,7 @@ const rssMb = process.resourceUsage().maxRSS / 1024;
 const row = (name: string, value: string) => console.log(`${name.padEnd(44)} ${value}`);
 console.log(`oas benchmark: ${OBSERVABLES} observables x ${ENGINES.join(', ')}; upstream latency ${LATENCY_MS} ms per answer`);
 console.log(`settings: concurrency ${app.config.concurrency} overall, per engine ${ENGINES.map((id) => app.runner.settingsFor(app.catalog.find(id)!).concurrency).join('/')}`);
+row('first analysis in the process (1 observable)', `${warmup.ms.toFixed(0)} ms (module loading, first connections)`);
 row('wall time (cold cache)', `${cold.ms.toFixed(0)} ms (${cold.failures} engine failures)`);
 row('critical-path lower bound', `${lowerBound} ms`);
 row('ratio wall / lower bound (goal <= 1.2)', (cold.ms / lowerBound).toFixed(2));

@@ -109,7 +109,8 @@ export async function startFakeHttp(routes: Record<string, FakeRoute> = {}, opti
     res.writeHead(answer.status ?? 200, headers);
     res.end(body);
   });
-  server.keepAliveTimeout = 1000;
+  // Long enough for clients to reuse connections (undici subtracts 1 s from the advertised timeout).
+  server.keepAliveTimeout = 10_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
