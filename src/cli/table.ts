@@ -12,7 +12,6 @@ export function renderTable(rows: readonly ResultRow[], columns = 120): string {
     head: ['Observable', 'Type', 'Engine', 'Summary'],
     colWidths: [observable, 8, engine, summary],
     wordWrap: true,
-    wrapOnWordBoundary: false,
     style: { head: process.stdout.isTTY ? ['cyan'] : [], border: process.stdout.isTTY ? ['grey'] : [] },
   });
   for (const row of rows) table.push([row.observable, row.type, row.engine, row.summary]);
