@@ -58,16 +58,6 @@ beforeEach(() => {
   whois.reset();
 });
 
-/** Serves `route` for `domain` during `fn`, then the normal record again. */
-async function withRdapAnswer(domain: string, route: Parameters<FakeRdap['answer']>[1], record: unknown, fn: () => Promise<void>) {
-  rdap.answer(domain, route);
-  try {
-    await fn();
-  } finally {
-    rdap.serve(domain, record);
-  }
-}
-
 describe('rdap (older catalog): declaration', () => {
   test('catalog entry', () => {
     assert.equal(rdapEngine.id, 'rdap');
@@ -150,21 +140,21 @@ describe('rdap (older catalog): lookups', () => {
 
 describe('rdap (older catalog): failures never fall back to WHOIS', () => {
   test('HTTP 500 is thrown', async () => {
-    await withRdapAnswer('cyberbro.net', reply.status(500), cyberbroNet, async () => {
+    await rdap.answering('cyberbro.net', reply.status(500), async () => {
       await assert.rejects(harness().run('cyberbro.net', 'FQDN'), { name: 'HttpStatusError', message: 'HTTP 500 Internal Server Error' });
     });
     assert.deepEqual(whois.queries, []);
   });
 
   test('malformed JSON is a clean one-line error', async () => {
-    await withRdapAnswer('example.com', reply.malformed(), exampleCom, async () => {
+    await rdap.answering('example.com', reply.malformed(), async () => {
       await assert.rejects(harness().run('example.com', 'FQDN'), { message: 'upstream answered with malformed JSON' });
     });
     assert.deepEqual(whois.queries, []);
   });
 
   test('timeout is thrown', async () => {
-    await withRdapAnswer('example.com', reply.hang(), exampleCom, async () => {
+    await rdap.answering('example.com', reply.hang(), async () => {
       // The shared client currently words a deadline abort as "network error: timeout after ...".
       await assert.rejects(harness({ timeout_ms: 500 }).run('example.com', 'FQDN'), { message: /timeout after 500 ms$/ });
     });

@@ -82,16 +82,6 @@ beforeEach(() => {
   silent.reset();
 });
 
-/** Serves `route` for `domain` during `fn`, then the normal record again. */
-async function withRdapAnswer(domain: string, route: Parameters<FakeRdap['answer']>[1], record: unknown, fn: () => Promise<void>) {
-  rdap.answer(domain, route);
-  try {
-    await fn();
-  } finally {
-    rdap.serve(domain, record);
-  }
-}
-
 describe('rdap_whois: declaration', () => {
   test('catalog entry', () => {
     assert.equal(rdapWhois.id, 'rdap_whois');
@@ -336,7 +326,7 @@ describe('rdap_whois: WHOIS fallback', () => {
   });
 
   test('RDAP 500: WHOIS fallback with data_source "whois"', async () => {
-    await withRdapAnswer('cyberbro.net', reply.status(500), cyberbroNet, async () => {
+    await rdap.answering('cyberbro.net', reply.status(500), async () => {
       assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), CYBERBRO_WHOIS);
       assert.deepEqual(iana.queries, ['net']);
       assert.deepEqual(registry.queries, ['cyberbro.net']);
@@ -344,7 +334,7 @@ describe('rdap_whois: WHOIS fallback', () => {
   });
 
   test('RDAP 503 with the default retries: retried, then WHOIS', async () => {
-    await withRdapAnswer('cyberbro.net', reply.status(503), cyberbroNet, async () => {
+    await rdap.answering('cyberbro.net', reply.status(503), async () => {
       const h = harness({ retries: undefined });
       assert.equal(h.settings.retries, 2);
       assert.deepEqual(await h.run('cyberbro.net', 'FQDN'), CYBERBRO_WHOIS);
@@ -353,7 +343,7 @@ describe('rdap_whois: WHOIS fallback', () => {
   });
 
   test('RDAP timeout: WHOIS still gets its share of the time', async () => {
-    await withRdapAnswer('cyberbro.net', reply.hang(), cyberbroNet, async () => {
+    await rdap.answering('cyberbro.net', reply.hang(), async () => {
       const started = Date.now();
       assert.deepEqual(await harness({ timeout_ms: 1500 }).run('cyberbro.net', 'FQDN'), CYBERBRO_WHOIS);
       assert.ok(Date.now() - started < 1500);
@@ -361,10 +351,10 @@ describe('rdap_whois: WHOIS fallback', () => {
   });
 
   test('malformed RDAP JSON, or a 200 that is not a domain object: WHOIS fallback', async () => {
-    await withRdapAnswer('cyberbro.net', reply.malformed(), cyberbroNet, async () => {
+    await rdap.answering('cyberbro.net', reply.malformed(), async () => {
       assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), CYBERBRO_WHOIS);
     });
-    await withRdapAnswer('cyberbro.net', rdapReply({ errorCode: 500, title: 'Internal error' }), cyberbroNet, async () => {
+    await rdap.answering('cyberbro.net', rdapReply({ errorCode: 500, title: 'Internal error' }), async () => {
       assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), CYBERBRO_WHOIS);
     });
   });
@@ -382,7 +372,7 @@ describe('rdap_whois: WHOIS fallback', () => {
 
   test('both failing: one line naming both reasons', async () => {
     const port = await closedPort();
-    await withRdapAnswer('cyberbro.net', reply.status(500), cyberbroNet, async () => {
+    await rdap.answering('cyberbro.net', reply.status(500), async () => {
       await assert.rejects(harness({ whois_server: `127.0.0.1:${port}` }).run('cyberbro.net', 'FQDN'), (error: Error) => {
         assert.ok(error instanceof EngineError);
         assert.equal(error.message, `RDAP: HTTP 500 Internal Server Error; WHOIS: connection refused (127.0.0.1:${port})`);
@@ -392,7 +382,7 @@ describe('rdap_whois: WHOIS fallback', () => {
   });
 
   test('malformed RDAP and a silent WHOIS server: clean timeout message', async () => {
-    await withRdapAnswer('cyberbro.net', reply.malformed(), cyberbroNet, async () => {
+    await rdap.answering('cyberbro.net', reply.malformed(), async () => {
       const h = harness({ whois_server: silent.address, timeout_ms: 1000 });
       await assert.rejects(h.run('cyberbro.net', 'FQDN'), (error: Error) => {
         assert.equal(error.message, `RDAP: upstream answered with malformed JSON; WHOIS: timeout (${silent.address})`);

@@ -184,16 +184,31 @@ export interface FakeRdap {
   serve(domain: string, record: unknown): void;
   /** Any other answer for `domain`: an error status, a hang, malformed JSON... */
   answer(domain: string, route: FakeRoute): void;
+  /** Answers `route` for `domain` during `fn`, then what it served before. */
+  answering(domain: string, route: FakeRoute, fn: () => Promise<void>): Promise<void>;
 }
 
 /** The fake's RDAP paths for the fixtures above; unknown domains get the registry's 404. */
 export async function startFakeRdap(options: FakeHttpOptions = {}): Promise<FakeRdap> {
   const http = await startFakeHttp({}, options);
+  const routes = new Map<string, FakeRoute>();
   const fake: FakeRdap = {
     http,
     bootstrapUrl: `${http.url}/rdap/dns.json`,
-    serve: (domain, record) => http.route(`GET ${domainPath(domain)}`, rdapReply(record)),
-    answer: (domain, route) => http.route(`GET ${domainPath(domain)}`, route),
+    serve: (domain, record) => fake.answer(domain, rdapReply(record)),
+    answer: (domain, route) => {
+      routes.set(domain, route);
+      http.route(`GET ${domainPath(domain)}`, route);
+    },
+    answering: async (domain, route, fn) => {
+      const previous = routes.get(domain) ?? rdapReply(rdapNotFound, 404);
+      fake.answer(domain, route);
+      try {
+        await fn();
+      } finally {
+        fake.answer(domain, previous);
+      }
+    },
   };
   http.route('GET /rdap/dns.json', reply.json(bootstrapFile(http.url)));
   http.route('GET /rdap/*', rdapReply(rdapNotFound, 404));
