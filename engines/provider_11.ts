@@ -1,0 +1,172 @@
+/**
+ * provider_11 (ipapi) — geolocation, network owner and risk flags (VPN, proxy, Tor, abuser,
+ * datacenter) of an IP address from ipapi.is: `POST {base_url}` with the JSON body
+ * `{"q": "<ip>"}`, plus `"key"` when an API key is configured (the service works without one,
+ * within its free quota).
+ *
+ * The result is ipapi.is' object as it comes (engines.md 5.14), except `asn`: `asn.asn` becomes
+ * the string "AS<number>" and a missing ASN becomes `{"asn": "Unknown", "org": "Unknown"}` —
+ * bad_asn reads `asn.asn` and `asn.org` in exactly that form.
+ *
+ * Better than the reference:
+ * - Quirk fixed: the reference sent the key only when it was exactly 20 characters long and
+ *   silently made a keyless call otherwise; a configured key is sent as it is.
+ * - HTTP errors, rate limits and ipapi.is' `{"error": "..."}` answers are reported (with the
+ *   upstream's reason, the key masked) instead of becoming null; 429/5xx are retried.
+ */
+import { STATUS_CODES } from 'node:http';
+import * as v from 'valibot';
+import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { parseJson } from '../src/http/client.js';
+import { BadResponseError, HttpStatusError, UpstreamError } from '../src/http/errors.js';
+import { ipVersion } from '../src/observables/host.js';
+import type { Observable } from '../src/observables/types.js';
+
+const flag = v.nullish(v.boolean());
+const text = v.nullish(v.string());
+
+/**
+ * ipapi.is' answer. Only the fields read downstream are typed; everything else (company, abuse,
+ * datacenter, rir, elapsed_ms...) is kept as it comes.
+ */
+const AsnSchema = v.looseObject({
+  asn: v.nullish(v.union([v.number(), v.string()])),
+  org: text,
+});
+
+const IpapiSchema = v.looseObject({
+  ip: v.optional(v.string()),
+  error: v.optional(v.string()),
+  is_bogon: flag,
+  is_mobile: flag,
+  is_crawler: flag,
+  is_datacenter: flag,
+  is_tor: flag,
+  is_proxy: flag,
+  is_vpn: flag,
+  is_abuser: flag,
+  // An IP without routing data may come with an empty value instead of an object.
+  asn: v.nullish(v.union([AsnSchema, v.literal(''), v.literal(false), v.array(v.unknown())])),
+  location: v.nullish(v.looseObject({ city: text, state: text, country: text, country_code: text })),
+  vpn: v.nullish(v.looseObject({ service: text, url: text, type: text })),
+});
+
+type IpapiAnswer = v.InferOutput<typeof IpapiSchema>;
+
+export interface IpapiAsn {
+  /** "AS13335", or "Unknown" when ipapi.is knows no ASN. */
+  asn: string;
+  /** Owner of the ASN, or "Unknown". */
+  org: string;
+  route?: string;
+  descr?: string;
+  country?: string;
+  domain?: string;
+  abuse?: string;
+  type?: string;
+  [field: string]: unknown;
+}
+
+export interface IpapiResult {
+  ip: string;
+  rir?: string;
+  is_bogon?: boolean | null;
+  is_mobile?: boolean | null;
+  is_crawler?: boolean | null;
+  is_datacenter?: boolean | null;
+  is_tor?: boolean | null;
+  is_proxy?: boolean | null;
+  is_vpn?: boolean | null;
+  is_abuser?: boolean | null;
+  company?: Record<string, unknown> | null;
+  abuse?: Record<string, unknown> | null;
+  asn: IpapiAsn;
+  location?: { city?: string | null; state?: string | null; country?: string | null; country_code?: string | null; [field: string]: unknown } | null;
+  /** Present when the address is a known VPN exit. */
+  vpn?: { service?: string | null; url?: string | null; type?: string | null; [field: string]: unknown } | null;
+  [field: string]: unknown;
+}
+
+const UNKNOWN_ASN: IpapiAsn = { asn: 'Unknown', org: 'Unknown' };
+
+/** Non-2xx statuses whose body carries ipapi.is' reason (bad request, bad key, quota...). */
+const EXPLAINED_STATUSES = [400, 401, 402, 403, 404, 422];
+
+/** The lookup; the key (if any) goes in the body, never in a result or an error message. */
+export async function ipapiLookup(observable: Observable, ctx: EngineContext): Promise<IpapiResult | null> {
+  const ip = observable.value;
+  if (ipVersion(ip) === 0) return null;
+  const key = typeof ctx.settings.api_key === 'string' ? ctx.settings.api_key : '';
+  const response = await ctx.http.request(String(ctx.settings.base_url), {
+    method: 'POST',
+    headers: { accept: 'application/json' },
+    // Quirk fixed: any configured key is sent as is (the reference dropped keys not 20 chars long).
+    json: key !== '' ? { q: ip, key } : { q: ip },
+    acceptStatus: EXPLAINED_STATUSES,
+  });
+  if (response.status >= 300) {
+    throw new HttpStatusError(response.status, STATUS_CODES[response.status] ?? '', undefined, reasonOf(response.text(), ctx));
+  }
+  const answer = parseJson(response.text(), IpapiSchema);
+  if (answer.error !== undefined) throw new UpstreamError(`ipapi.is: ${oneLine(ctx.http.redact(answer.error))}`);
+  if (answer.ip === undefined) throw new BadResponseError('unexpected answer from upstream at ip: missing');
+  const { error: _error, ...rest } = answer;
+  return { ...rest, ip: answer.ip, asn: normaliseAsn(answer.asn) } as IpapiResult;
+}
+
+/** `asn.asn` as "AS<number>"; a missing ASN as Unknown (engines.md 5.14). */
+function normaliseAsn(asn: IpapiAnswer['asn']): IpapiAsn {
+  if (!asn || typeof asn !== 'object' || Array.isArray(asn)) return { ...UNKNOWN_ASN };
+  const number = typeof asn.asn === 'string' ? asn.asn.trim().replace(/^AS/i, '') : asn.asn;
+  if (number === undefined || number === null || number === '') {
+    return { ...asn, asn: 'Unknown', org: asn.org || 'Unknown' } as IpapiAsn;
+  }
+  return { ...asn, asn: `AS${number}`, org: asn.org || 'Unknown' } as IpapiAsn;
+}
+
+/** ipapi.is' `{"error": "..."}` (or `message`) of a failed call, one line, secrets masked. */
+function reasonOf(body: string, ctx: EngineContext): string | undefined {
+  try {
+    const parsed = v.safeParse(v.looseObject({ error: v.optional(v.string()), message: v.optional(v.string()) }), JSON.parse(body));
+    const reason = parsed.success ? parsed.output.error ?? parsed.output.message : undefined;
+    return reason ? oneLine(ctx.http.redact(reason)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function oneLine(value: string): string {
+  const line = value.replace(/\s+/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
+}
+
+/** `AS13335 Cloudflare, Inc. · US, San Francisco · datacenter · VPN (NordVPN) · abuser`. */
+export function ipapiSummary(result: IpapiResult): string {
+  const parts: string[] = [];
+  if (result.asn.asn !== 'Unknown') parts.push(result.asn.org !== 'Unknown' ? `${result.asn.asn} ${result.asn.org}` : result.asn.asn);
+  const place = [result.location?.country_code, result.location?.city].filter((p) => typeof p === 'string' && p !== '');
+  if (place.length > 0) parts.push(place.join(', '));
+  if (result.is_bogon) parts.push('bogon');
+  if (result.is_datacenter) parts.push('datacenter');
+  if (result.is_mobile) parts.push('mobile');
+  if (result.is_vpn) parts.push(result.vpn?.service ? `VPN (${result.vpn.service})` : 'VPN');
+  if (result.is_proxy) parts.push('proxy');
+  if (result.is_tor) parts.push('Tor');
+  if (result.is_abuser) parts.push('abuser');
+  if (result.is_crawler) parts.push('crawler');
+  return parts.length > 0 ? parts.join(' · ') : `${result.ip}: no data`;
+}
+
+export default defineEngine<IpapiResult>({
+  id: 'provider_11',
+  service: 'ipapi',
+  label: 'IPapi',
+  description: 'Geolocation, ASN and owner of an IP (or of the IP a domain/URL resolves to), with VPN, proxy, Tor, abuser and datacenter flags, from ipapi.is',
+  tags: ['default', 'IP', 'risk', 'VPN', 'proxy'],
+  types: ['IPv4', 'IPv6'],
+  reversedIp: true,
+  credentials: [{ setting: 'api_key', label: 'API key', required: false, env: ['IPAPI'] }],
+  defaults: { timeout_ms: 5000, base_url: 'https://api.ipapi.is' },
+  summary: ipapiSummary,
+  run: ipapiLookup,
+});

@@ -1,0 +1,113 @@
+/**
+ * provider_13 (ipquery) — ISP, ASN, location and risk (VPN, proxy, Tor, datacenter, score) of an
+ * IP address from ipquery.io: `GET {base_url}/{ip}` (JSON), no key.
+ *
+ * The result has engines.md 5.16's fields (plus `is_datacenter` and `is_mobile`, which the
+ * upstream gives too). Differences from the reference, on purpose:
+ * - `asn` is null (not "Unknown") when ipquery.io names no ASN: bad_asn takes any truthy
+ *   `ipquery.asn` as an ASN, and must not look up the word "Unknown";
+ * - an answer without any ISP, location or risk data (and a 404) is "not found" (null);
+ *   HTTP errors, rate limits and malformed answers are reported instead of becoming null;
+ * - `link` is the address that was asked: `{base_url}/{queried ip}` (as HEAD does, not the IP
+ *   echoed by the upstream as v0.8.9 did).
+ */
+import * as v from 'valibot';
+import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { parseJson } from '../src/http/client.js';
+import { ipVersion } from '../src/observables/host.js';
+import type { Observable } from '../src/observables/types.js';
+
+const text = v.nullish(v.string());
+const flag = v.nullish(v.boolean());
+
+/** ipquery.io's JSON answer; each section may be missing or null for addresses it knows little of. */
+const IpqueryUpstreamSchema = v.looseObject({
+  ip: v.string(),
+  isp: v.nullish(v.looseObject({ asn: text, org: text, isp: text })),
+  location: v.nullish(v.looseObject({ country: text, country_code: text, city: text, state: text })),
+  risk: v.nullish(v.looseObject({
+    is_mobile: flag,
+    is_vpn: flag,
+    is_tor: flag,
+    is_proxy: flag,
+    is_datacenter: flag,
+    risk_score: v.nullish(v.number()),
+  })),
+});
+
+export interface IpqueryResult {
+  ip: string;
+  /** `"<city>, <state>"`, each `Unknown` when missing. */
+  geolocation: string;
+  country_code: string;
+  country_name: string;
+  isp: string;
+  /** `"AS13335"`; null when the upstream names no ASN. */
+  asn: string | null;
+  is_vpn: boolean;
+  is_tor: boolean;
+  is_proxy: boolean;
+  is_datacenter: boolean;
+  is_mobile: boolean;
+  /** 0–100, or "Unknown" when the upstream gives none. */
+  risk_score: number | 'Unknown';
+  link: string;
+}
+
+const UNKNOWN = 'Unknown';
+
+export async function ipqueryLookup(observable: Observable, ctx: EngineContext): Promise<IpqueryResult | null> {
+  const ip = observable.value;
+  if (ipVersion(ip) === 0) return null;
+  const url = `${String(ctx.settings.base_url).replace(/\/+$/, '')}/${ip}`;
+  const response = await ctx.http.request(url, { headers: { accept: 'application/json' }, acceptStatus: [404] });
+  if (response.status === 404) return null;
+  const answer = parseJson(response.text(), IpqueryUpstreamSchema);
+  const { isp, location, risk } = answer;
+  const known = (section: Record<string, unknown> | null | undefined) =>
+    !!section && Object.values(section).some((value) => value !== null && value !== undefined && value !== '');
+  if (!known(isp) && !known(location) && !known(risk)) return null;
+  return {
+    ip: answer.ip,
+    geolocation: `${location?.city || UNKNOWN}, ${location?.state || UNKNOWN}`,
+    country_code: location?.country_code || UNKNOWN,
+    country_name: location?.country || UNKNOWN,
+    isp: isp?.isp || isp?.org || UNKNOWN,
+    asn: isp?.asn || null,
+    is_vpn: risk?.is_vpn ?? false,
+    is_tor: risk?.is_tor ?? false,
+    is_proxy: risk?.is_proxy ?? false,
+    is_datacenter: risk?.is_datacenter ?? false,
+    is_mobile: risk?.is_mobile ?? false,
+    risk_score: risk?.risk_score ?? UNKNOWN,
+    link: url,
+  };
+}
+
+/** `AS13335 Cloudflare, Inc. · AU · risk 0 · datacenter · VPN · proxy · Tor`. */
+export function ipquerySummary(result: IpqueryResult): string {
+  const parts: string[] = [];
+  const owner = [result.asn, result.isp !== UNKNOWN ? result.isp : null].filter(Boolean).join(' ');
+  if (owner) parts.push(owner);
+  if (result.country_code !== UNKNOWN) parts.push(result.country_code);
+  parts.push(result.risk_score === UNKNOWN ? 'risk unknown' : `risk ${result.risk_score}`);
+  if (result.is_datacenter) parts.push('datacenter');
+  if (result.is_mobile) parts.push('mobile');
+  if (result.is_vpn) parts.push('VPN');
+  if (result.is_proxy) parts.push('proxy');
+  if (result.is_tor) parts.push('Tor');
+  return parts.join(' · ');
+}
+
+export default defineEngine<IpqueryResult>({
+  id: 'provider_13',
+  service: 'ipquery',
+  label: 'IPquery',
+  description: 'ISP, ASN, location and risk (VPN, proxy, Tor, datacenter, risk score) of an IP, or of the IP a domain/URL resolves to, from ipquery.io',
+  tags: ['IP', 'risk', 'VPN', 'proxy', 'free_no_key'],
+  types: ['IPv4', 'IPv6'],
+  reversedIp: true,
+  defaults: { timeout_ms: 5000, base_url: 'https://api.ipquery.io' },
+  summary: ipquerySummary,
+  run: ipqueryLookup,
+});
