@@ -1,0 +1,95 @@
+/**
+ * provider_17 (`phishtank`) — whether PhishTank knows a URL as a phish (engines.md 5.20). No key.
+ * The URL is checked as written; a domain as `http://<domain>/`. A URL with an empty path gets
+ * `/` (as the reference), inserted before any query or fragment rather than appended after them.
+ *
+ * The request is the check-URL API's: POST form `url` = the URL in base64, `format=json`, with a
+ * `phishtank/<name>` user agent as PhishTank asks of its clients. The result is the answer's
+ * `results` object verbatim (`url`, `in_database`, and for known URLs `phish_id`,
+ * `phish_detail_page`, `verified`, `verified_at`, `valid`).
+ *
+ * Unlike the reference, an answer without `results` is an error carrying PhishTank's
+ * `errortext` (not `null`), and throttling (429 / 509) is retried as the upstream asks.
+ */
+import * as v from 'valibot';
+import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { oneLine } from '../src/lookup/wording.js';
+import { hostOf, urlHost } from '../src/observables/host.js';
+import type { Observable } from '../src/observables/types.js';
+
+/** PhishTank documents booleans; older answers used "y"/"n". Both are kept as sent. */
+const Flag = v.nullish(v.union([v.boolean(), v.string(), v.number()]));
+
+const ResultsSchema = v.looseObject({
+  url: v.string(),
+  in_database: v.union([v.boolean(), v.string()]),
+  phish_id: v.nullish(v.union([v.string(), v.number()])),
+  phish_detail_page: v.nullish(v.string()),
+  verified: Flag,
+  verified_at: v.nullish(v.string()),
+  valid: Flag,
+});
+
+const AnswerSchema = v.looseObject({
+  meta: v.nullish(v.looseObject({ status: v.nullish(v.string()) })),
+  results: v.optional(ResultsSchema),
+  errortext: v.nullish(v.string()),
+});
+
+export type PhishTankResult = v.InferOutput<typeof ResultsSchema>;
+
+/** The URL PhishTank is asked about, or null when the observable gives none. */
+export function urlToCheck(observable: Observable): string | null {
+  if (observable.type === 'FQDN') {
+    const host = hostOf(observable);
+    return host ? `http://${host}/` : null;
+  }
+  if (observable.type !== 'URL' || urlHost(observable.value) === null) return null;
+  // Scheme and authority end at the first `/`, `?` or `#` after `//` (userinfo and IPv6
+  // literals hold none of them), so the path is empty when the rest does not start with `/`.
+  const match = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)(.*)$/is.exec(observable.value);
+  if (!match) return null;
+  const [, origin, rest] = match as unknown as [string, string, string];
+  return rest.startsWith('/') ? observable.value : `${origin}/${rest}`;
+}
+
+export async function phishTankLookup(observable: Observable, ctx: EngineContext): Promise<PhishTankResult | null> {
+  const url = urlToCheck(observable);
+  if (!url) return null;
+  const answer = await ctx.http.json(String(ctx.settings.base_url), AnswerSchema, {
+    form: { url: Buffer.from(url, 'utf8').toString('base64'), format: 'json' },
+    headers: { 'user-agent': String(ctx.settings.user_agent) },
+  });
+  if (!answer.results) {
+    throw new EngineError(answer.errortext ? `PhishTank: ${oneLine(answer.errortext)}` : 'unexpected answer from upstream: no results');
+  }
+  return answer.results;
+}
+
+/** true, "true", "y", "yes", 1. */
+function yes(flag: unknown): boolean {
+  if (typeof flag === 'string') return /^(y|yes|true|1)$/i.test(flag.trim());
+  return flag === true || flag === 1;
+}
+
+/** `not in database`; `in database, verified phish`; `in database, not verified yet`... */
+function summary(result: PhishTankResult): string {
+  if (!yes(result.in_database)) return 'not in database';
+  if (!yes(result.verified)) return 'in database, not verified yet';
+  return yes(result.valid) ? 'in database, verified phish' : 'in database, verified, not a phish';
+}
+
+export default defineEngine<PhishTankResult>({
+  id: 'provider_17',
+  service: 'phishtank',
+  label: 'PhishTank',
+  description: 'Whether a URL (or http://<domain>/) is in the PhishTank phishing database, and verified as a phish',
+  tags: ['risk', 'domain', 'URL', 'free_no_key'],
+  types: ['FQDN', 'URL'],
+  defaults: { timeout_ms: 10000, base_url: 'https://checkurl.phishtank.com/checkurl/', user_agent: 'phishtank/oas' },
+  settingsSchema: v.looseObject({
+    user_agent: v.optional(v.pipe(v.string(), v.minLength(1, 'expected a user agent'))),
+  }),
+  summary,
+  run: phishTankLookup,
+});

@@ -1,0 +1,34 @@
+/**
+ * Small helpers for engines' one-line summaries and links, so every engine words counts and
+ * dates the same way.
+ */
+
+/** `1 scan`, `12 scans`; `plural` defaults to the singular plus "s". */
+export function count(n: number, singular: string, plural = `${singular}s`): string {
+  return `${n} ${n === 1 ? singular : plural}`;
+}
+
+/** The calendar day of an ISO 8601 timestamp (`2026-01-09T10:00:00Z` -> `2026-01-09`); null when absent or unreadable. */
+export function isoDay(value: string | null | undefined): string | null {
+  if (typeof value !== 'string') return null;
+  const match = /^(\d{4}-\d{2}-\d{2})/.exec(value.trim());
+  return match ? match[1]! : null;
+}
+
+/** The latest of some ISO 8601 timestamps (absent and unreadable ones ignored), or null. */
+export function latest(values: readonly (string | null | undefined)[]): string | null {
+  let best: { value: string; at: number } | null = null;
+  for (const value of values) {
+    if (typeof value !== 'string') continue;
+    const at = Date.parse(value);
+    if (Number.isNaN(at)) continue;
+    if (!best || at > best.at) best = { value, at };
+  }
+  return best?.value ?? null;
+}
+
+/** An upstream's own message made fit for a one-line error: whitespace collapsed, length capped. */
+export function oneLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
