@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { loadCatalog } from '../src/engine/catalog.js';
 import { dohHandler } from './fakes/doh.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
 
@@ -81,12 +82,16 @@ describe('oas analyze', () => {
     }
   });
 
-  test('without --engines the default engines run', async () => {
-    const run = await oas(['analyze', 'example.com', '--json', '--config', config.file]);
+  test('without --engines the default engines run: rdap_whois, reverse_dns and provider_11', async () => {
+    const run = await oas(['analyze', '1.1.1.1', 'example.com', '--json', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
-    const [result] = JSON.parse(run.stdout) as Record<string, unknown>[];
-    assert.ok('rdap_whois' in result! && 'reverse_dns' in result!, Object.keys(result!).join());
-    assert.ok(!('rdap' in result!), 'the older catalog is never a default');
+    const [ip, domain] = JSON.parse(run.stdout) as Record<string, unknown>[];
+    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'provider_11', 'rdap_whois', 'reverse_dns', 'reversed_success', 'type']);
+    assert.equal((ip!.provider_11 as { ip: string }).ip, '1.1.1.1');
+    assert.equal(ip!.rdap_whois, null, 'rdap_whois does not apply to an IP');
+    assert.equal((domain!.provider_11 as { ip: string }).ip, '93.184.215.14', 'provider_11 ran on the resolved IP');
+    assert.equal(domain!.reversed_ip, '93.184.215.14');
+    assert.ok(!('rdap' in domain!), 'the older catalog is never a default');
   });
 
   test('exit 2 with a clear message for bad input, never a stack trace', async () => {
@@ -129,7 +134,9 @@ describe('oas engines, --help, --version', () => {
     const run = await oas(['engines', '--json', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     const engines = JSON.parse(run.stdout) as { id: string; service: string; tags: string[]; configured: boolean; default: boolean }[];
-    assert.deepEqual(engines.map((e) => e.id).sort(), ['public_dns', 'rdap', 'rdap_whois', 'reverse_dns']);
+    const registered = (await loadCatalog()).engines.map((e) => e.id);
+    assert.deepEqual(engines.map((e) => e.id), registered);
+    for (const id of ['public_dns', 'rdap', 'rdap_whois', 'reverse_dns']) assert.ok(registered.includes(id), id);
     const rdapWhois = engines.find((e) => e.id === 'rdap_whois')!;
     assert.deepEqual(rdapWhois.tags, ['default', 'the service', 'domain', 'free_no_key']);
     assert.equal(rdapWhois.configured, true);

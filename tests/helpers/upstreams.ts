@@ -1,8 +1,9 @@
 /**
  * Every upstream the registered engines talk to, as loopback fakes with one realistic data set:
- * DNS over UDP (reverse_dns), DNS-over-HTTPS JSON (public_dns), RDAP bootstrap and registry
- * records, WHOIS over TCP (rdap_whois, rdap). `configFor` writes a configuration file pointing
- * every engine at them, for the server and CLI tests and the benchmark.
+ * DNS over UDP (reverse_dns, provider_01), DNS-over-HTTPS JSON (public_dns), RDAP bootstrap and
+ * registry records, WHOIS over TCP (rdap_whois, rdap), and the keyless intelligence APIs.
+ * `configFor` writes a configuration file pointing every engine at them, for the server and CLI
+ * tests and the benchmark: nothing leaves 127.0.0.1.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { startFakeDns, type FakeDnsServer, type Zone } from '../fakes/dns.js';
 import { dohHandler } from '../fakes/doh.js';
 import { startFakeHttp, type FakeHttpServer } from '../fakes/http.js';
+import { intelSettings, startFakeIntel } from '../fakes/intel.js';
 import { startFakeRdap, type FakeRdap } from '../fakes/rdap.js';
 import { startFakeWhois, type FakeWhoisServer } from '../fakes/whois.js';
 
@@ -27,6 +29,8 @@ export const ZONE: Zone = {
   'cyberbro.net': { A: ['172.67.197.226', '104.21.42.7'], NS: ['anderson.ns.cloudflare.com', 'lisa.ns.cloudflare.com'] },
   '8.8.8.8.in-addr.arpa': { PTR: ['dns.google'] },
   '14.215.184.93.in-addr.arpa': { PTR: ['edge.example.com'] },
+  '8.8.8.8.abuse-contacts.abusix.zone': { TXT: ['network-abuse@google.com'] },
+  '14.215.184.93.abuse-contacts.abusix.zone': { TXT: ['abuse@edgecast.com'] },
 };
 
 export interface Upstreams {
@@ -34,6 +38,8 @@ export interface Upstreams {
   doh: FakeHttpServer;
   rdap: FakeRdap;
   whois: FakeWhoisServer;
+  /** Every keyless intelligence API (ipapi, ipquery, grep.app, urlscan, ...). */
+  intel: FakeHttpServer;
   /** The `engines` and `dns_servers` settings pointing at the fakes. */
   settings: { dns_servers: string[]; engines: Record<string, Record<string, unknown>> };
   close(): Promise<void>;
@@ -52,21 +58,24 @@ export async function startUpstreams(options: UpstreamOptions = {}): Promise<Ups
   const doh = await startFakeHttp({ 'GET /resolve': dohHandler(zone) }, { latencyMs: latency });
   const rdap = await startFakeRdap({ latencyMs: latency });
   const whois = await startFakeWhois({});
+  const intel = await startFakeIntel({ latencyMs: latency });
   return {
     dns,
     doh,
     rdap,
     whois,
+    intel,
     settings: {
       dns_servers: [dns.address],
       engines: {
+        ...intelSettings(intel.url),
         public_dns: { base_url: `${doh.url}/resolve` },
         rdap_whois: { bootstrap_url: rdap.bootstrapUrl, whois_iana_server: whois.address, whois_server: whois.address },
         rdap: { bootstrap_url: rdap.bootstrapUrl },
       },
     },
     close: async () => {
-      await Promise.all([dns.close(), doh.close(), rdap.http.close(), whois.close()]);
+      await Promise.all([dns.close(), doh.close(), rdap.http.close(), whois.close(), intel.close()]);
     },
   };
 }
