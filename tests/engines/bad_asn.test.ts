@@ -18,6 +18,7 @@ import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { rejectsWith as rejectsWithError } from '../helpers/assert.js';
 
 // ---------------------------------------------------------------------------------------------
 // Expected descriptions, written out from the fake lists (not computed by the code under test)
@@ -41,14 +42,9 @@ function tempDir(): string {
 }
 
 /** Asserts a rejection with a one-line message matching `pattern`. */
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp, type: new (...args: never[]) => Error = EngineError): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.ok(error instanceof type, `${error.name}: ${error.message}`);
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
+/** Failures of bad_asn are EngineErrors unless a test says otherwise. */
+const rejectsWith = (promise: Promise<unknown>, pattern: RegExp, type: new (...args: never[]) => Error = EngineError) =>
+  rejectsWithError(promise, pattern, { type });
 
 after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import engine, { abusixLookup, abusixQueryName, type AbusixResult } from '../../
 import { startFakeDns, type FakeDnsServer, type Zone } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness } from '../helpers/runner.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 /** Query names written out by hand (engines.md 5.1), so the test does not trust the code it checks. */
 const CLOUDFLARE = '1.1.1.1.abuse-contacts.abusix.zone';
@@ -32,13 +33,6 @@ const zone: Zone = {
   'nowhere.example': { A: ['9.9.9.9'] },
 };
 
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
 
 describe('provider_01 declaration', () => {
   test('catalog fields', () => {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import engine, { codeSearchLookup, type CodeSearchResult } from '../../engines/provider_07.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 /** grep.app's answer for "evil.example": 7 files in 6 repositories (owner1/repo1 twice). */
 const SEARCH = {
@@ -54,13 +55,6 @@ async function setup(route: FakeRoute, settings: Record<string, unknown> = {}): 
   return { fake, harness };
 }
 
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
 
 after(async () => {
   for (const close of closers.reverse()) await close();

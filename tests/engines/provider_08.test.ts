@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import engine, { infostealerLookup, type DomainExposure, type EmailExposure } from '../../engines/provider_08.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 const BASE = '/api/json/v2/osint-tools';
 
@@ -142,13 +143,6 @@ function both(route: FakeRoute): Record<string, FakeRoute> {
   return { [`GET ${BASE}/search-by-email`]: route, [`GET ${BASE}/search-by-domain`]: route };
 }
 
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
 
 after(async () => {
   for (const close of closers.reverse()) await close();

@@ -17,6 +17,7 @@ import {
 } from '../fakes/ioc-one.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 const PATH = '/auth/deep_search';
 
@@ -39,14 +40,6 @@ async function setup(
 }
 
 /** Asserts an EngineError-or-upstream rejection with a one-line message matching `pattern`. */
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp, type?: new (...args: never[]) => Error): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    if (type) assert.ok(error instanceof type, `${error.name} is a ${type.name}`);
-    return true;
-  });
-}
 
 const page = (query: string, cards: readonly FakeCard[]) => resultsPage('html', query, cards);
 

@@ -7,6 +7,7 @@ import { parseIocOnePage } from '../../src/scrape/ioc-one.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { CAPTCHA_PAGE, changedLayoutPage, HTML_CARDS, iocOneRoutes, LOGIN_PAGE, PDF_CARDS, resultsPage } from '../fakes/ioc-one.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 const PATH = '/auth/deep_search/pdf';
 
@@ -28,14 +29,6 @@ async function setup(
   return { fake, harness };
 }
 
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp, type?: new (...args: never[]) => Error): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    if (type) assert.ok(error instanceof type, `${error.name} is a ${type.name}`);
-    return true;
-  });
-}
 
 describe('provider_10 declaration', () => {
   test('catalog fields; same defaults, types and settings as provider_09', () => {

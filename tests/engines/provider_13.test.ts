@@ -5,6 +5,7 @@ import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, 
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness } from '../helpers/runner.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 /** ipquery.io's answer for 1.1.1.1 (engines.md 5.16). */
 const CLOUDFLARE = {
@@ -63,13 +64,6 @@ function byIp(req: FakeRequest): FakeReply {
   return BY_IP[ip] ? reply.json(BY_IP[ip]) : reply.status(404, { error: 'not found' });
 }
 
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
 
 describe('provider_13 declaration', () => {
   test('catalog fields', () => {

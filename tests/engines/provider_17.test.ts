@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import engine, { phishTankLookup, urlToCheck, type PhishTankResult } from '../../engines/provider_17.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 const META = { timestamp: '2026-01-10T10:00:00+00:00', serverid: 'abc123', status: 'success', requestid: '10.0.0.1.6961d5c5a1b2c3.44556677' };
 
@@ -51,13 +52,6 @@ async function setup(route: FakeRoute, settings: Record<string, unknown> = {}): 
   return { fake, harness };
 }
 
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
 
 after(async () => {
   for (const close of closers.reverse()) await close();

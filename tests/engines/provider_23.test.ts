@@ -4,6 +4,7 @@ import engine, { searchQuery, urlscanLookup, type UrlscanResult } from '../../en
 import type { ObservableType } from '../../src/observables/types.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 /** One scan as urlscan's search API lists it. */
 function scan(id: string, domain: string | undefined, time: string): Record<string, unknown> {
@@ -57,13 +58,6 @@ async function setup(route: FakeRoute, settings: Record<string, unknown> = {}): 
   return { fake, harness };
 }
 
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
 
 after(async () => {
   for (const close of closers.reverse()) await close();

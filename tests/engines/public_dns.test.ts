@@ -5,6 +5,7 @@ import type { Zone } from '../fakes/dns.js';
 import { dohHandler } from '../fakes/doh.js';
 import { reply, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 /** 2001:db8::1 under ip6.arpa, written out by hand so the test does not trust the code it checks. */
 const V6_PTR = '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa';
@@ -55,13 +56,6 @@ async function setup(route: FakeRoute = dohHandler(zone), settings: Record<strin
 }
 
 /** Asserts a rejection with a one-line message matching `pattern`. */
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
 
 /** `name type` of every request the fake saw, sorted (the queries run concurrently). */
 function asked(fake: FakeHttpServer): string[] {

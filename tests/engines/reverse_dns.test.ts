@@ -6,6 +6,7 @@ import { createEngineContext, resolveSettings } from '../../src/engine/context.j
 import { HttpTransport } from '../../src/http/client.js';
 import { startFakeDns, type FakeDnsServer, type Zone } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { rejectsWith } from '../helpers/assert.js';
 
 /** 2001:db8::1 under ip6.arpa, written out by hand so the test does not trust the code it checks. */
 const V6_PTR = '1.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.0.8.b.d.0.1.0.0.2.ip6.arpa';
@@ -24,13 +25,6 @@ const zone: Zone = {
 };
 
 /** Asserts a rejection with a one-line message matching `pattern`. */
-async function rejectsWith(promise: Promise<unknown>, pattern: RegExp): Promise<void> {
-  await assert.rejects(promise, (error: Error) => {
-    assert.match(error.message, pattern);
-    assert.ok(!error.message.includes('\n'), `one line: ${error.message}`);
-    return true;
-  });
-}
 
 describe('reverse_dns declaration', () => {
   test('catalog fields', () => {
