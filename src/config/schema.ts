@@ -17,6 +17,11 @@ export const engineSettingsSchema = v.looseObject({
   timeout_ms: v.optional(positiveInt),
   concurrency: v.optional(positiveInt),
   retries: v.optional(nonNegativeInt),
+  /** Quota: at most rate_limit calls per rate_window_ms (defaults: the provider's free tier). */
+  rate_limit: v.optional(positiveInt),
+  rate_window_ms: v.optional(positiveInt),
+  /** A call that would wait longer than this for its quota fails instead. */
+  quota_max_wait_ms: v.optional(nonNegativeInt),
 });
 
 export type ValueKind = 'string' | 'int' | 'bool' | 'list' | 'json';

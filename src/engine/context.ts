@@ -15,6 +15,7 @@ export interface CallScope {
   signal?: AbortSignal;
   dependencies?: Readonly<Record<string, unknown>>;
   onWait?: (ms: number, reason: string) => void;
+  onThrottled?: (ms: number) => void;
 }
 
 export interface BoundContext {
@@ -78,6 +79,7 @@ export function createEngineContext(
       retries: settings.retries,
       secrets: secretsOf(engine, settings),
       ...(scope.onWait ? { onWait: scope.onWait } : {}),
+      ...(scope.onThrottled ? { onThrottled: scope.onThrottled } : {}),
     }),
     dnsServers: services.dnsServers,
     signal: controller.signal,

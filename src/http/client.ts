@@ -29,6 +29,8 @@ export interface CallOptions {
   secrets: readonly string[];
   /** Told when the client waits before a retry (for progress displays). */
   onWait?: (ms: number, reason: string) => void;
+  /** Told when the upstream answers 429, with how long it asked us to wait. */
+  onThrottled?: (ms: number) => void;
 }
 
 export interface RequestOptions {
@@ -115,6 +117,7 @@ export class HttpClient {
       const delay = failure instanceof HttpStatusError && failure.retryAfterMs !== undefined
         ? failure.retryAfterMs
         : backoff(attempt);
+      if (failure instanceof HttpStatusError && failure.status === 429) this.call.onThrottled?.(delay);
       if (!failure.retryable || attempt >= retries || Date.now() + delay >= this.call.deadline) throw failure;
       this.call.onWait?.(delay, failure.message);
       try {

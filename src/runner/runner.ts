@@ -15,6 +15,7 @@ import { redact } from '../http/redact.js';
 import { hostOf, ipVersion, isPrivateIp } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from './result.js';
+import { Quota, QuotaExhaustedError } from './quota.js';
 import { Semaphore } from './semaphore.js';
 import type Keyv from 'keyv';
 
@@ -65,6 +66,7 @@ interface CachedEntry {
 export class EngineRunner {
   private readonly global: Semaphore;
   private readonly perEngine = new Map<string, Semaphore>();
+  private readonly quotas = new Map<string, Quota>();
   private readonly settings = new Map<string, EngineSettings>();
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly pivot: EngineDefinition | undefined;
@@ -254,12 +256,21 @@ export class EngineRunner {
     scope: { signal: AbortSignal | undefined; dependencies: Record<string, unknown> | undefined; onWait: (reason: string) => void },
   ): Promise<Outcome> {
     const limiter = this.engineLimiter(engine, settings);
-    // The engine's own slot first: a call queued behind its engine must not hold a global slot.
+    const quota = this.quotaFor(engine, settings);
+    // The quota first (its wait is not part of the call's deadline), then the engine's own slot:
+    // a call queued behind its engine must not hold a global slot.
+    try {
+      await quota.acquire((ms, reason) => scope.onWait(`${engine.id}: ${reason}, waiting ${Math.ceil(ms / 1000)} s`));
+    } catch (error) {
+      if (error instanceof QuotaExhaustedError) return { ok: false, error: error.message };
+      throw error;
+    }
     return limiter.run(() => this.global.run(async () => {
       const { ctx, dispose } = createEngineContext(engine, settings, this.options.services, {
         ...(scope.signal ? { signal: scope.signal } : {}),
         dependencies: scope.dependencies ?? {},
         onWait: (ms, reason) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`),
+        onThrottled: (ms) => quota.pause(ms),
       });
       try {
         // The deadline also covers lookups that ignore the abort signal.
@@ -283,6 +294,19 @@ export class EngineRunner {
       this.perEngine.set(engine.id, limiter);
     }
     return limiter;
+  }
+
+  /** The engine's quota: `rate_limit` calls per `rate_window_ms`, or unlimited (still pausable on 429). */
+  private quotaFor(engine: EngineDefinition, settings: EngineSettings): Quota {
+    let quota = this.quotas.get(engine.id);
+    if (!quota) {
+      const limit = typeof settings.rate_limit === 'number' ? settings.rate_limit : Number.POSITIVE_INFINITY;
+      const windowMs = typeof settings.rate_window_ms === 'number' ? settings.rate_window_ms : 60_000;
+      const maxWait = typeof settings.quota_max_wait_ms === 'number' ? settings.quota_max_wait_ms : undefined;
+      quota = new Quota(limit, windowMs, maxWait);
+      this.quotas.set(engine.id, quota);
+    }
+    return quota;
   }
 
   private async readCache(key: string): Promise<CachedEntry | undefined> {

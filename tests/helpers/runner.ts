@@ -10,7 +10,7 @@ import type { EngineDefinition } from '../../src/engine/contract.js';
 import { HttpTransport } from '../../src/http/client.js';
 import type { Observable } from '../../src/observables/types.js';
 import type { ObservableResult } from '../../src/runner/result.js';
-import { EngineRunner } from '../../src/runner/runner.js';
+import { EngineRunner, type AnalyzeOptions } from '../../src/runner/runner.js';
 import { keyvEngineStore } from '../../src/store/engine-store.js';
 
 export interface RunnerHarnessOptions {
@@ -23,7 +23,7 @@ export interface RunnerHarnessOptions {
 export interface RunnerHarness {
   catalog: Catalog;
   /** Analyses `observables` with the engines named (ids or aliases). */
-  analyze(observables: Observable[], engines: string[], options?: { ignoreCache?: boolean }): Promise<ObservableResult[]>;
+  analyze(observables: Observable[], engines: string[], options?: AnalyzeOptions): Promise<ObservableResult[]>;
   close(): Promise<void>;
 }
 

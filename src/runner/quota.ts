@@ -1,0 +1,79 @@
+/**
+ * Per-engine request quotas, enforced across the whole process: at most `limit` calls start in
+ * any window of `windowMs` (a sliding window, so an analysis of many observables spreads its calls
+ * within the quota instead of failing). Calls over the limit wait their turn, first come first
+ * served. A 429 from the upstream pauses the engine for its Retry-After time.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EngineError } from '../engine/contract.js';
+
+/** The quota is used up for longer than a call is willing to wait (e.g. a daily quota). */
+export class QuotaExhaustedError extends EngineError {
+  override name = 'QuotaExhaustedError';
+}
+
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const realClock: Clock = { now: () => Date.now(), sleep: (ms) => sleep(ms) };
+
+export class Quota {
+  /** Start times of the calls inside the current window, oldest first. */
+  private readonly starts: number[] = [];
+  private pausedUntil = 0;
+  /** Serialises waiters so they are served in arrival order. */
+  private turn: Promise<void> = Promise.resolve();
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    /** A call that would have to wait longer than this fails instead (QuotaExhaustedError). */
+    readonly maxWaitMs: number = 5 * 60_000,
+    private readonly clock: Clock = realClock,
+  ) {}
+
+  /** Resolves when a call may start; `onWait` is told each time it has to wait, and for how long. */
+  acquire(onWait?: (ms: number, reason: string) => void): Promise<void> {
+    const mine = this.turn.then(() => this.waitForSlot(onWait));
+    this.turn = mine.catch(() => {});
+    return mine;
+  }
+
+  /** No call starts before `ms` from now (the upstream said so, with a 429). */
+  pause(ms: number): void {
+    this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
+  }
+
+  private async waitForSlot(onWait?: (ms: number, reason: string) => void): Promise<void> {
+    for (;;) {
+      const now = this.clock.now();
+      while (this.starts.length > 0 && this.starts[0]! <= now - this.windowMs) this.starts.shift();
+      const paused = this.pausedUntil - now;
+      const full = this.starts.length >= this.limit ? this.starts[0]! + this.windowMs - now : 0;
+      const wait = Math.max(paused, full);
+      if (wait <= 0) {
+        this.starts.push(now);
+        return;
+      }
+      const reason = paused >= full ? 'paused after HTTP 429' : `quota of ${this.limit} per ${describeWindow(this.windowMs)} reached`;
+      if (wait > this.maxWaitMs) throw new QuotaExhaustedError(`${reason}: next call possible in ${describeWait(wait)}`);
+      onWait?.(wait, reason);
+      await this.clock.sleep(wait);
+    }
+  }
+}
+
+function describeWindow(ms: number): string {
+  if (ms % 86_400_000 === 0) return ms === 86_400_000 ? 'day' : `${ms / 86_400_000} days`;
+  if (ms % 3_600_000 === 0) return ms === 3_600_000 ? 'hour' : `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return ms === 60_000 ? 'minute' : `${ms / 60_000} min`;
+  return `${ms} ms`;
+}
+
+function describeWait(ms: number): string {
+  if (ms >= 3_600_000) return `${(ms / 3_600_000).toFixed(1)} h`;
+  if (ms >= 60_000) return `${Math.ceil(ms / 60_000)} min`;
+  return `${Math.ceil(ms / 1000)} s`;
+}
