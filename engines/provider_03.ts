@@ -1,0 +1,160 @@
+/**
+ * provider_03 (`abuseipdb`) — abuse reports about an IP address from AbuseIPDB's v2 `check`
+ * endpoint (engines.md 5.3): `GET {base_url}/check?ipAddress=<ip>` with the key in the `Key`
+ * header. IPv4 and IPv6; also runs on the IP a domain/URL resolves to (post-pivot).
+ *
+ * Result as the reference's, every key always present: `ip_address` (the queried IP), `reports`,
+ * `risk_score`, `is_whitelisted`, `country_code`, `country_name`, `usage_type`, `isp`, `domain`,
+ * `hostnames`, `is_tor`, `last_reported_at` (null when never reported) and `link` (the public
+ * check page, never carrying the key). An address nobody reported is not "not found": it is the
+ * documented result with `reports: 0` and `risk_score: 0`.
+ *
+ * Differences from the reference (engines.md 1.9, 8 items 3 and 19):
+ * - A bad key (401/403), the quota (429, retried within the deadline as Retry-After says), a
+ *   rejected address (422), 5xx and an answer without `data` are errors, not `null`. For 4xx,
+ *   AbuseIPDB's own reason (`errors[0].detail`) is added, with the key masked.
+ * - Quirk fixed: the reference used `.get(key, default)`, so an upstream `null` stayed `null`
+ *   in fields typed str/int/bool/list; here the default applies to `null` too, so every field
+ *   has its documented type (except `last_reported_at`, documented as possibly null).
+ * - The key is never sent empty (v0.11 did): the runner refuses to call without one, and so
+ *   does the lookup when called directly.
+ * - `country_name` comes from the country names shared with provider_12/provider_25 (Node's ICU
+ *   names: "Russia", "South Korea"), not pycountry's ISO names ("Russian Federation").
+ */
+import { STATUS_CODES } from 'node:http';
+import * as v from 'valibot';
+import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { parseJson } from '../src/http/client.js';
+import { HttpStatusError } from '../src/http/errors.js';
+import { count, isoDay, oneLine } from '../src/lookup/wording.js';
+import { ipVersion } from '../src/observables/host.js';
+import type { Observable } from '../src/observables/types.js';
+import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
+import { countryName } from '../src/lookup/country.js';
+
+/** AbuseIPDB's public page for an address. */
+const CHECK_PAGE = 'https://www.abuseipdb.com/check';
+
+const text = v.nullish(v.string());
+const flag = v.nullish(v.boolean());
+const int = v.nullish(v.number());
+
+/** `data` of AbuseIPDB's check answer; other keys (isPublic, ipVersion, numDistinctUsers...) are ignored. */
+const CheckSchema = v.looseObject({
+  data: v.looseObject({
+    ipAddress: text,
+    isWhitelisted: flag,
+    abuseConfidenceScore: int,
+    countryCode: text,
+    usageType: text,
+    isp: text,
+    domain: text,
+    hostnames: v.nullish(v.array(v.string())),
+    isTor: flag,
+    totalReports: int,
+    lastReportedAt: text,
+  }),
+});
+
+/** AbuseIPDB's error body: `{"errors": [{"detail": "...", "status": 401}]}`. */
+const ErrorSchema = v.looseObject({
+  errors: v.array(v.looseObject({ detail: v.nullish(v.string()) })),
+});
+
+export interface AbuseIpdbResult {
+  /** The queried address. */
+  ip_address: string;
+  /** `totalReports`. */
+  reports: number;
+  /** `abuseConfidenceScore`, 0–100. */
+  risk_score: number;
+  is_whitelisted: boolean;
+  /** ISO 3166 alpha-2 code, "" when unknown. */
+  country_code: string;
+  /** English short name of the country, "Unknown" when there is no (known) code. */
+  country_name: string;
+  usage_type: string;
+  isp: string;
+  domain: string;
+  hostnames: string[];
+  is_tor: boolean;
+  /** ISO 8601 time of the latest report; null when never reported. */
+  last_reported_at: string | null;
+  /** `https://www.abuseipdb.com/check/<ip>`. */
+  link: string;
+}
+
+export async function abuseIpdbLookup(observable: Observable, ctx: EngineContext): Promise<AbuseIpdbResult | null> {
+  const ip = observable.value;
+  if (ipVersion(ip) === 0) return null;
+  const key = apiKeyOf(ctx);
+  const base = String(ctx.settings.base_url).replace(/\/+$/, '');
+  const response = await ctx.http.request(`${base}/check`, {
+    query: { ipAddress: ip },
+    headers: { key, accept: 'application/json' },
+    acceptStatus: EXPLAINED_STATUSES,
+  });
+  if (response.status >= 300) {
+    const detail = errorDetail(response.text(), ctx);
+    throw detail ? new HttpStatusError(response.status, STATUS_CODES[response.status] ?? '', undefined, detail) : refusedError(response, ctx);
+  }
+  const { data } = parseJson(response.text(), CheckSchema);
+  const code = (data.countryCode ?? '').toUpperCase();
+  return {
+    ip_address: ip,
+    reports: data.totalReports ?? 0,
+    risk_score: data.abuseConfidenceScore ?? 0,
+    is_whitelisted: data.isWhitelisted ?? false,
+    country_code: code,
+    country_name: countryName(code),
+    usage_type: data.usageType ?? '',
+    isp: data.isp ?? '',
+    domain: data.domain ?? '',
+    hostnames: data.hostnames ?? [],
+    is_tor: data.isTor ?? false,
+    last_reported_at: data.lastReportedAt || null,
+    link: `${CHECK_PAGE}/${ip}`,
+  };
+}
+
+/** AbuseIPDB's `errors[0].detail`, one line, the key masked; undefined when the body has none. */
+function errorDetail(body: string, ctx: EngineContext): string | undefined {
+  try {
+    const detail = parseJson(body, ErrorSchema).errors[0]?.detail;
+    return detail ? oneLine(ctx.http.redact(detail)) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `risk 100 · 1532 reports, last 2026-01-10 · Tor · DE · Data Center/Web Hosting/Transit · Tor Exit`. */
+export function abuseIpdbSummary(result: AbuseIpdbResult): string {
+  const parts = [`risk ${result.risk_score}`];
+  const last = isoDay(result.last_reported_at);
+  parts.push(result.reports > 0 && last ? `${count(result.reports, 'report')}, last ${last}` : count(result.reports, 'report'));
+  if (result.is_whitelisted) parts.push('whitelisted');
+  if (result.is_tor) parts.push('Tor');
+  for (const part of [result.country_code, result.usage_type, result.isp]) if (part) parts.push(part);
+  return parts.join(' · ');
+}
+
+export default defineEngine<AbuseIpdbResult>({
+  id: 'provider_03',
+  service: 'abuseipdb',
+  label: 'AbuseIPDB',
+  description: 'Abuse reports and confidence score of an IP, or of the IP a domain/URL resolves to, from AbuseIPDB',
+  tags: ['IP'],
+  types: ['IPv4', 'IPv6'],
+  reversedIp: true,
+  credentials: [{ setting: 'api_key', label: 'API key', env: ['ABUSEIPDB'] }],
+  defaults: {
+    timeout_ms: 5000,
+    base_url: 'https://api.abuseipdb.com/api/v2',
+    // AbuseIPDB's free "Individual" plan: 1,000 `check` requests a day (abuseipdb.com/pricing,
+    // docs.abuseipdb.com "Rate Limiting").
+    rate_limit: 1000,
+    rate_window_ms: 86_400_000,
+  },
+  summary: abuseIpdbSummary,
+  run: abuseIpdbLookup,
+});
