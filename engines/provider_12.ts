@@ -1,0 +1,127 @@
+/**
+ * provider_12 (ipinfo) — host name, location and network owner ("AS15169 Google LLC") of an IP
+ * address from ipinfo.io: `GET {base_url}/{ip}/json?token=<api key>`.
+ *
+ * The result has engines.md 5.15's fields: `ip`, `geolocation` ("<city>, <region>"),
+ * `country_code`, `country_name`, `hostname`, `asn` (ipinfo's raw `org` string, which bad_asn
+ * reads: "AS13335 Cloudflare, Inc.") and `link`; a bogon answer gives the documented bogon result.
+ *
+ * Better than the reference:
+ * - Bug fixed (engines.md section 8 item 19): no request is made without a token (the reference
+ *   sent `?token=` empty); the runner already refuses, and so does the lookup when called directly.
+ * - HTTP errors (bad token, quota, 5xx), malformed answers and timeouts are reported (with
+ *   ipinfo's reason, the token masked) instead of becoming null; 429/5xx are retried.
+ * - An answer that knows nothing about the address (no host name, place, country or owner) is
+ *   "not found" (null) rather than a result made of "Unknown"s; empty strings count as missing.
+ * - `country_name` comes from the ICU region names built into Node ("Russia", "South Korea"),
+ *   not pycountry's ISO names ("Russian Federation", "Korea, Republic of").
+ */
+import { STATUS_CODES } from 'node:http';
+import * as v from 'valibot';
+import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { parseJson, type HttpResponse } from '../src/http/client.js';
+import { BadResponseError, HttpStatusError } from '../src/http/errors.js';
+import { ipVersion } from '../src/observables/host.js';
+import type { Observable } from '../src/observables/types.js';
+import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
+import { UNKNOWN, countryName } from '../src/lookup/country.js';
+
+// ---------------------------------------------------------------------------------------------
+// ipinfo.io
+
+const text = v.nullish(v.string());
+
+/** ipinfo.io's answer (`/json`); fields of paid plans (asn, company, privacy...) are kept loose. */
+const IpinfoSchema = v.looseObject({
+  ip: v.optional(v.string()),
+  bogon: v.optional(v.boolean()),
+  hostname: text,
+  city: text,
+  region: text,
+  country: text,
+  loc: text,
+  org: text,
+  postal: text,
+  timezone: text,
+  anycast: v.nullish(v.boolean()),
+});
+
+export interface IpinfoResult {
+  ip: string;
+  /** `"<city>, <region>"`, each `Unknown` when missing; `""` for a bogon. */
+  geolocation: string;
+  /** ISO 3166 code (`US`), `Unknown`; `""` for a bogon. */
+  country_code: string;
+  /** `United States`, `Unknown`; `Bogon` for a bogon. */
+  country_name: string;
+  /** Reverse DNS name, `Unknown`; `Private IP` for a bogon. */
+  hostname: string;
+  /** ipinfo's `org`: `"AS15169 Google LLC"`, `Unknown`; `BOGON` for a bogon. */
+  asn: string;
+  /** `https://ipinfo.io/<ip>` (the public page; never carries the token). */
+  link: string;
+}
+
+const LINK_BASE = 'https://ipinfo.io';
+
+export async function ipinfoLookup(observable: Observable, ctx: EngineContext): Promise<IpinfoResult | null> {
+  const ip = observable.value;
+  if (ipVersion(ip) === 0) return null;
+  const token = apiKeyOf(ctx);
+  const url = `${String(ctx.settings.base_url).replace(/\/+$/, '')}/${ip}/json`;
+  const response = await ctx.http.request(url, {
+    query: { token },
+    headers: { accept: 'application/json' },
+    acceptStatus: EXPLAINED_STATUSES,
+  });
+  if (response.status >= 300) throw refusedError(response, ctx);
+  const answer = parseJson(response.text(), IpinfoSchema);
+
+  if (answer.bogon) {
+    return { ip, geolocation: '', country_code: '', country_name: 'Bogon', hostname: 'Private IP', asn: 'BOGON', link: `${LINK_BASE}/${ip}` };
+  }
+  if (answer.ip === undefined) throw new BadResponseError('unexpected answer from upstream at ip: missing');
+  const known = (value: string | null | undefined): string | undefined => (value && value.trim() !== '' ? value.trim() : undefined);
+  const { hostname, city, region, country, org } = answer;
+  if (![hostname, city, region, country, org].some(known)) return null;
+  return {
+    ip: answer.ip,
+    geolocation: `${known(city) ?? UNKNOWN}, ${known(region) ?? UNKNOWN}`,
+    country_code: known(country) ?? UNKNOWN,
+    country_name: countryName(known(country)),
+    hostname: known(hostname) ?? UNKNOWN,
+    asn: known(org) ?? UNKNOWN,
+    link: `${LINK_BASE}/${answer.ip}`,
+  };
+}
+
+/** `AS15169 Google LLC · Mountain View, California, US · dns.google`; `bogon (private or reserved address)`. */
+export function ipinfoSummary(result: IpinfoResult): string {
+  if (result.asn === 'BOGON') return 'bogon (private or reserved address)';
+  const parts: string[] = [];
+  if (result.asn !== UNKNOWN) parts.push(result.asn);
+  const place = [...result.geolocation.split(', '), result.country_code].filter((p) => p !== '' && p !== UNKNOWN);
+  if (place.length > 0) parts.push(place.join(', '));
+  if (result.hostname !== UNKNOWN) parts.push(result.hostname);
+  return parts.length > 0 ? parts.join(' · ') : `${result.ip}: no data`;
+}
+
+export default defineEngine<IpinfoResult>({
+  id: 'provider_12',
+  service: 'ipinfo',
+  label: 'IPinfo',
+  description: 'Host name, location and network owner (ASN) of an IP, or of the IP a domain/URL resolves to, from ipinfo.io (free token required)',
+  tags: ['IP'],
+  types: ['IPv4', 'IPv6'],
+  reversedIp: true,
+  credentials: [{ setting: 'api_key', label: 'API key', env: ['IPINFO'] }],
+  defaults: {
+    timeout_ms: 5000,
+    base_url: 'https://ipinfo.io',
+    // ipinfo.io's free plan: 50,000 requests a month (ipinfo.io/pricing); a month taken as 30 days.
+    rate_limit: 50_000,
+    rate_window_ms: 30 * 86_400_000,
+  },
+  summary: ipinfoSummary,
+  run: ipinfoLookup,
+});
