@@ -1,0 +1,108 @@
+/**
+ * provider_22 (`threatfox`) — the malware families abuse.ch ThreatFox associates with an IP, a
+ * domain or a URL's host (engines.md 5.27). `POST {base_url}` with the JSON body
+ * `{"query": "search_ioc", "search_term": <term>}` and the abuse.ch key in the `Auth-Key` header.
+ *
+ * Result as the reference's: `count` (IOCs found), `malware_printable` (their distinct malware
+ * families, "Unknown" for an IOC without one) and `link` (the search on ThreatFox's site).
+ * "No result" is that result with `count` 0, not `null`.
+ *
+ * Differences from the reference:
+ * - Bug fixed (engines.md 8 item 15): a URL's search term is its host from the shared URL parser
+ *   (`hostOf`), not the 3rd `/`-piece cut at `:`, so userinfo and IPv6 literals no longer break
+ *   it. A domain is searched lower-cased without a trailing dot.
+ * - `malware_printable` keeps the order in which families first appear (the reference built it
+ *   from a set, so its order changed from run to run).
+ * - The term is percent-encoded in `link` (an IPv6 address's colons).
+ * - Errors are errors, not `null` (engines.md 8 item 3): HTTP failures, a malformed answer, and a
+ *   `query_status` other than `ok`/`no_result` (e.g. `illegal_search_term`), reported with
+ *   ThreatFox's own words, redacted. The key is never sent empty (engines.md 8 item 19): the
+ *   runner refuses to call the engine without one.
+ */
+import * as v from 'valibot';
+import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { count, oneLine } from '../src/lookup/wording.js';
+import { hostOf } from '../src/observables/host.js';
+import type { Observable } from '../src/observables/types.js';
+
+const BROWSE = 'https://threatfox.abuse.ch/browse.php?search=ioc%3A';
+
+const IocSchema = v.looseObject({
+  ioc: v.nullish(v.string()),
+  malware_printable: v.nullish(v.string()),
+});
+
+/** `data` is the list of IOCs, or a sentence ("Your search did not yield any results"). */
+const AnswerSchema = v.looseObject({
+  query_status: v.string(),
+  data: v.nullish(v.union([v.array(IocSchema), v.string()])),
+});
+
+export interface ThreatFoxResult {
+  /** Number of ThreatFox IOCs matching the term. */
+  count: number;
+  /** Their distinct malware families, in order of first appearance. */
+  malware_printable: string[];
+  /** The same search on ThreatFox's web site. */
+  link: string;
+}
+
+/** What ThreatFox is asked about: an IP as is, a domain's or URL's host; null when none. */
+export function searchTerm(observable: Observable): string | null {
+  switch (observable.type) {
+    case 'IPv4':
+    case 'IPv6':
+      return observable.value;
+    case 'FQDN':
+    case 'URL':
+      return hostOf(observable);
+    default:
+      return null;
+  }
+}
+
+export async function threatFoxLookup(observable: Observable, ctx: EngineContext): Promise<ThreatFoxResult | null> {
+  const term = searchTerm(observable);
+  if (!term) return null;
+  const answer = await ctx.http.json(String(ctx.settings.base_url), AnswerSchema, {
+    json: { query: 'search_ioc', search_term: term },
+    headers: { 'auth-key': String(ctx.settings.api_key ?? '') },
+  });
+  if (answer.query_status !== 'ok' && answer.query_status !== 'no_result') {
+    const detail = typeof answer.data === 'string' && answer.data.trim() ? ` (${answer.data})` : '';
+    throw new EngineError(ctx.http.redact(`ThreatFox: ${oneLine(`${answer.query_status}${detail}`)}`));
+  }
+  const iocs = answer.query_status === 'ok' && Array.isArray(answer.data) ? answer.data : [];
+  return {
+    count: iocs.length,
+    malware_printable: [...new Set(iocs.map((ioc) => ioc.malware_printable || 'Unknown'))],
+    link: BROWSE + encodeURIComponent(term),
+  };
+}
+
+/** `2 IOCs: Cobalt Strike, Emotet`; `no IOC`. */
+function summary(result: ThreatFoxResult): string {
+  if (result.count === 0) return 'no IOC';
+  return `${count(result.count, 'IOC')}: ${result.malware_printable.join(', ')}`;
+}
+
+export default defineEngine<ThreatFoxResult>({
+  id: 'provider_22',
+  service: 'threatfox',
+  label: 'ThreatFox',
+  description: 'Malware families abuse.ch ThreatFox associates with an IP, a domain or a URL\'s host, and how many IOCs',
+  tags: ['IP', 'domain', 'URL'],
+  types: ['IPv4', 'IPv6', 'FQDN', 'URL'],
+  credentials: [{ setting: 'api_key', label: 'API key', env: ['THREATFOX'] }],
+  defaults: {
+    timeout_ms: 10000,
+    base_url: 'https://threatfox-api.abuse.ch/api/v1/',
+    // abuse.ch issues Auth-Keys for free and publishes no fixed request rate, only a fair-use
+    // policy (threatfox.abuse.ch/api, abuse.ch terms of use): one lookup per second on average
+    // stays well within it. Operators with an agreement can raise it.
+    rate_limit: 60,
+    rate_window_ms: 60_000,
+  },
+  summary,
+  run: threatFoxLookup,
+});
