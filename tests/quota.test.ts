@@ -51,7 +51,7 @@ describe('Quota', () => {
   test('a call that would wait longer than the maximum fails clearly instead', async () => {
     const quota = new Quota(1, 86_400_000, 60_000, virtualClock());
     await quota.acquire();
-    await assert.rejects(quota.acquire(), (error: Error) => {
+    await assert.rejects(async () => quota.acquire(), (error: Error) => {
       assert.ok(error instanceof QuotaExhaustedError);
       assert.equal(error.message, 'quota of 1 per day reached: next call possible in 24.0 h');
       return true;

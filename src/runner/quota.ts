@@ -25,6 +25,7 @@ export class Quota {
   private pausedUntil = 0;
   /** Serialises waiters so they are served in arrival order. */
   private turn: Promise<void> = Promise.resolve();
+  private waiting = 0;
 
   constructor(
     readonly limit: number,
@@ -34,9 +35,15 @@ export class Quota {
     private readonly clock: Clock = realClock,
   ) {}
 
-  /** Resolves when a call may start; `onWait` is told each time it has to wait, and for how long. */
-  acquire(onWait?: (ms: number, reason: string) => void): Promise<void> {
-    const mine = this.turn.then(() => this.waitForSlot(onWait));
+  /**
+   * Resolves when a call may start (undefined: it may start at once); `onWait` is told each time it
+   * has to wait, and for how long.
+   */
+  acquire(onWait?: (ms: number, reason: string) => void): Promise<void> | undefined {
+    // Most engines have no quota: nothing to count or queue unless a 429 paused them.
+    if (this.limit === Number.POSITIVE_INFINITY && this.waiting === 0 && this.pausedUntil <= this.clock.now()) return undefined;
+    this.waiting++;
+    const mine = this.turn.then(() => this.waitForSlot(onWait)).finally(() => this.waiting--);
     this.turn = mine.catch(() => {});
     return mine;
   }

@@ -260,7 +260,8 @@ export class EngineRunner {
     // The quota first (its wait is not part of the call's deadline), then the engine's own slot:
     // a call queued behind its engine must not hold a global slot.
     try {
-      await quota.acquire((ms, reason) => scope.onWait(`${engine.id}: ${reason}, waiting ${Math.ceil(ms / 1000)} s`));
+      const turn = quota.acquire((ms, reason) => scope.onWait(`${engine.id}: ${reason}, waiting ${Math.ceil(ms / 1000)} s`));
+      if (turn) await turn;
     } catch (error) {
       if (error instanceof QuotaExhaustedError) return { ok: false, error: error.message };
       throw error;
