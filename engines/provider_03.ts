@@ -21,11 +21,10 @@
  * - `country_name` comes from the country names shared with provider_12/provider_25 (Node's ICU
  *   names: "Russia", "South Korea"), not pycountry's ISO names ("Russian Federation").
  */
-import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import { defineEngine, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
-import { HttpStatusError } from '../src/http/errors.js';
+import { statusError } from '../src/http/errors.js';
 import { count, isoDay, oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -96,7 +95,7 @@ export async function abuseIpdbLookup(observable: Observable, ctx: EngineContext
   });
   if (response.status >= 300) {
     const detail = errorDetail(response.text(), ctx);
-    throw detail ? new HttpStatusError(response.status, STATUS_CODES[response.status] ?? '', undefined, detail) : refusedError(response, ctx);
+    throw detail ? statusError(response.status, detail) : refusedError(response, ctx);
   }
   const { data } = parseJson(response.text(), CheckSchema);
   const code = (data.countryCode ?? '').toUpperCase();

@@ -14,11 +14,12 @@
  * - HTTP errors, rate limits and ipapi.is' `{"error": "..."}` answers are reported (with the
  *   upstream's reason, the key masked) instead of becoming null; 429/5xx are retried.
  */
-import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import { defineEngine, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
-import { BadResponseError, HttpStatusError, UpstreamError } from '../src/http/errors.js';
+import { BadResponseError, UpstreamError } from '../src/http/errors.js';
+import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
+import { oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 
@@ -89,8 +90,6 @@ export interface IpapiResult {
 
 const UNKNOWN_ASN: IpapiAsn = { asn: 'Unknown', org: 'Unknown' };
 
-/** Non-2xx statuses whose body carries ipapi.is' reason (bad request, bad key, quota...). */
-const EXPLAINED_STATUSES = [400, 401, 402, 403, 404, 422];
 
 /** The lookup; the key (if any) goes in the body, never in a result or an error message. */
 export async function ipapiLookup(observable: Observable, ctx: EngineContext): Promise<IpapiResult | null> {
@@ -104,9 +103,7 @@ export async function ipapiLookup(observable: Observable, ctx: EngineContext): P
     json: key !== '' ? { q: ip, key } : { q: ip },
     acceptStatus: EXPLAINED_STATUSES,
   });
-  if (response.status >= 300) {
-    throw new HttpStatusError(response.status, STATUS_CODES[response.status] ?? '', undefined, reasonOf(response.text(), ctx));
-  }
+  if (response.status >= 300) throw refusedError(response, ctx);
   const answer = parseJson(response.text(), IpapiSchema);
   if (answer.error !== undefined) throw new UpstreamError(`ipapi.is: ${oneLine(ctx.http.redact(answer.error))}`);
   if (answer.ip === undefined) throw new BadResponseError('unexpected answer from upstream at ip: missing');
@@ -124,21 +121,6 @@ function normaliseAsn(asn: IpapiAnswer['asn']): IpapiAsn {
   return { ...asn, asn: `AS${number}`, org: asn.org || 'Unknown' } as IpapiAsn;
 }
 
-/** ipapi.is' `{"error": "..."}` (or `message`) of a failed call, one line, secrets masked. */
-function reasonOf(body: string, ctx: EngineContext): string | undefined {
-  try {
-    const parsed = v.safeParse(v.looseObject({ error: v.optional(v.string()), message: v.optional(v.string()) }), JSON.parse(body));
-    const reason = parsed.success ? parsed.output.error ?? parsed.output.message : undefined;
-    return reason ? oneLine(ctx.http.redact(reason)) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function oneLine(value: string): string {
-  const line = value.replace(/\s+/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
-}
 
 /** `AS13335 Cloudflare, Inc. · US, San Francisco · datacenter · VPN (NordVPN) · abuser`. */
 export function ipapiSummary(result: IpapiResult): string {

@@ -23,11 +23,10 @@
  * - A domain is looked up lower-cased and without a trailing dot (the shared host parser).
  * - The key is never sent empty: the runner refuses to call the engine without one.
  */
-import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import { defineEngine, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
-import { HttpStatusError } from '../src/http/errors.js';
+import { statusError } from '../src/http/errors.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -100,7 +99,7 @@ export async function virusTotalLookup(observable: Observable, ctx: EngineContex
     const code = errorCode(response.text());
     if (response.status === 404 && code === 'NotFoundError') return null;
     // Anything else on 404 (a wrong base_url, a proxy's page) is a failure, not "not found".
-    throw new HttpStatusError(response.status, STATUS_CODES[response.status] ?? '', undefined, code ? ctx.http.redact(code) : undefined);
+    throw statusError(response.status, code ? ctx.http.redact(code) : undefined);
   }
   const { attributes } = parseJson(response.text(), ObjectSchema).data;
   const stats = attributes.last_analysis_stats ?? {};

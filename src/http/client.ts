@@ -4,11 +4,10 @@
  * (honouring Retry-After), a cap on response size, schema validation of JSON bodies, and
  * redaction of secrets in every error it raises.
  */
-import { STATUS_CODES } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, ProxyAgent, interceptors, request, type Dispatcher } from 'undici';
 import * as v from 'valibot';
-import { BadResponseError, HttpStatusError, NetworkError, TimeoutError, UpstreamError } from './errors.js';
+import { BadResponseError, HttpStatusError, NetworkError, statusError, TimeoutError, UpstreamError } from './errors.js';
 import { redact } from './redact.js';
 
 export interface TransportOptions {
@@ -106,11 +105,7 @@ export class HttpClient {
         if ((response.status >= 200 && response.status < 300) || options.acceptStatus?.includes(response.status)) {
           return response;
         }
-        failure = new HttpStatusError(
-          response.status,
-          STATUS_CODES[response.status] ?? '',
-          parseRetryAfter(response.headers['retry-after']),
-        );
+        failure = statusError(response.status, undefined, parseRetryAfter(response.headers['retry-after']));
       } catch (error) {
         failure = this.toUpstreamError(error, options.timeoutMs);
       }

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+
 /**
  * Failures of upstream calls. Every message is one line, written for the analyst, and carries no
  * secret (the client redacts before constructing them).
@@ -23,6 +25,11 @@ export class HttpStatusError extends UpstreamError {
     this.status = status;
     this.retryAfterMs = retryAfterMs;
   }
+}
+
+/** `HTTP 403 Forbidden[: detail]`, the status text filled in. */
+export function statusError(status: number, detail?: string, retryAfterMs?: number): HttpStatusError {
+  return new HttpStatusError(status, STATUS_CODES[status] ?? '', retryAfterMs, detail);
 }
 
 export class TimeoutError extends UpstreamError {

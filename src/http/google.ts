@@ -2,12 +2,11 @@
  * Google APIs (Custom Search, Safe Browsing): one request and error format for every
  * googleapis.com service, shared by the search_engine and safe_browsing engines.
  */
-import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import type { EngineContext } from '../engine/contract.js';
 import { oneLine } from '../lookup/wording.js';
 import { parseJson, parseWith, type HttpResponse, type RequestOptions } from './client.js';
-import { HttpStatusError, UpstreamError } from './errors.js';
+import { statusError, UpstreamError } from './errors.js';
 
 /**
  * Google's error body (https://cloud.google.com/apis/design/errors):
@@ -43,7 +42,7 @@ export async function googleRequest(ctx: EngineContext, url: string, query: Requ
     acceptStatus: EXPLAINED_STATUSES,
   });
   if (response.status >= 300) {
-    throw new HttpStatusError(response.status, STATUS_CODES[response.status] ?? '', undefined, googleErrorReason(ctx, response.text()));
+    throw statusError(response.status, googleErrorReason(ctx, response.text()));
   }
   return response;
 }

@@ -2,12 +2,11 @@
  * Upstream refusals (bad or missing key, plan, quota, unknown address): the status with the
  * upstream's own reason on one line, secrets masked. Shared by the engines that take a key.
  */
-import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import { EngineError, type EngineContext } from '../engine/contract.js';
 import { oneLine } from '../lookup/wording.js';
 import type { HttpResponse } from './client.js';
-import { HttpStatusError } from './errors.js';
+import { HttpStatusError, statusError } from './errors.js';
 
 /**
  * Non-2xx statuses whose body says why the upstream refused (bad request, bad or missing key,
@@ -56,5 +55,5 @@ export function upstreamReason(body: string, ctx: EngineContext): string | undef
 
 /** `HTTP 403 Forbidden: <the upstream's reason>` for a refused call. */
 export function refusedError(response: HttpResponse, ctx: EngineContext): HttpStatusError {
-  return new HttpStatusError(response.status, STATUS_CODES[response.status] ?? '', undefined, upstreamReason(response.text(), ctx));
+  return statusError(response.status, upstreamReason(response.text(), ctx));
 }

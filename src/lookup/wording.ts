@@ -8,11 +8,13 @@ export function count(n: number, singular: string, plural = `${singular}s`): str
   return `${n} ${n === 1 ? singular : plural}`;
 }
 
-/** The calendar day of an ISO 8601 timestamp (`2026-01-09T10:00:00Z` -> `2026-01-09`); null when absent or unreadable. */
+/**
+ * The calendar day of an ISO 8601 / RFC 3339 timestamp as written, no time zone shift
+ * (`2026-01-09T10:00:00Z` -> `2026-01-09`); null when absent or unreadable.
+ */
 export function isoDay(value: string | null | undefined): string | null {
   if (typeof value !== 'string') return null;
-  const match = /^(\d{4}-\d{2}-\d{2})/.exec(value.trim());
-  return match ? match[1]! : null;
+  return /^(\d{4}-\d{2}-\d{2})(?:$|[T\s])/.exec(value.trim())?.[1] ?? null;
 }
 
 /** The latest of some ISO 8601 timestamps (absent and unreadable ones ignored), or null. */

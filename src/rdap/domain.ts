@@ -14,6 +14,7 @@ import { parseJson } from '../http/client.js';
 import { hostOf, registrableDomain } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
 import { loadBootstrap, rdapBaseUrl } from './bootstrap.js';
+import { isoDay } from '../lookup/wording.js';
 
 /** Registration facts, source-neutral (WHOIS parsing produces the same shape). */
 export interface RegistrationRecord {
@@ -252,11 +253,6 @@ const PLACEHOLDER = /redacted|not disclosed|data protected|statutory masking|^(n
 export function meaningful(value: string | null | undefined): string | null {
   const text = value?.trim();
   return text && !PLACEHOLDER.test(text) ? text : null;
-}
-
-/** `YYYY-MM-DD` from an RFC 3339 timestamp (the date as written, no time zone shift). */
-export function isoDay(value: string): string | null {
-  return /^(\d{4}-\d{2}-\d{2})(?:$|[T\s])/.exec(value.trim())?.[1] ?? null;
 }
 
 /** Lower-case, trailing-dot-free, distinct host names, empty entries dropped. */
