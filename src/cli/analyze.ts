@@ -1,6 +1,5 @@
 /** `oas analyze`: text in, a table (or the API's JSON array) out. */
 import { text as readStream } from 'node:stream/consumers';
-import ora, { type Ora } from 'ora';
 import { resultRows } from '../analysis/rows.js';
 import { createApp } from '../app.js';
 import type { Progress } from '../runner/runner.js';
@@ -24,7 +23,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   try {
     const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false };
     const prepared = app.analyses.prepare(request);
-    const spinner = startSpinner(prepared.observables.length, prepared.selections.length);
+    const spinner = await startSpinner(prepared.observables.length, prepared.selections.length);
     let record;
     try {
       record = await app.analyses.runToEnd(request, spinner?.update, prepared);
@@ -56,11 +55,15 @@ async function readInput(words: string[]): Promise<string> {
   return readStream(process.stdin);
 }
 
-/** A spinner on stderr with engines done / total, only when stderr is a terminal. */
-function startSpinner(observables: number, engines: number): { update: (p: Progress) => void; stop: () => void } | undefined {
+/**
+ * A spinner on stderr with engines done / total, only when stderr is a terminal (ora is loaded
+ * only then: scripts piping JSON don't pay for it).
+ */
+async function startSpinner(observables: number, engines: number): Promise<{ update: (p: Progress) => void; stop: () => void } | undefined> {
   if (!process.stderr.isTTY) return undefined;
+  const { default: ora } = await import('ora');
   const label = `Analyzing ${observables} observable(s) with ${engines} engine(s)`;
-  const spinner: Ora = ora({ text: label, stream: process.stderr }).start();
+  const spinner = ora({ text: label, stream: process.stderr }).start();
   return {
     update: (p) => {
       spinner.text = `${label}: ${p.done}/${p.total} done${p.waiting ? ` (waiting: ${p.waiting})` : ''}`;
