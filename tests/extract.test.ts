@@ -145,6 +145,20 @@ describe('extractObservables: better than the reference', () => {
     assert.deepEqual(ex('ftp://files.example.com/a'), ['FQDN:files.example.com']);
   });
 
+  test('angle brackets: kept in a path or query (XSS probes), cut at HTML around a URL', () => {
+    assert.deepEqual(ex('WAF blocked GET https://shop.example.com/search?q=<script>alert(1)</script> from 203.0.113.9'), [
+      'URL:https://shop.example.com/search?q=<script>alert(1)</script>',
+      'IPv4:203.0.113.9',
+    ]);
+    assert.deepEqual(ex('<b>http://a.com/page</b> http://b.com/x> http://c.com<br> http://d.com/p<br/> <https://e.com/q>'), [
+      'URL:http://a.com/page',
+      'URL:http://b.com/x',
+      'URL:http://c.com',
+      'URL:http://d.com/p',
+      'URL:https://e.com/q',
+    ]);
+  });
+
   test('file-extension pseudo-domains are rejected, real ccTLDs kept', () => {
     assert.deepEqual(ex('report.pdf invoice.exe script.py setup.msi Invoice.EXE run.ps1'), []);
     assert.deepEqual(ex('shop.example.com.py'), ['FQDN:shop.example.com.py']);

@@ -61,12 +61,12 @@ interface Matcher {
 
 /** Trailing characters that end a sentence rather than a URL. */
 const URL_TRAILING = new Set(['.', ',', ';', ':', '!', '?', '"', "'", '\u201d', '\u2019', '\u00bb']);
-const URL_CLOSERS: Record<string, string> = { ')': '(', ']': '[', '}': '{' };
+const URL_CLOSERS: Record<string, string> = { ')': '(', ']': '[', '}': '{', '>': '<' };
 
 /** Drops sentence punctuation and unbalanced closing brackets from the end of a URL. */
 function trimUrl(raw: string): string {
   // Count brackets once; stripping a closer updates the count, so this stays linear.
-  const count: Record<string, number> = { '(': 0, ')': 0, '[': 0, ']': 0, '{': 0, '}': 0 };
+  const count: Record<string, number> = { '(': 0, ')': 0, '[': 0, ']': 0, '{': 0, '}': 0, '<': 0, '>': 0 };
   for (const c of raw) if (c in count) count[c]!++;
   let end = raw.length;
   while (end > 0) {
@@ -86,18 +86,22 @@ function urlKey(url: string): string {
   return url.replace(/^[^/]*\/\/[^/?#]*/, (authority) => authority.toLowerCase());
 }
 
-const HASH_BY_LENGTH: Record<number, ObservableType> = { 32: 'MD5', 40: 'SHA1', 64: 'SHA256' };
-
-/** Tried in this order at each position; the first valid candidate wins. */
-const MATCHERS: readonly Matcher[] = [
-  {
-    // http(s) only; the run stops at whitespace, angle brackets, quotes and backticks, so
-    // query strings, fragments, ports and `[v6]` hosts are kept, then punctuation is trimmed.
-    pattern: '(?<![A-Za-z0-9])[Hh][Tt][Tt][Pp][Ss]?://[^\\s<>"\'`]+',
+/**
+ * An http(s) URL: angle brackets are cut where they cannot belong to it (in the host part), a
+ * trailing `<br>` or HTML closing tag (`http://a.com/x</b>`) goes unless the URL opens that tag,
+ * then sentence punctuation and unbalanced closers are trimmed.
+ */
+function urlMatcher(pattern: string): Matcher {
+  return {
+    pattern,
     check(raw) {
       // Comma/semicolon/pipe-separated URL lists ("http://a.com,http://b.com") are split.
       const next = raw.search(/[,;|][Hh][Tt][Tt][Pp][Ss]?:\/\//);
-      const value = trimUrl(next >= 0 ? raw.slice(0, next) : raw);
+      let value = next >= 0 ? raw.slice(0, next) : raw;
+      const authority = /^[^:]+:\/\/[^/?#]*/.exec(value)![0];
+      const angle = authority.search(/[<>]/);
+      if (angle >= 0) value = value.slice(0, angle);
+      value = trimUrl(stripClosingTags(value));
       let url: URL;
       try {
         url = new URL(value);
@@ -107,7 +111,32 @@ const MATCHERS: readonly Matcher[] = [
       if (!/^https?:$/.test(url.protocol) || !/[A-Za-z0-9]/.test(url.hostname)) return null;
       return { type: 'URL', value, key: urlKey(value), length: value.length };
     },
-  },
+  };
+}
+
+function stripClosingTags(url: string): string {
+  for (;;) {
+    const br = /<br\s*\/?>$/i.exec(url);
+    if (br) {
+      url = url.slice(0, br.index);
+      continue;
+    }
+    const tag = /<\/([A-Za-z][A-Za-z0-9]*)>$/.exec(url);
+    if (!tag || new RegExp(`<${tag[1]}[\\s>/]`, 'i').test(url.slice(0, tag.index))) return url;
+    url = url.slice(0, tag.index);
+  }
+}
+
+const HASH_BY_LENGTH: Record<number, ObservableType> = { 32: 'MD5', 40: 'SHA1', 64: 'SHA256' };
+
+/** Tried in this order at each position; the first valid candidate wins. */
+const MATCHERS: readonly Matcher[] = [
+  // `<https://example.com/x>` (a delimited URL, as in e-mails) ends at the `>`.
+  urlMatcher('(?<=<)[Hh][Tt][Tt][Pp][Ss]?://[^\\s<>"\'`]+'),
+  // Elsewhere `<` and `>` may appear in the path, query or fragment, as in the XSS probes of WAF
+  // alerts (`/search?q=<script>alert(1)</script>`); the run stops at whitespace, quotes and
+  // backticks, so query strings, fragments, ports and `[v6]` hosts are kept.
+  urlMatcher('(?<![A-Za-z0-9<])[Hh][Tt][Tt][Pp][Ss]?://[^\\s"\'`]+'),
   {
     // Local part is bounded (RFC: 64) because it may start after any dot.
     pattern: `(?<![A-Za-z0-9_%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+-]{0,63}@${DOMAIN}${DOMAIN_END}`,
