@@ -3,17 +3,16 @@
  * finishing an analysis that was interrupted by killing the server.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { loadCatalog } from '../src/engine/catalog.js';
 import { dohHandler } from './fakes/doh.js';
+import { BIN, spawnServe } from './helpers/serve.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
 
-const BIN = fileURLToPath(new URL('../../bin/oas.js', import.meta.url));
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 let upstreams: Upstreams;
@@ -159,18 +158,7 @@ describe('oas engines, --help, --version', () => {
 });
 
 describe('oas serve', () => {
-  function serve(configFile: string): Promise<{ child: ChildProcess; url: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', configFile], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-      let out = '';
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match) resolve({ child, url: match[1]! });
-      });
-      child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-    });
-  }
+  const serve = (configFile: string) => spawnServe(configFile, { cwd });
 
   test('binds 127.0.0.1, and an analysis interrupted by a crash completes after a restart', async () => {
     const slow = configFor(upstreams);
@@ -205,7 +193,7 @@ describe('oas serve', () => {
       assert.ok(Array.isArray((result!.public_dns as { Answer: unknown[] }).Answer));
       assert.deepEqual(result!.reverse_dns, { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] });
     } finally {
-      server.child.kill('SIGTERM');
+      await server.stop();
       upstreams.doh.route('GET /resolve', dohHandler(ZONE));
     }
   });

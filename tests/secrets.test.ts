@@ -2,7 +2,8 @@
  * No credential ever leaves the process except to its own upstream. Every engine that takes a
  * credential gets a recognisable one; the CLI (table and --json) and the server are driven
  * through success, 401, 429, 500, a timeout and a malformed answer; then the keys are looked
- * for in everything a user or another tool can see: stdout, stderr, API answers, the HTML page,
+ * for in everything a user or another tool can see: stdout, stderr, API answers, the pages and
+ * their JSON, the exports,
  * and the SQLite files (cache, analyses).
  */
 import assert from 'node:assert/strict';
@@ -15,9 +16,9 @@ import { loadCatalog } from '../src/engine/catalog.js';
 import type { EngineDefinition } from '../src/engine/contract.js';
 import { reply, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRoute } from './fakes/http.js';
 import { intelRoutes, intelSettings } from './fakes/intel.js';
+import { BIN, spawnServe } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
-const BIN = fileURLToPath(new URL('../../bin/oas.js', import.meta.url));
 const TEXT = '8.8.8.8 example.com https://www.example.com/login?id=1 44d88612fea8a8f36de82e1278abb02f alice@example.com';
 
 interface FakeModule {
@@ -121,22 +122,13 @@ describe('credentials never leave the process', () => {
     });
   }
 
-  test('the server: API answers, the results page and its log hold no credential', async () => {
+  test('the server: API answers, the pages, their JSON, the exports and the log hold no credential', async () => {
     const fake = await startFakeHttp({ '/*': reply.status(401, { error: 'bad key' }) });
     servers.push(fake);
     const config = configFor(upstreams, { engines: settingsFor(fake.url, { timeout_ms: 1000 }) });
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', config.file], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    child.stderr.on('data', (d) => (log += d));
+    const server = await spawnServe(config.file);
+    const { url } = server;
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on('data', (d) => {
-          log += d;
-          const match = /listening on (http:\/\/\S+)/.exec(log);
-          if (match) resolve(match[1]!);
-        });
-        child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${log}`)));
-      });
       const res = await fetch(`${url}/api/analyze`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -151,12 +143,13 @@ describe('credentials never leave the process', () => {
       const results = await (await fetch(`${url}/api/results/${id}`)).text();
       assert.match(results, /HTTP 401/);
       assertNoSecret(results, 'API results');
-      assertNoSecret(await (await fetch(`${url}/results/${id}`)).text(), 'results page');
+      for (const page of [`/results/${id}`, `/ui/analyses/${id}`, `/export/${id}?format=csv`, `/export/${id}?format=json`, '/ui/engines', '/ui/history']) {
+        assertNoSecret(await (await fetch(`${url}${page}`)).text(), page);
+      }
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => child.once('exit', resolve));
+      await server.stop();
     }
-    assertNoSecret(log, 'server log');
+    assertNoSecret(server.log(), 'server log');
   });
 
   test('oas engines says which engines are configured, never the credential', async () => {

@@ -1,13 +1,40 @@
-/** Flattens results into one row per (observable, engine) with a one-line summary: for tables. */
+/** One engine's outcome for one observable, and the flat (observable, engine) rows tables show. */
 import type { Catalog } from '../engine/catalog.js';
 import { RESERVED_KEYS, type ObservableResult } from '../runner/result.js';
 
-export interface ResultRow {
+export type OutcomeStatus = 'ok' | 'empty' | 'error' | 'not_applicable';
+
+export interface Outcome {
+  status: OutcomeStatus;
+  /** One line: the engine's summary, the error, "no data"... */
+  summary: string;
+}
+
+export interface ResultRow extends Outcome {
   observable: string;
   type: string;
   engine: string;
   status: 'ok' | 'empty' | 'error';
-  summary: string;
+}
+
+/** The engine keys of a result (its selected engines), in order. */
+export function engineKeys(result: ObservableResult): string[] {
+  return Object.keys(result).filter((key) => !RESERVED_KEYS.has(key));
+}
+
+/**
+ * What the engine under `key` gave for this observable. `not_applicable` when it does not take the
+ * observable's type (directly or on the resolved IP) and did not fail.
+ */
+export function engineOutcome(result: ObservableResult, key: string, catalog: Catalog): Outcome {
+  const error = result.errors?.[key];
+  if (error !== undefined) return { status: 'error', summary: `error: ${error}` };
+  const engine = catalog.find(key);
+  const applies = !engine || engine.types.includes(result.type) || (engine.reversedIp && (result.type === 'FQDN' || result.type === 'URL'));
+  if (!applies) return { status: 'not_applicable', summary: `does not apply to ${result.type}` };
+  const value = result[key];
+  if (value === null || value === undefined) return { status: 'empty', summary: 'no data' };
+  return { status: 'ok', summary: summarize(catalog, key, value) };
 }
 
 /** Rows of every engine that applies to its observable's type (directly or on the resolved IP). */
@@ -16,17 +43,10 @@ export function resultRows(results: readonly (ObservableResult | null)[], catalo
   for (const result of results) {
     if (!result) continue;
     const before = rows.length;
-    for (const key of Object.keys(result)) {
-      if (RESERVED_KEYS.has(key)) continue;
-      const error = result.errors?.[key];
-      const value = result[key];
-      const engine = catalog.find(key);
-      const applies = !engine || engine.types.includes(result.type) || (engine.reversedIp && (result.type === 'FQDN' || result.type === 'URL'));
-      if (!applies && error === undefined) continue;
-      const base = { observable: result.observable, type: result.type, engine: key };
-      if (error !== undefined) rows.push({ ...base, status: 'error', summary: `error: ${error}` });
-      else if (value === null || value === undefined) rows.push({ ...base, status: 'empty', summary: 'no data' });
-      else rows.push({ ...base, status: 'ok', summary: summarize(catalog, key, value) });
+    for (const key of engineKeys(result)) {
+      const outcome = engineOutcome(result, key, catalog);
+      if (outcome.status === 'not_applicable') continue;
+      rows.push({ observable: result.observable, type: result.type, engine: key, status: outcome.status, summary: outcome.summary });
     }
     if (rows.length === before) {
       rows.push({ observable: result.observable, type: result.type, engine: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });

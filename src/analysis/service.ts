@@ -48,6 +48,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-
 
 export class AnalysisService {
   private readonly running = new Map<string, Promise<AnalysisRecord>>();
+  /** Records of running analyses: fresher than the stored copy, which is saved every 250 ms. */
+  private readonly live = new Map<string, AnalysisRecord>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -110,6 +112,11 @@ export class AnalysisService {
   async get(id: string): Promise<AnalysisRecord | undefined> {
     if (!UUID.test(id)) return undefined;
     return (await this.storage.analyses.get(id.toLowerCase())) as AnalysisRecord | undefined;
+  }
+
+  /** The freshest copy: the running analysis in memory, else the stored record. */
+  async latest(id: string): Promise<AnalysisRecord | undefined> {
+    return this.live.get(id.toLowerCase()) ?? this.get(id);
   }
 
   /** Every stored analysis, newest first. */
@@ -185,7 +192,11 @@ export class AnalysisService {
         await this.storage.analyses.set(record.id, record);
         return record;
       })
-      .finally(() => this.running.delete(record.id));
+      .finally(() => {
+        this.running.delete(record.id);
+        this.live.delete(record.id);
+      });
     this.running.set(record.id, work);
+    this.live.set(record.id, record);
   }
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as v from 'valibot';
-import type { EngineDefinition } from '../engine/contract.js';
+import type { CredentialSpec, EngineDefinition } from '../engine/contract.js';
 import { KEYS, defaultConfig, engineSettingsSchema, normalizePrefix, type Config, type ConfigKey } from './schema.js';
 
 export class ConfigError extends Error {
@@ -167,15 +167,19 @@ function normalizeEngineSettings(
 function applyCredentialEnv(settings: Record<string, Record<string, unknown>>, engines: readonly EngineDefinition[], env: NodeJS.ProcessEnv): void {
   for (const engine of engines) {
     for (const credential of engine.credentials) {
-      const names = [
-        `OAS_${engine.service.toUpperCase()}_${credential.setting.toUpperCase()}`,
-        `OAS_${engine.id.toUpperCase()}_${credential.setting.toUpperCase()}`,
-        ...(credential.env ?? []),
-      ];
-      const name = names.find((n) => env[n]);
+      const name = credentialEnvNames(engine, credential).find((n) => env[n]);
       if (name) settings[engine.id] = { ...settings[engine.id], [credential.setting]: env[name] };
     }
   }
+}
+
+/** The environment variables a credential is read from, in precedence order. */
+export function credentialEnvNames(engine: EngineDefinition, credential: CredentialSpec): string[] {
+  return [
+    `OAS_${engine.service.toUpperCase()}_${credential.setting.toUpperCase()}`,
+    `OAS_${engine.id.toUpperCase()}_${credential.setting.toUpperCase()}`,
+    ...(credential.env ?? []),
+  ];
 }
 
 function stripUndefined<T extends object>(record: T): Partial<T> {

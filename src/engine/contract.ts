@@ -6,6 +6,7 @@
 import type { GenericSchema } from 'valibot';
 import type { HttpClient } from '../http/client.js';
 import type { Observable, ObservableType } from '../observables/types.js';
+import type { DetailFieldView } from '../view/types.js';
 
 /** Tags exactly as the spec's engine catalog spells them. */
 export type EngineTag =
@@ -22,6 +23,10 @@ export type EngineTag =
   | 'ports'
   | 'free_no_key'
   | 'scraping';
+
+
+/** One line of a results card. `href` (http or https only) makes the value a link to the source. */
+export type DetailField = DetailFieldView;
 
 /** A credential an engine needs, e.g. an API key. Its value is read from `engines.<id>.<setting>`. */
 export interface CredentialSpec {
@@ -102,6 +107,11 @@ export interface EngineDefinition<R = unknown> {
   settingsSchema?: GenericSchema;
   /** One line for tables: what an analyst wants to read first. */
   summary(result: R): string;
+  /**
+   * The fields a results card shows, in order, with links to the source. Optional: without it the
+   * card lists the result's own fields (see `src/view/details.ts`).
+   */
+  details?(result: R, target: string): DetailField[];
   /** The lookup. Returns the result object, or null when there is nothing to report. */
   run(observable: Observable, ctx: EngineContext): Promise<R | null>;
 }

@@ -1,20 +1,16 @@
 /**
- * The three endpoints of the HTTP interface specification, under the configured prefix, and the
- * `/results/<id>` page every analysis links to. Every error is JSON `{"error": "..."}` saying what
+ * The three endpoints of the HTTP interface specification, under the configured prefix. Every error is JSON `{"error": "..."}` saying what
  * to fix; no stack trace ever reaches a caller.
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
 import { InputError, type AnalysisService } from '../analysis/service.js';
-import type { Catalog } from '../engine/catalog.js';
-import { renderResultsPage, renderNotFoundPage } from './results-page.js';
 
 export interface ApiOptions {
   prefix: string;
   maxBodyBytes: number;
   analyses: AnalysisService;
-  catalog: Catalog;
 }
 
 const REQUIRED = {
@@ -99,24 +95,9 @@ export function createApi(options: ApiOptions): Hono {
     return c.json(record.results);
   });
 
-  app.get('/results/:id', async (c) => {
-    const record = await analyses.get(c.req.param('id'));
-    setPageHeaders(c);
-    if (!record) return c.html(renderNotFoundPage(c.req.param('id')), 404);
-    return c.html(renderResultsPage(record, options.catalog, prefix));
-  });
-
   return app;
 }
 
 function notFound(c: Context) {
   return c.json({ error: `analysis not found: ${c.req.param('id')}` }, 404);
-}
-
-/** Pages run no script and load nothing from elsewhere. */
-function setPageHeaders(c: Context): void {
-  c.header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'");
-  c.header('X-Content-Type-Options', 'nosniff');
-  c.header('Referrer-Policy', 'no-referrer');
-  c.header('Cache-Control', 'no-store');
 }

@@ -1,8 +1,10 @@
-/** Starts the API for an App on its configured host and port. */
+/** Starts the API and the pages for an App on its configured host and port. */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
 import type { App } from '../app.js';
 import { createApi } from './api.js';
+import { createPages } from './pages.js';
 
 export interface RunningServer {
   server: ServerType;
@@ -11,10 +13,17 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** The whole HTTP surface: the spec's three endpoints, then the pages. */
+export function createHttpApp(app: App): Hono {
+  const { config } = app;
+  const root = createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses });
+  root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses, storage: app.storage }));
+  return root;
+}
+
 export async function listen(app: App): Promise<RunningServer> {
   const { config } = app;
-  const api = createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, catalog: app.catalog });
-  const server = serve({ fetch: api.fetch, hostname: config.host, port: config.port });
+  const server = serve({ fetch: createHttpApp(app).fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -1,0 +1,51 @@
+/**
+ * Past analyses for the history page: newest first, searched by observable, one page at a time.
+ * The query runs in SQLite over the stored records, so a long history is never loaded whole.
+ */
+import type { Storage } from '../store/storage.js';
+import type { HistoryItemView, HistoryView } from '../view/types.js';
+
+export interface HistoryQuery {
+  /** Case-insensitive substring of any observable of the analysis; empty matches all. */
+  query: string;
+  /** 1-based. */
+  page: number;
+  perPage: number;
+}
+
+const SHOWN_OBSERVABLES = 5;
+
+const MATCH = `(?1 = '' OR EXISTS (
+  SELECT 1 FROM json_each(analyses.value, '$.value.observables') AS o
+  WHERE instr(lower(json_extract(o.value, '$.value')), ?1) > 0))`;
+
+export async function historyPage(storage: Storage, q: HistoryQuery): Promise<HistoryView> {
+  const needle = q.query.trim().toLowerCase();
+  const table = storage.analysesTable;
+  const [count] = (await table.query(`SELECT count(*) AS n FROM analyses WHERE ${MATCH}`, needle)) as { n: number }[];
+  const rows = (await table.query(
+    `SELECT json_extract(value, '$.value.id') AS id,
+            json_extract(value, '$.value.created_at') AS created_at,
+            json_extract(value, '$.value.complete') AS complete,
+            json_extract(value, '$.value.duration_ms') AS duration_ms,
+            json_extract(value, '$.value.engines') AS engines,
+            json_array_length(value, '$.value.observables') AS observable_count,
+            (SELECT json_group_array(json_object('value', json_extract(o.value, '$.value'), 'type', json_extract(o.value, '$.type')))
+               FROM (SELECT value FROM json_each(analyses.value, '$.value.observables') LIMIT ${SHOWN_OBSERVABLES}) AS o) AS observables
+       FROM analyses WHERE ${MATCH}
+      ORDER BY created_at DESC LIMIT ?2 OFFSET ?3`,
+    needle,
+    q.perPage,
+    (q.page - 1) * q.perPage,
+  )) as Record<string, unknown>[];
+  const items: HistoryItemView[] = rows.map((row) => ({
+    id: String(row['id']),
+    created_at: String(row['created_at']),
+    complete: row['complete'] === 1,
+    duration_ms: typeof row['duration_ms'] === 'number' ? row['duration_ms'] : null,
+    engines: JSON.parse(String(row['engines'] ?? '[]')) as string[],
+    observable_count: Number(row['observable_count'] ?? 0),
+    observables: JSON.parse(String(row['observables'] ?? '[]')) as { value: string; type: string }[],
+  }));
+  return { query: q.query, page: q.page, per_page: q.perPage, total: count?.n ?? 0, items };
+}

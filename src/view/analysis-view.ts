@@ -1,0 +1,64 @@
+/** The live view of an analysis the results page polls: one row per observable, one cell per engine. */
+import type { AnalysisRecord } from '../analysis/service.js';
+import { engineOutcome } from '../analysis/rows.js';
+import type { Catalog } from '../engine/catalog.js';
+import type { ObservableResult } from '../runner/result.js';
+import { genericDetails, safeHref } from './details.js';
+import type { AnalysisView, CellView, DetailFieldView, ObservableView } from './types.js';
+
+export function analysisView(record: AnalysisRecord, catalog: Catalog): AnalysisView {
+  return {
+    id: record.id,
+    created_at: record.created_at,
+    finished_at: record.finished_at,
+    duration_ms: record.duration_ms,
+    complete: record.complete,
+    ignore_cache: record.ignore_cache,
+    progress: record.progress,
+    engines: record.engines.map((key) => ({ key, label: catalog.find(key)?.label ?? key })),
+    observables: record.observables.map((observable, index) => {
+      const result = record.results[index] ?? null;
+      if (!result) {
+        return {
+          index,
+          observable: observable.value,
+          type: observable.type,
+          reversed_ip: null,
+          done: false,
+          cells: record.engines.map((engine) => ({ engine, status: 'pending', summary: 'running…', fields: [] })),
+        } satisfies ObservableView;
+      }
+      return {
+        index,
+        observable: result.observable,
+        type: result.type,
+        reversed_ip: result.reversed_ip ?? null,
+        done: true,
+        cells: record.engines.map((key) => cell(result, key, catalog)),
+      } satisfies ObservableView;
+    }),
+    results: record.results,
+  };
+}
+
+function cell(result: ObservableResult, key: string, catalog: Catalog): CellView {
+  const outcome = engineOutcome(result, key, catalog);
+  if (outcome.status !== 'ok') return { engine: key, ...outcome, fields: [] };
+  return { engine: key, ...outcome, fields: details(result, key, catalog) };
+}
+
+/** The engine's own card fields when it declares them, else the result's fields; hrefs are re-checked. */
+function details(result: ObservableResult, key: string, catalog: Catalog): DetailFieldView[] {
+  const engine = catalog.find(key);
+  const value = result[key];
+  let fields: DetailFieldView[];
+  try {
+    fields = engine?.details ? engine.details(value, result.reversed_ip ?? result.observable) : genericDetails(value);
+  } catch {
+    fields = genericDetails(value);
+  }
+  return fields.map((f) => {
+    const href = safeHref(f.href);
+    return href ? { label: f.label, value: f.value, href } : { label: f.label, value: f.value };
+  });
+}

@@ -1,0 +1,29 @@
+/** The engine picker's data: every engine, whether it can be selected, and where to configure it. */
+import type { Catalog } from '../engine/catalog.js';
+import { credentialEnvNames } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import type { CatalogView } from './types.js';
+
+export function catalogView(catalog: Catalog, config: Config): CatalogView {
+  return {
+    api_prefix: config.api_prefix,
+    engines: catalog.engines.map((engine) => {
+      const required = engine.credentials.filter((c) => c.required !== false);
+      return {
+        id: engine.id,
+        service: engine.service,
+        label: engine.label,
+        description: engine.description,
+        tags: [...engine.tags],
+        types: [...engine.types],
+        catalog: engine.catalog,
+        default: engine.catalog === 'main' && engine.tags.includes('default'),
+        configured: catalog.isConfigured(engine, config.engines),
+        credentials: engine.credentials.map((c) => c.label),
+        configure_hint: required
+          .map((c) => `engines.${engine.id}.${c.setting} or ${credentialEnvNames(engine, c)[0]}`)
+          .join('; '),
+      };
+    }),
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * The JSON the web pages read besides the three API endpoints (catalog, live analysis view,
+ * history). Types only, no imports: the browser code (web/) compiles against this same file.
+ */
+
+/** One line of a results card. `href` (http or https only) makes the value a link to the source. */
+export interface DetailFieldView {
+  label: string;
+  value: string;
+  href?: string;
+}
+
+/** An engine as the form's picker shows it. */
+export interface EngineView {
+  id: string;
+  service: string;
+  label: string;
+  description: string;
+  /** Tags exactly as the spec spells them (`IP`, `free_no_key`, ...). */
+  tags: string[];
+  types: string[];
+  catalog: 'main' | 'older';
+  /** Tagged `default` in the main catalog: preselected. */
+  default: boolean;
+  /** False when a required credential is missing: shown, not selectable. */
+  configured: boolean;
+  /** Labels of the credentials the engine needs ("API key"); empty for keyless engines. */
+  credentials: string[];
+  /** Where to set the missing credentials (setting paths and environment variables); never values. */
+  configure_hint: string;
+}
+
+export interface CatalogView {
+  /** The API prefix, e.g. `/api/`. */
+  api_prefix: string;
+  engines: EngineView[];
+}
+
+export type CellStatus = 'ok' | 'empty' | 'error' | 'not_applicable' | 'pending';
+
+/** One engine's outcome for one observable. */
+export interface CellView {
+  /** The engine key (the name the analysis used). */
+  engine: string;
+  status: CellStatus;
+  /** One line: the engine's summary, the error, "no data"... */
+  summary: string;
+  fields: DetailFieldView[];
+}
+
+export interface ObservableView {
+  index: number;
+  observable: string;
+  type: string;
+  reversed_ip: string | null;
+  done: boolean;
+  /** One per column of `AnalysisView.engines`, same order. */
+  cells: CellView[];
+}
+
+export interface AnalysisView {
+  id: string;
+  created_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  complete: boolean;
+  ignore_cache: boolean;
+  progress: { done: number; total: number };
+  /** Columns: engine key as the analysis named it, and its label. */
+  engines: { key: string; label: string }[];
+  observables: ObservableView[];
+  /** The API's result objects so far, in input order; null for an observable still running. */
+  results: (Record<string, unknown> | null)[];
+}
+
+export interface HistoryItemView {
+  id: string;
+  created_at: string;
+  complete: boolean;
+  duration_ms: number | null;
+  engines: string[];
+  observable_count: number;
+  /** The first few observables. */
+  observables: { value: string; type: string }[];
+}
+
+export interface HistoryView {
+  query: string;
+  page: number;
+  per_page: number;
+  total: number;
+  items: HistoryItemView[];
+}

@@ -1,0 +1,48 @@
+/** `oas serve` as a subprocess on an ephemeral loopback port, as users start it. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../../bin/oas.js', import.meta.url));
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** e.g. http://127.0.0.1:41234 */
+  url: string;
+  /** Everything the server printed so far (stdout and stderr). */
+  log(): string;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+export function spawnServe(configFile: string, options: { cwd?: string; args?: string[] } = {}): Promise<ServeProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', configFile, ...(options.args ?? [])], {
+      cwd: options.cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let log = '';
+    let exited = false;
+    child.stderr!.on('data', (d) => (log += d));
+    child.stdout!.on('data', (d) => {
+      log += d;
+      const match = /listening on (http:\/\/\S+)/.exec(log);
+      if (match) {
+        resolve({
+          child,
+          url: match[1]!,
+          log: () => log,
+          stop: async () => {
+            if (exited) return;
+            const exit = new Promise((done) => child.once('exit', done));
+            child.kill('SIGTERM');
+            await exit;
+          },
+        });
+      }
+    });
+    child.on('exit', (code) => {
+      exited = true;
+      reject(new Error(`serve exited with ${code}: ${log}`));
+    });
+  });
+}

@@ -1,0 +1,205 @@
+/**
+ * `/`: paste text, pick engines, analyse. The picker is grouped (ready to use, needs a key, older
+ * catalog) and filtered by the spec's tags and by name; the `default` engines are preselected;
+ * an engine whose key is not configured is shown but cannot be selected. Ctrl+Enter submits.
+ * Submitting calls POST {prefix}analyze like any other client, then opens the results page.
+ */
+import { ApiError, apiPath, getJson, postJson } from './api.js';
+import { el, errorNotice, mainElement, replace } from './dom.js';
+import { plural } from './format.js';
+import type { CatalogView, EngineView } from '../../src/view/types.js';
+
+/** The filter chips: the spec's tags, in its order (`the service` is a name, not a filter). */
+const TAG_FILTERS = ['default', 'IP', 'domain', 'URL', 'hash', 'email', 'risk', 'VPN', 'proxy', 'ports', 'free_no_key', 'scraping'];
+const HIDDEN_TAGS = new Set(['the service']);
+
+interface PickerState {
+  tag: string | null;
+  search: string;
+}
+
+async function main(): Promise<void> {
+  const root = mainElement();
+  let catalog: CatalogView;
+  try {
+    catalog = await getJson<CatalogView>('/ui/engines');
+  } catch (error) {
+    replace(root, errorNotice(`Could not load the engine list: ${error instanceof Error ? error.message : String(error)}`));
+    return;
+  }
+  root.appendChild(renderForm(catalog));
+  document.getElementById('text')?.focus();
+}
+
+function renderForm(catalog: CatalogView): HTMLElement {
+  const state: PickerState = { tag: null, search: '' };
+  const text = el('textarea', {
+    id: 'text',
+    name: 'text',
+    rows: 10,
+    spellcheck: 'false',
+    autocomplete: 'off',
+    required: true,
+    'aria-describedby': 'text-hint',
+    placeholder: 'Paste anything: an alert, an e-mail, a list of domains, IP addresses, URLs, hashes or e-mail addresses. Defanged forms like hxxps://example[.]com are understood.',
+  });
+  const ignoreCache = el('input', { type: 'checkbox', id: 'ignore-cache', name: 'ignore_cache' });
+  const formError = el('p', { id: 'form-error', class: 'form-error', role: 'alert', hidden: true });
+  const submit = el('button', { type: 'submit', class: 'primary', id: 'submit' }, 'Analyze');
+  const count = el('span', { class: 'muted', id: 'selected-count' });
+
+  const checkboxes = new Map<string, HTMLInputElement>();
+  const items = new Map<string, HTMLElement>();
+  for (const engine of catalog.engines) {
+    const box = el('input', {
+      type: 'checkbox',
+      name: 'engines',
+      value: engine.id,
+      id: `engine-${engine.id}`,
+      disabled: !engine.configured,
+      'aria-describedby': `engine-${engine.id}-desc`,
+    });
+    box.checked = engine.configured && engine.default;
+    box.addEventListener('change', () => updateCount());
+    checkboxes.set(engine.id, box);
+    items.set(engine.id, engineItem(engine, box));
+  }
+
+  const groups = [
+    { title: 'Ready to use', note: 'no key needed, or its key is configured', match: (e: EngineView) => e.catalog === 'main' && e.configured },
+    { title: 'Needs a key', note: 'set the key in the configuration or the environment to enable these', match: (e: EngineView) => e.catalog === 'main' && !e.configured },
+    { title: 'Older catalog', note: 'engines of the older catalog variant', match: (e: EngineView) => e.catalog === 'older' },
+  ];
+  const groupElements = groups.map((group) => {
+    const list = el('div', { class: 'engine-list' }, catalog.engines.filter(group.match).map((e) => items.get(e.id)!));
+    const section = el('section', { class: 'engine-group', 'aria-label': group.title },
+      el('h3', null, group.title, ' ', el('span', { class: 'muted' }, `(${group.note})`)),
+      list);
+    return { section, list };
+  });
+  const noMatch = el('p', { class: 'muted', hidden: true, id: 'no-engine-match' }, 'No engine matches this filter.');
+
+  const chips = [null, ...TAG_FILTERS].map((tag) => {
+    const chip = el('button', { type: 'button', class: 'chip', 'data-tag': tag ?? 'all', 'aria-pressed': tag === state.tag ? 'true' : 'false' }, tag ?? 'all');
+    chip.addEventListener('click', () => {
+      state.tag = tag;
+      for (const other of chipElements) other.setAttribute('aria-pressed', String(other === chip));
+      applyFilter();
+    });
+    return chip;
+  });
+  const chipElements = chips;
+  const search = el('input', { type: 'search', id: 'engine-search', placeholder: 'Filter engines by name', 'aria-label': 'Filter engines by name', autocomplete: 'off' });
+  search.addEventListener('input', () => {
+    state.search = search.value.trim().toLowerCase();
+    applyFilter();
+  });
+
+  const shown = () => catalog.engines.filter((e) => !items.get(e.id)!.hidden);
+  const selectShown = el('button', { type: 'button', class: 'link-button' }, 'Select shown');
+  selectShown.addEventListener('click', () => {
+    for (const engine of shown()) if (engine.configured) checkboxes.get(engine.id)!.checked = true;
+    updateCount();
+  });
+  const clear = el('button', { type: 'button', class: 'link-button' }, 'Clear');
+  clear.addEventListener('click', () => {
+    for (const box of checkboxes.values()) box.checked = false;
+    updateCount();
+  });
+  const defaults = el('button', { type: 'button', class: 'link-button' }, 'Defaults');
+  defaults.addEventListener('click', () => {
+    for (const engine of catalog.engines) checkboxes.get(engine.id)!.checked = engine.configured && engine.default;
+    updateCount();
+  });
+
+  function applyFilter(): void {
+    let visible = 0;
+    for (const engine of catalog.engines) {
+      const byTag = state.tag === null || engine.tags.includes(state.tag);
+      const haystack = `${engine.label} ${engine.id} ${engine.service} ${engine.description}`.toLowerCase();
+      const hidden = !(byTag && (state.search === '' || haystack.includes(state.search)));
+      items.get(engine.id)!.hidden = hidden;
+      if (!hidden) visible += 1;
+    }
+    for (const group of groupElements) group.section.hidden = [...group.list.children].every((c) => (c as HTMLElement).hidden);
+    noMatch.hidden = visible > 0;
+  }
+
+  function selected(): string[] {
+    return catalog.engines.filter((e) => checkboxes.get(e.id)!.checked && !checkboxes.get(e.id)!.disabled).map((e) => e.id);
+  }
+
+  function updateCount(): void {
+    count.textContent = `${plural(selected().length, 'engine')} selected`;
+  }
+
+  const form = el('form', { id: 'analyze-form', class: 'analyze-form', novalidate: true },
+    el('div', { class: 'field' },
+      el('label', { for: 'text', class: 'field-label' }, 'Observables'),
+      text,
+      el('p', { id: 'text-hint', class: 'hint' }, el('kbd', null, 'Ctrl'), '+', el('kbd', null, 'Enter'), ' analyzes. Domains, IPv4/IPv6 addresses, URLs, MD5/SHA1/SHA256 hashes and e-mail addresses are picked out of the text.')),
+    el('fieldset', { class: 'engines' },
+      el('legend', null, 'Engines ', count),
+      el('div', { class: 'engine-tools' },
+        el('div', { class: 'chips', role: 'group', 'aria-label': 'Show engines tagged' }, chips),
+        el('div', { class: 'engine-actions' }, search, selectShown, clear, defaults)),
+      groupElements.map((g) => g.section),
+      noMatch),
+    el('div', { class: 'form-footer' },
+      el('label', { class: 'check' }, ignoreCache, ' Ignore cache (ask every source again)'),
+      submit),
+    formError);
+
+  form.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    formError.hidden = true;
+    const engines = selected();
+    if (text.value.trim() === '') return showError('Paste at least one observable.', text);
+    if (engines.length === 0) return showError('Select at least one engine.', search);
+    submit.disabled = true;
+    submit.textContent = 'Starting…';
+    try {
+      const handle = await postJson<{ analysis_id: string; link: string }>(apiPath('analyze'), {
+        text: text.value,
+        engines,
+        ignore_cache: ignoreCache.checked,
+      });
+      window.location.assign(handle.link);
+    } catch (error) {
+      submit.disabled = false;
+      submit.textContent = 'Analyze';
+      showError(error instanceof ApiError ? error.message : 'The analysis could not be started.', text);
+    }
+  });
+
+  function showError(message: string, focus: HTMLElement): void {
+    formError.textContent = message;
+    formError.hidden = false;
+    focus.focus();
+  }
+
+  updateCount();
+  return el('section', { class: 'panel' }, el('h1', null, 'Analyze observables'), form);
+}
+
+function engineItem(engine: EngineView, box: HTMLInputElement): HTMLElement {
+  const tags = engine.tags.filter((t) => !HIDDEN_TAGS.has(t));
+  return el('div', { class: `engine${engine.configured ? '' : ' unavailable'}`, 'data-engine': engine.id },
+    box,
+    el('label', { for: box.id },
+      el('span', { class: 'engine-name' }, engine.label),
+      ' ',
+      el('code', { class: 'engine-id' }, engine.id)),
+    el('p', { class: 'engine-desc', id: `engine-${engine.id}-desc` },
+      engine.description,
+      engine.configured ? null : el('span', { class: 'needs-key' }, ` Needs ${engine.credentials.join(' and ') || 'a key'}: set ${engine.configure_hint}.`)),
+    el('p', { class: 'tags' }, tags.map((t) => el('span', { class: `tag${t === 'default' ? ' tag-default' : ''}` }, t))));
+}
+
+void main();

@@ -1,0 +1,47 @@
+/**
+ * The cards view: one card per observable, one section per engine that applies, with the fields
+ * that matter and links to the source. Links open in a new tab and carry no referrer.
+ */
+import { copyButtons } from './observable-actions.js';
+import { el } from './dom.js';
+import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
+
+const STATUS_LABEL: Record<CellView['status'], string> = {
+  ok: 'result',
+  empty: 'no data',
+  error: 'error',
+  not_applicable: 'does not apply',
+  pending: 'running…',
+};
+
+export function renderCards(view: AnalysisView, rows: ObservableView[]): HTMLElement {
+  const labels = new Map(view.engines.map((e) => [e.key, e.label]));
+  return el('div', { class: 'cards' }, rows.map((row) => renderCard(row, labels)));
+}
+
+function renderCard(row: ObservableView, labels: Map<string, string>): HTMLElement {
+  const cells = row.cells.filter((c) => c.status !== 'not_applicable');
+  return el('article', { class: 'card', 'data-index': row.index, 'data-observable': row.observable, 'data-state': row.done ? 'done' : 'pending', 'aria-label': row.observable },
+    el('header', { class: 'card-head' },
+      el('h2', null, el('code', { class: 'obs' }, row.observable)),
+      el('p', { class: 'card-meta' },
+        el('span', { class: 'type' }, row.type),
+        row.reversed_ip ? el('span', { class: 'sub' }, ` resolved to ${row.reversed_ip}`) : null),
+      el('div', { class: 'row-actions' }, copyButtons(row))),
+    !row.done ? el('p', { class: 'status-label pending' }, 'running…') : null,
+    row.done && cells.length === 0 ? el('p', { class: 'muted' }, `No selected engine applies to ${row.type}.`) : null,
+    row.done ? cells.map((cell) => renderSection(cell, labels.get(cell.engine) ?? cell.engine)) : null);
+}
+
+function renderSection(cell: CellView, label: string): HTMLElement {
+  return el('section', { class: `engine-section status-${cell.status}`, 'data-engine': cell.engine },
+    el('h3', null, label, ' ', el('span', { class: `badge badge-${cell.status}` }, STATUS_LABEL[cell.status])),
+    cell.status === 'ok' ? el('p', { class: 'summary' }, cell.summary) : null,
+    cell.status === 'error' ? el('p', { class: 'error-text' }, cell.summary.replace(/^error: /, '')) : null,
+    cell.fields.length > 0
+      ? el('dl', { class: 'fields' }, cell.fields.map((field) => [
+          el('dt', null, field.label),
+          el('dd', null, field.href && /^https?:\/\//i.test(field.href) ? el('a', { href: field.href, target: '_blank', rel: 'noopener noreferrer' }, field.value) : field.value),
+        ]))
+      : null);
+}

@@ -1,0 +1,72 @@
+/**
+ * The table view: one row per observable, one column per engine with its one-line summary.
+ * Columns sort on click (again to reverse), the header stays in view while scrolling.
+ */
+import { copyButtons } from './observable-actions.js';
+import { el } from './dom.js';
+import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
+
+export interface SortState {
+  /** `observable`, `type`, or an engine key. */
+  column: string;
+  direction: 'ascending' | 'descending';
+}
+
+function cellContent(cell: CellView): Node | string {
+  switch (cell.status) {
+    case 'ok':
+      return cell.summary;
+    case 'error':
+      return el('span', null, el('span', { class: 'status-label' }, 'error'), ' ', cell.summary.replace(/^error: /, ''));
+    case 'empty':
+      return el('span', { class: 'status-label' }, 'no data');
+    case 'not_applicable':
+      return el('span', { class: 'status-label', 'aria-label': cell.summary }, '—');
+    case 'pending':
+      return el('span', { class: 'status-label pending' }, 'running…');
+  }
+}
+
+export function renderTable(view: AnalysisView, rows: ObservableView[], sort: SortState | null, onSort: (column: string) => void): HTMLElement {
+  const header = (column: string, label: string) => {
+    const sorted = sort?.column === column ? sort.direction : null;
+    return el('th', { scope: 'col', 'aria-sort': sorted ?? 'none' },
+      el('button', { type: 'button', class: 'sort', 'data-column': column, onclick: () => onSort(column) },
+        label, el('span', { class: 'sort-mark', 'aria-hidden': 'true' }, sorted === 'ascending' ? ' ▲' : sorted === 'descending' ? ' ▼' : '')));
+  };
+  const sortedRows = sort ? sortRows(view, rows, sort) : rows;
+  return el('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Results table' },
+    el('table', { class: 'results-table' },
+      el('thead', null,
+        el('tr', null,
+          header('observable', 'Observable'),
+          header('type', 'Type'),
+          view.engines.map((engine) => header(engine.key, engine.label)))),
+      el('tbody', null, sortedRows.map((row) => renderRow(row)))));
+}
+
+function renderRow(row: ObservableView): HTMLElement {
+  return el('tr', { 'data-index': row.index, 'data-observable': row.observable, 'data-state': row.done ? 'done' : 'pending' },
+    el('th', { scope: 'row', class: 'obs-cell' },
+      el('code', { class: 'obs' }, row.observable),
+      row.reversed_ip ? el('div', { class: 'sub' }, `→ ${row.reversed_ip}`) : null,
+      el('div', { class: 'row-actions' }, copyButtons(row))),
+    el('td', null, el('span', { class: 'type' }, row.type)),
+    row.cells.map((cell) => el('td', { class: `cell status-${cell.status}`, 'data-engine': cell.engine, title: cell.summary }, cellContent(cell))));
+}
+
+function sortRows(view: AnalysisView, rows: ObservableView[], sort: SortState): ObservableView[] {
+  const engineIndex = view.engines.findIndex((e) => e.key === sort.column);
+  const key = (row: ObservableView): string => {
+    if (sort.column === 'observable') return row.observable;
+    if (sort.column === 'type') return row.type;
+    const cell = row.cells[engineIndex];
+    if (!cell) return '';
+    // Results first, then empty, errors, not applicable, pending; alphabetical within each.
+    const rank = { ok: 0, empty: 1, error: 2, not_applicable: 3, pending: 4 }[cell.status];
+    return `${rank}${cell.summary}`;
+  };
+  const factor = sort.direction === 'ascending' ? 1 : -1;
+  const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+  return [...rows].sort((a, b) => factor * collator.compare(key(a), key(b)) || a.index - b.index);
+}

@@ -1,0 +1,197 @@
+/**
+ * `/results/<id>`: the analysis as it runs. Polls GET {prefix}is_analysis_complete/<id> and the
+ * live view (/ui/analyses/<id>) every second, so each observable shows up as soon as it is done;
+ * once complete, the whole result comes from GET {prefix}results/<id> (the JSON view, "copy
+ * JSON"). Three views (table, cards, raw JSON), a filter, sorting, copy buttons and exports.
+ */
+import { ApiError, apiPath, getJson } from './api.js';
+import { copyButton } from './clipboard.js';
+import { el, errorNotice, mainElement, replace } from './dom.js';
+import { formatDuration, formatTime, plural } from './format.js';
+import { resultsByIndex } from './observable-actions.js';
+import { renderCards } from './results-cards.js';
+import { renderTable, type SortState } from './results-table.js';
+import type { AnalysisView, ObservableView } from '../../src/view/types.js';
+
+type ViewName = 'table' | 'cards' | 'json';
+const VIEWS: { name: ViewName; label: string }[] = [
+  { name: 'table', label: 'Table' },
+  { name: 'cards', label: 'Cards' },
+  { name: 'json', label: 'JSON' },
+];
+const POLL_MS = 1000;
+const RETRY_MS = 3000;
+
+const id = document.body.dataset['analysisId'] ?? '';
+
+const state: {
+  view: ViewName;
+  filter: string;
+  sort: SortState | null;
+  data: AnalysisView | null;
+  /** GET {prefix}results/<id>, once complete. */
+  final: unknown[] | null;
+} = { view: viewFromHash(), filter: '', sort: null, data: null, final: null };
+
+function viewFromHash(): ViewName {
+  const name = window.location.hash.slice(1);
+  return VIEWS.some((v) => v.name === name) ? (name as ViewName) : 'table';
+}
+
+// --- layout, built once ---
+const title = el('h1', null, 'Analysis ', el('code', { class: 'analysis-id' }, id));
+const meta = el('p', { class: 'meta muted', id: 'analysis-meta' });
+const progressBar = el('progress', { id: 'progress-bar', max: 1, value: 0, 'aria-labelledby': 'progress-text' });
+const progressText = el('span', { id: 'progress-text' }, 'Loading…');
+const status = el('div', { class: 'progress', id: 'analysis-status', role: 'status', 'aria-live': 'polite', 'data-complete': 'false' }, progressBar, progressText);
+
+const viewButtons = VIEWS.map((v) => {
+  const button = el('button', { type: 'button', class: 'tab', 'data-view': v.name, 'aria-pressed': String(v.name === state.view) }, v.label);
+  button.addEventListener('click', () => switchView(v.name));
+  return button;
+});
+const filter = el('input', { type: 'search', id: 'results-filter', placeholder: 'Filter: observable, type, any result text', 'aria-label': 'Filter results', autocomplete: 'off' });
+filter.addEventListener('input', () => {
+  state.filter = filter.value.trim().toLowerCase();
+  renderContent();
+});
+const shownCount = el('span', { class: 'muted', id: 'shown-count' });
+const copyAll = copyButton('Copy JSON', () => JSON.stringify(currentJson(), null, 2), 'Copy the whole result as JSON', 'button');
+const exportCsv = el('a', { id: 'export-csv', class: 'button', 'aria-disabled': 'true' }, 'Download CSV');
+const exportJson = el('a', { id: 'export-json', class: 'button', 'aria-disabled': 'true' }, 'Download JSON');
+const content = el('div', { id: 'view', class: 'view' });
+
+function layout(): HTMLElement {
+  return el('section', { class: 'panel results' },
+    el('div', { class: 'results-head' }, title, meta, status),
+    el('div', { class: 'toolbar' },
+      el('div', { class: 'tabs', role: 'group', 'aria-label': 'View' }, viewButtons),
+      el('div', { class: 'filter' }, filter, shownCount),
+      el('div', { class: 'actions' }, copyAll, exportCsv, exportJson)),
+    content);
+}
+
+function switchView(name: ViewName): void {
+  state.view = name;
+  for (const button of viewButtons) button.setAttribute('aria-pressed', String(button.dataset['view'] === name));
+  history.replaceState(null, '', `#${name}`);
+  renderContent();
+}
+
+// --- rendering ---
+function currentJson(): unknown[] {
+  return state.final ?? (state.data?.results.filter((r) => r !== null) ?? []);
+}
+
+function matches(row: ObservableView): boolean {
+  if (state.filter === '') return true;
+  const text = [row.observable, row.type, row.reversed_ip ?? '', ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
+  return text.includes(state.filter);
+}
+
+function renderHeader(data: AnalysisView): void {
+  const observablesDone = data.observables.filter((o) => o.done).length;
+  meta.textContent = `Started ${formatTime(data.created_at)} · ${plural(data.observables.length, 'observable')} · engines: ${data.engines.map((e) => e.label).join(', ')}${data.ignore_cache ? ' · cache ignored' : ''}`;
+  progressBar.max = Math.max(1, data.progress.total);
+  progressBar.value = data.complete ? progressBar.max : data.progress.done;
+  progressText.textContent = data.complete
+    ? `Complete: ${plural(data.observables.length, 'observable')}, ${plural(data.progress.total, 'lookup')} in ${formatDuration(data.duration_ms)}`
+    : `Running: ${data.progress.done} of ${plural(data.progress.total, 'lookup')} done · ${observablesDone} of ${plural(data.observables.length, 'observable')} complete`;
+  status.dataset['complete'] = String(data.complete);
+  status.classList.toggle('complete', data.complete);
+  document.title = data.complete ? `oas · analysis ${id.slice(0, 8)}` : `(${observablesDone}/${data.observables.length}) oas · analysis ${id.slice(0, 8)}`;
+  for (const [link, format] of [[exportCsv, 'csv'], [exportJson, 'json']] as const) {
+    if (data.complete) {
+      link.href = `/export/${encodeURIComponent(id)}?format=${format}`;
+      link.setAttribute('download', `oas-${id}.${format}`);
+      link.removeAttribute('aria-disabled');
+    }
+  }
+}
+
+function renderContent(): void {
+  const data = state.data;
+  if (!data) return;
+  const rows = data.observables.filter(matches);
+  shownCount.textContent = rows.length === data.observables.length ? plural(rows.length, 'observable') : `${rows.length} of ${plural(data.observables.length, 'observable')} shown`;
+  const focus = focusKey();
+  const scroller = content.querySelector('.table-wrap');
+  const scroll = scroller ? { top: scroller.scrollTop, left: scroller.scrollLeft } : null;
+
+  if (state.view === 'table') {
+    replace(content, renderTable(data, rows, state.sort, (column) => {
+      state.sort = state.sort?.column === column && state.sort.direction === 'ascending' ? { column, direction: 'descending' } : { column, direction: 'ascending' };
+      renderContent();
+    }));
+  } else if (state.view === 'cards') {
+    replace(content, renderCards(data, rows));
+  } else {
+    const json = state.filter === '' ? currentJson() : currentJson().filter((r) => rows.some((row) => isResultOf(r, row)));
+    replace(content,
+      data.complete ? null : el('p', { class: 'muted' }, `Partial: ${plural(json.length, 'observable')} so far; the rest follow as they finish.`),
+      el('pre', { class: 'json', id: 'raw-json', tabindex: 0, 'aria-label': 'Raw JSON' }, JSON.stringify(json, null, 2)));
+  }
+  const newScroller = content.querySelector('.table-wrap');
+  if (scroll && newScroller) newScroller.scrollTo(scroll);
+  restoreFocus(focus);
+}
+
+function isResultOf(result: unknown, row: ObservableView): boolean {
+  return typeof result === 'object' && result !== null && (result as { observable?: unknown }).observable === row.observable;
+}
+
+/** Where the keyboard focus is inside the view, so a refresh does not lose it. */
+function focusKey(): string | null {
+  const active = document.activeElement;
+  if (!(active instanceof HTMLElement) || !content.contains(active)) return null;
+  const row = active.closest('[data-index]')?.getAttribute('data-index') ?? '';
+  return `${row}|${active.dataset['column'] ?? ''}|${active.dataset['copy'] ?? ''}|${active.id}`;
+}
+
+function restoreFocus(key: string | null): void {
+  if (!key) return;
+  const [row, column, copy, elementId] = key.split('|');
+  let target: Element | null = null;
+  if (elementId) target = document.getElementById(elementId);
+  else if (column) target = content.querySelector(`[data-column="${CSS.escape(column)}"]`);
+  else if (copy) target = content.querySelector(`[data-index="${CSS.escape(row ?? '')}"] [data-copy="${CSS.escape(copy)}"]`);
+  if (target instanceof HTMLElement) target.focus();
+}
+
+// --- polling ---
+let lastSignature = '';
+
+async function poll(): Promise<void> {
+  try {
+    const { complete } = await getJson<{ complete: boolean }>(apiPath(`is_analysis_complete/${encodeURIComponent(id)}`));
+    const data = await getJson<AnalysisView>(`/ui/analyses/${encodeURIComponent(id)}`);
+    if (complete) state.final = await getJson<unknown[]>(apiPath(`results/${encodeURIComponent(id)}`));
+    data.complete = complete;
+    update(data);
+    if (!complete) window.setTimeout(() => void poll(), POLL_MS);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      replace(content, errorNotice('This analysis no longer exists.'));
+      return;
+    }
+    progressText.textContent = `${error instanceof Error ? error.message : String(error)} Retrying…`;
+    window.setTimeout(() => void poll(), RETRY_MS);
+  }
+}
+
+function update(data: AnalysisView): void {
+  const signature = `${data.complete}|${data.progress.done}|${data.observables.filter((o) => o.done).length}`;
+  state.data = data;
+  data.results.forEach((result, index) => result && resultsByIndex.set(index, result));
+  if (state.final) state.final.forEach((result, index) => resultsByIndex.set(index, result));
+  renderHeader(data);
+  if (signature === lastSignature) return;
+  lastSignature = signature;
+  renderContent();
+}
+
+window.addEventListener('hashchange', () => {
+  if (viewFromHash() !== state.view) switchView(viewFromHash());
+});
+mainElement().appendChild(layout());
+void poll();
