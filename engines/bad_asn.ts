@@ -15,10 +15,11 @@
  * description, not the real owner).
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { BRIANHAMA, LETHAL_FORENSICS, LIST_SOURCES, normalizeAsn, SPAMHAUS, type ListId } from '../src/badasn/lists.js';
 import { loadBadAsnTable } from '../src/badasn/store.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields } from '../src/view/fields.js';
 
 export interface BadAsnListed {
   status: 'malicious' | 'potentially_legitimate';
@@ -203,13 +204,40 @@ function numberSetting(value: unknown, fallback: number): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
+/** Short names of the lists a (merged) description comes from, in list order. */
+function listNames(source: string): string[] {
+  const text = source.toLowerCase();
+  return LIST_SOURCES.filter((s) => text.includes(LIST_LABELS[s.id].word)).map((s) => LIST_LABELS[s.id].label);
+}
+
 /** `AS203999 listed: Spamhaus ASN-DROP, risk 70/100`, `AS13335 not listed`. */
 export function summary(result: BadAsnResult): string {
   if (result.status === 'unlisted') return `AS${result.asn} not listed`;
-  const source = result.source.toLowerCase();
-  const lists = LIST_SOURCES.filter((s) => source.includes(LIST_LABELS[s.id].word)).map((s) => LIST_LABELS[s.id].label);
   const legitimate = result.legitimate_but_abused ? ' (legitimate provider, may be abused)' : '';
-  return `AS${result.asn} listed: ${lists.join(' + ') || result.source}, risk ${result.risk_score}/100${legitimate}`;
+  return `AS${result.asn} listed: ${listNames(result.source).join(' + ') || result.source}, risk ${result.risk_score}/100${legitimate}`;
+}
+
+const STATUS_TEXT: Record<BadAsnResult['status'], string> = {
+  malicious: 'listed as malicious',
+  potentially_legitimate: 'listed, but a legitimate provider that may be abused',
+  unlisted: 'not listed',
+};
+
+/**
+ * The verdict, the ASN (linked to its page on bgp.he.net: the lists have no page per ASN), its
+ * organisation, the score and the lists with their own entries for it.
+ */
+export function badAsnDetails(result: BadAsnResult): DetailField[] {
+  const asn = field('ASN', `AS${result.asn}`, `https://bgp.he.net/AS${encodeURIComponent(result.asn)}`);
+  if (result.status === 'unlisted') return fields(field('Status', STATUS_TEXT.unlisted), asn);
+  return fields(
+    field('Status', STATUS_TEXT[result.status]),
+    asn,
+    field('AS organization', result.asn_org_name),
+    field('Risk score', `${result.risk_score}/100`),
+    field('Lists', listNames(result.source)),
+    field('List entries', result.source),
+  );
 }
 
 const url = v.pipe(v.string('expected a URL'), v.url('expected a URL'));
@@ -241,5 +269,6 @@ export default defineEngine<BadAsnResult>({
     refresh_retry_minutes: v.optional(nonNegative),
   }),
   summary,
+  details: badAsnDetails,
   run: badAsnLookup,
 });

@@ -13,11 +13,12 @@
  * - a TXT answer holding no e-mail address at all is a malformed answer (an error), not "none".
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { listSummary, resolveTxt } from '../src/dns/resolver.js';
 import { BadResponseError } from '../src/http/errors.js';
 import { ipVersion, reverseName } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 export interface AbusixResult {
   /** The first abuse e-mail published for the address (the reference's only field). */
@@ -76,6 +77,16 @@ export async function abusixLookup(observable: Observable, ctx: EngineContext): 
   return contacts.length > 0 ? { abuse: contacts[0]!, contacts } : null;
 }
 
+/** The contact to write to, the others the zone lists, and the address on Abusix Lookup. */
+export function abusixDetails(result: AbusixResult, target: string): DetailField[] {
+  const others = result.contacts.filter((contact) => contact.toLowerCase() !== result.abuse.toLowerCase());
+  return fields(
+    field('Abuse contact', result.abuse),
+    field('Other contacts', others),
+    ipVersion(target) !== 0 && sourceLink('Abusix Lookup', `https://lookup.abusix.com/search?q=${encodeURIComponent(target)}`),
+  );
+}
+
 export default defineEngine<AbusixResult>({
   id: 'provider_01',
   service: 'abusix',
@@ -87,5 +98,6 @@ export default defineEngine<AbusixResult>({
   defaults: { timeout_ms: 5000, zone: DEFAULT_ZONE },
   settingsSchema: v.looseObject({ zone: v.optional(ZoneSchema) }),
   summary: (result) => listSummary(result.contacts.length > 0 ? result.contacts : [result.abuse]),
+  details: abusixDetails,
   run: abusixLookup,
 });

@@ -31,11 +31,12 @@
  *   are errors, not `null`; for 4xx OTX's own `detail` is added, with the key masked.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { count } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 
 /** OTX's web interface (pulse pages and search). */
@@ -196,6 +197,20 @@ export function otxSummary(result: OtxResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * Card fields: how many pulses, the malware families and adversaries they name, the newest
+ * pulses (title linked to the report), then OTX's pulse search.
+ */
+export function otxDetails(result: OtxResult): DetailField[] {
+  return fields(
+    field('Pulses', result.count),
+    field('Malware families', result.malware_families),
+    field('Adversaries', result.adversary),
+    ...result.pulses.slice(0, MAX_PULSES).map((pulse, i) => field(`Pulse ${i + 1}`, pulse.title, pulse.url)),
+    sourceLink('Open in OTX', result.link),
+  );
+}
+
 export default defineEngine<OtxResult>({
   id: 'provider_02',
   service: 'alienvault',
@@ -213,5 +228,6 @@ export default defineEngine<OtxResult>({
     rate_window_ms: 3_600_000,
   },
   summary: otxSummary,
+  details: otxDetails,
   run: otxLookup,
 });

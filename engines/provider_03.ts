@@ -22,12 +22,13 @@
  *   names: "Russia", "South Korea"), not pycountry's ISO names ("Russian Federation").
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { count, isoDay, oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { countryName } from '../src/lookup/country.js';
 
@@ -137,6 +138,27 @@ export function abuseIpdbSummary(result: AbuseIpdbResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * Card fields: the confidence score and the reports, the Tor and whitelist marks when set, where
+ * and whose the address is, then AbuseIPDB's public page for it.
+ */
+export function abuseIpdbDetails(result: AbuseIpdbResult): DetailField[] {
+  const country = result.country_name !== 'Unknown' ? `${result.country_name} (${result.country_code})` : result.country_code;
+  return fields(
+    field('Confidence score', result.risk_score),
+    field('Reports', result.reports),
+    field('Last reported', result.last_reported_at),
+    result.is_tor && field('Tor exit node', true),
+    result.is_whitelisted && field('Whitelisted', true),
+    field('Country', country),
+    field('Usage type', result.usage_type),
+    field('ISP', result.isp),
+    field('Domain', result.domain),
+    field('Hostnames', result.hostnames),
+    sourceLink('Open in AbuseIPDB', result.link),
+  );
+}
+
 export default defineEngine<AbuseIpdbResult>({
   id: 'provider_03',
   service: 'abuseipdb',
@@ -155,5 +177,6 @@ export default defineEngine<AbuseIpdbResult>({
     rate_window_ms: 86_400_000,
   },
   summary: abuseIpdbSummary,
+  details: abuseIpdbDetails,
   run: abuseIpdbLookup,
 });

@@ -23,13 +23,14 @@
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 const text = v.nullish(v.string());
 const flag = v.nullish(v.boolean());
@@ -253,6 +254,48 @@ export function criminalIpSummary(result: CriminalIpResult): string {
   return parts.join(' · ');
 }
 
+/** Criminal IP's public report page on an address. */
+const REPORT_PAGE = 'https://www.criminalip.io/asset/report/';
+
+/** `443/tcp https (nginx 1.20, vulnerable)`. */
+function portText(port: OpenPort): string {
+  const product = [port.product_name, port.product_version].filter(Boolean).join(' ');
+  const notes = [product, port.is_vulnerability ? 'vulnerable' : ''].filter(Boolean).join(', ');
+  const head = [`${port.port ?? '?'}/${port.socket_type || 'tcp'}`, port.protocol].filter(Boolean).join(' ');
+  return notes ? `${head} (${notes})` : head;
+}
+
+/** The card: risk levels, abuse records, flags, ports, IDS alerts, owner, then the report page. */
+export function criminalIpDetails(result: CriminalIpResult, target: string): DetailField[] {
+  const owner = result.whois?.data[0];
+  const ports = result.current_opened_port;
+  const ids = result.ids;
+  const flags = result.issues
+    ? (Object.entries(ISSUE_LABELS) as [IssueFlag, string][]).filter(([flagName]) => result.issues?.[flagName]).map(([, label]) => label)
+    : [];
+  const as = owner ? [owner.as_no !== null ? `AS${owner.as_no}` : null, owner.as_name].filter(Boolean).join(' ') : '';
+  const place = owner ? [owner.city, owner.region, owner.org_country_code].filter(Boolean).join(', ') : '';
+  const alerts = (ids?.data ?? []).slice(0, 3).map((event) => field(
+    'IDS alert',
+    [event.message, event.classification ? `(${event.classification})` : null, event.confirmed_time].filter(Boolean).join(' '),
+    event.url,
+  ));
+  return fields(
+    field('Inbound risk', result.score?.inbound),
+    field('Outbound risk', result.score?.outbound),
+    field('Abuse records', result.abuse_record_count),
+    field('Flags', flags),
+    field('Open ports', ports ? (ports.data.length > 0 ? ports.data.map(portText) : ports.count) : null),
+    field('IDS events', ids && ids.count > 0 ? ids.count : null),
+    ...alerts,
+    field('AS', as),
+    field('Organization', owner?.org_name && owner.org_name !== owner.as_name ? owner.org_name : null),
+    field('Location', place),
+    field('Representative domain', result.representative_domain),
+    sourceLink('Open in Criminal IP', REPORT_PAGE + encodeURIComponent(result.ip || target)),
+  );
+}
+
 export default defineEngine<CriminalIpResult>({
   id: 'provider_05',
   service: 'criminalip',
@@ -272,5 +315,6 @@ export default defineEngine<CriminalIpResult>({
     rate_window_ms: 30 * 86_400_000,
   },
   summary: criminalIpSummary,
+  details: criminalIpDetails,
   run: criminalIpLookup,
 });

@@ -15,10 +15,11 @@
  * - both hit formats are read: the current plain strings and the older `{"raw": ...}` wrapping.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { listSummary } from '../src/dns/resolver.js';
 import { count } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 /** A Firefox user agent: grep.app answered 429 to library agents (engines.md 8 item 22). */
 const BROWSER_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';
@@ -96,6 +97,18 @@ function summary(result: CodeSearchResult): string {
   return repos.length > 0 ? `${count(result.total, 'code hit')}: ${listSummary(repos)}` : count(result.total, 'code hit');
 }
 
+/**
+ * The hit count, one line per file found (the repository as label, the path linked to the file
+ * on GitHub), then the same search on grep.app's web page.
+ */
+export function codeSearchDetails(result: CodeSearchResult, target: string): DetailField[] {
+  return fields(
+    field('Code hits', result.total ?? 0),
+    ...result.results.slice(0, MAX_RESULTS).map((hit) => field(hit.title, hit.description || hit.url, hit.url)),
+    sourceLink('Search on grep.app', `https://grep.app/search?q=${encodeURIComponent(target)}`),
+  );
+}
+
 export default defineEngine<CodeSearchResult>({
   id: 'provider_07',
   service: 'github',
@@ -108,5 +121,6 @@ export default defineEngine<CodeSearchResult>({
     user_agent: v.optional(v.pipe(v.string(), v.minLength(1, 'expected a user agent'))),
   }),
   summary,
+  details: codeSearchDetails,
   run: codeSearchLookup,
 });

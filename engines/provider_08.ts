@@ -18,10 +18,11 @@
  *   the upstream asks instead of becoming `null`.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { count, isoDay, latest, oneLine } from '../src/lookup/wording.js';
-import { hostOf, ipVersion } from '../src/observables/host.js';
+import { hostOf, ipVersion, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 /** The character Hudson Rock masks hidden parts with (`https://••••••.example.com`). */
 const MASK = '••';
@@ -157,6 +158,65 @@ function summary(result: InfostealerResult): string {
   return `${domain.total} compromised${who.length ? ` (${who.join(', ')})` : ''}${last ? `, last ${last}` : ''}`;
 }
 
+/** Distinct non-empty texts, in order. */
+function distinct(values: readonly (string | null | undefined)[]): string[] {
+  return [...new Set(values.filter((value): value is string => !!value && value.trim() !== ''))];
+}
+
+/** `{ RedLine: 40, Lumma: 30, total: 98 }` -> `RedLine (40)`, `Lumma (30)`, most frequent first. */
+function familyCounts(families: Record<string, number | null | undefined> | null | undefined): string[] {
+  return Object.entries(families ?? {})
+    .filter(([name, n]) => name !== 'total' && typeof n === 'number' && n > 0)
+    .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))
+    .map(([name, n]) => `${name} (${n})`);
+}
+
+/** The URLs of a `data` list: plain strings or `{url, occurrence}` objects. */
+function urlTexts(list: readonly unknown[] | null | undefined): string[] {
+  return (list ?? []).flatMap((entry) => {
+    if (typeof entry === 'string') return [entry];
+    const { url, occurrence } = typeof entry === 'object' && entry !== null ? (entry as { url?: unknown; occurrence?: unknown }) : {};
+    if (typeof url !== 'string') return [];
+    return [typeof occurrence === 'number' ? `${url} (${occurrence})` : url];
+  });
+}
+
+/**
+ * E-mail: the infected computers (how many, stealer families, last compromise, systems) and the
+ * services whose credentials were on them. Domain: the compromised employees and users, the
+ * latest compromises, the families, the employees' URLs seen in the logs, then the domain's
+ * page on hudsonrock.com. Passwords and logins, even masked, are never shown.
+ */
+export function infostealerDetails(result: InfostealerResult, target: string): DetailField[] {
+  if ('stealers' in result && Array.isArray(result.stealers)) {
+    const stealers = (result as EmailExposure).stealers;
+    return fields(
+      field('Infected computers', stealers.length),
+      field('Stealer families', distinct(stealers.map((s) => s.stealer_family))),
+      field('Last compromised', latest(stealers.map((s) => s.date_compromised))),
+      field('Computers', distinct(stealers.map((s) => s.computer_name))),
+      field('Operating systems', distinct(stealers.map((s) => s.operating_system))),
+      field('Corporate services', result.total_corporate_services),
+      field('User services', result.total_user_services),
+    );
+  }
+  const domain = result as DomainExposure;
+  const host = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? urlHost(target) : target.trim().toLowerCase().replace(/\.$/, '');
+  return fields(
+    field('Compromised', domain.total),
+    field('Employees', domain.employees),
+    field('Users', domain.users),
+    field('Third parties', domain.third_parties),
+    field('Last employee compromised', domain.last_employee_compromised),
+    field('Last user compromised', domain.last_user_compromised),
+    field('Stealer families', familyCounts(domain.stealerFamilies)),
+    field('Employee URLs', urlTexts(domain.data?.employees_urls)),
+    field('Applications', (domain.applications ?? []).flatMap((app) =>
+      app.keyword ? [app.occurrence != null ? `${app.keyword} (${app.occurrence})` : app.keyword] : [])),
+    host ? sourceLink('Hudson Rock', `https://www.hudsonrock.com/search/domain/${encodeURIComponent(host)}`) : null,
+  );
+}
+
 export default defineEngine<InfostealerResult>({
   id: 'provider_08',
   service: 'hudsonrock',
@@ -166,5 +226,6 @@ export default defineEngine<InfostealerResult>({
   types: ['FQDN', 'URL', 'Email'],
   defaults: { timeout_ms: 10000, base_url: 'https://cavalier.hudsonrock.com/api/json/v2/osint-tools' },
   summary,
+  details: infostealerDetails,
   run: infostealerLookup,
 });

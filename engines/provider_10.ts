@@ -5,7 +5,7 @@
  */
 import { defineEngine, type EngineContext } from '../src/engine/contract.js';
 import type { Observable } from '../src/observables/types.js';
-import { iocOneSearch, iocOneSettingsSchema, iocOneSummary, IOC_ONE_DEFAULTS, IOC_ONE_TYPES, type IocOneResult } from '../src/scrape/ioc-one.js';
+import { iocOneDetails, iocOneSearch, iocOneSettingsSchema, iocOneSummary, IOC_ONE_DEFAULTS, IOC_ONE_TYPES, type IocOneResult } from '../src/scrape/ioc-one.js';
 
 export type { IocOneResult, IocOneCard } from '../src/scrape/ioc-one.js';
 
@@ -24,5 +24,6 @@ export default defineEngine<IocOneResult>({
   defaults: IOC_ONE_DEFAULTS,
   settingsSchema: iocOneSettingsSchema,
   summary: iocOneSummary,
+  details: iocOneDetails,
   run: iocOnePdfLookup,
 });

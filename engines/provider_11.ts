@@ -15,13 +15,14 @@
  *   upstream's reason, the key masked) instead of becoming null; 429/5xx are retried.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { BadResponseError, UpstreamError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 const flag = v.nullish(v.boolean());
 const text = v.nullish(v.string());
@@ -139,6 +140,46 @@ export function ipapiSummary(result: IpapiResult): string {
   return parts.length > 0 ? parts.join(' · ') : `${result.ip}: no data`;
 }
 
+/** ipapi.is' public, keyless answer for an address (the key goes in the body of our calls, never here). */
+const PUBLIC_LOOKUP = 'https://api.ipapi.is/?q=';
+
+/**
+ * Card fields: ASN and owner, where, the risk flags that are set ("none" when none is), the VPN
+ * service, then the network and who to tell about abuse.
+ */
+export function ipapiDetails(result: IpapiResult, target: string): DetailField[] {
+  const known = (value: unknown) => (typeof value === 'string' && value !== '' && value !== 'Unknown' ? value : null);
+  const asn = known(result.asn.asn);
+  const org = known(result.asn.org);
+  const company = known(result.company?.['name']);
+  const country = known(result.location?.country);
+  const code = known(result.location?.country_code);
+  const flags = [
+    result.is_vpn && 'VPN',
+    result.is_proxy && 'proxy',
+    result.is_tor && 'Tor',
+    result.is_abuser && 'abuser',
+    result.is_datacenter && 'datacenter',
+    result.is_mobile && 'mobile',
+    result.is_crawler && 'crawler',
+    result.is_bogon && 'bogon',
+  ].filter((f): f is string => typeof f === 'string');
+  return fields(
+    field('ASN', asn ? [asn, org].filter(Boolean).join(' ') : org),
+    // The company is often the ASN's owner: shown only when it says something else.
+    company !== org && field('Company', company),
+    field('Country', country && code ? `${country} (${code})` : country ?? code),
+    field('City', [known(result.location?.city), known(result.location?.state)].filter(Boolean).join(', ')),
+    field('Flags', flags.length > 0 ? flags : 'none'),
+    field('VPN service', known(result.vpn?.service), known(result.vpn?.url)),
+    field('Usage type', known(result.company?.['type']) ?? known(result.asn.type)),
+    field('Network', known(result.asn.route)),
+    field('Abuse contact', known(result.abuse?.['email']) ?? known(result.asn.abuse)),
+    field('RIR', known(result.rir)),
+    sourceLink('Open in ipapi.is', PUBLIC_LOOKUP + encodeURIComponent(target || result.ip)),
+  );
+}
+
 export default defineEngine<IpapiResult>({
   id: 'provider_11',
   service: 'ipapi',
@@ -150,5 +191,6 @@ export default defineEngine<IpapiResult>({
   credentials: [{ setting: 'api_key', label: 'API key', required: false, env: ['IPAPI'] }],
   defaults: { timeout_ms: 5000, base_url: 'https://api.ipapi.is' },
   summary: ipapiSummary,
+  details: ipapiDetails,
   run: ipapiLookup,
 });

@@ -18,13 +18,14 @@
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson, type HttpResponse } from '../src/http/client.js';
 import { BadResponseError, HttpStatusError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { UNKNOWN, countryName } from '../src/lookup/country.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // ipinfo.io
@@ -106,6 +107,23 @@ export function ipinfoSummary(result: IpinfoResult): string {
   return parts.length > 0 ? parts.join(' · ') : `${result.ip}: no data`;
 }
 
+/** The card: owner, host name, place, country, then ipinfo's page. `Unknown` values are left out. */
+export function ipinfoDetails(result: IpinfoResult, target: string): DetailField[] {
+  const link = sourceLink('Open in IPinfo', result.link || `${LINK_BASE}/${encodeURIComponent(result.ip || target)}`);
+  if (result.asn === 'BOGON') return fields(field('Address', 'bogon (private or reserved address)'), link);
+  const known = (value: string): string | null => (value !== '' && value !== UNKNOWN ? value : null);
+  const place = result.geolocation.split(', ').filter((p) => p !== '' && p !== UNKNOWN).join(', ');
+  const code = known(result.country_code);
+  const name = known(result.country_name);
+  return fields(
+    field('Network owner', known(result.asn)),
+    field('Host name', known(result.hostname)),
+    field('Location', place),
+    field('Country', name && code ? `${name} (${code})` : name ?? code),
+    link,
+  );
+}
+
 export default defineEngine<IpinfoResult>({
   id: 'provider_12',
   service: 'ipinfo',
@@ -123,5 +141,6 @@ export default defineEngine<IpinfoResult>({
     rate_window_ms: 30 * 86_400_000,
   },
   summary: ipinfoSummary,
+  details: ipinfoDetails,
   run: ipinfoLookup,
 });

@@ -12,10 +12,11 @@
  *   echoed by the upstream as v0.8.9 did).
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 const text = v.nullish(v.string());
 const flag = v.nullish(v.boolean());
@@ -99,6 +100,30 @@ export function ipquerySummary(result: IpqueryResult): string {
   return parts.join(' · ');
 }
 
+/** Card fields: risk score and flags first, then owner and place, then ipquery.io's answer. */
+export function ipqueryDetails(result: IpqueryResult): DetailField[] {
+  const known = (value: string | null) => (value && value !== UNKNOWN ? value : null);
+  const flags = [
+    result.is_vpn && 'VPN',
+    result.is_proxy && 'proxy',
+    result.is_tor && 'Tor',
+    result.is_datacenter && 'datacenter',
+    result.is_mobile && 'mobile',
+  ].filter((f): f is string => typeof f === 'string');
+  const country = known(result.country_name);
+  const code = known(result.country_code);
+  return fields(
+    field('Risk score', result.risk_score),
+    field('Flags', flags.length > 0 ? flags : 'none'),
+    field('ISP', known(result.isp)),
+    field('ASN', result.asn),
+    field('Country', country && code ? `${country} (${code})` : country ?? code),
+    // `geolocation` is "<city>, <state>" with "Unknown" for a missing part.
+    field('Location', result.geolocation.split(', ').filter((part) => known(part)).join(', ')),
+    sourceLink('Open in ipquery.io', result.link),
+  );
+}
+
 export default defineEngine<IpqueryResult>({
   id: 'provider_13',
   service: 'ipquery',
@@ -109,5 +134,6 @@ export default defineEngine<IpqueryResult>({
   reversedIp: true,
   defaults: { timeout_ms: 5000, base_url: 'https://api.ipquery.io' },
   summary: ipquerySummary,
+  details: ipqueryDetails,
   run: ipqueryLookup,
 });

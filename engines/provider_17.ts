@@ -12,10 +12,11 @@
  * `errortext` (not `null`), and throttling (429 / 509) is retried as the upstream asks.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 /** PhishTank documents booleans; older answers used "y"/"n". Both are kept as sent. */
 const Flag = v.nullish(v.union([v.boolean(), v.string(), v.number()]));
@@ -72,11 +73,34 @@ function yes(flag: unknown): boolean {
   return flag === true || flag === 1;
 }
 
+/** `verified phish`, `verified, not a phish`, `not verified yet`, or null when not in the database. */
+function verdict(result: PhishTankResult): string | null {
+  if (!yes(result.in_database)) return null;
+  if (!yes(result.verified)) return 'not verified yet';
+  return yes(result.valid) ? 'verified phish' : 'verified, not a phish';
+}
+
 /** `not in database`; `in database, verified phish`; `in database, not verified yet`... */
 function summary(result: PhishTankResult): string {
-  if (!yes(result.in_database)) return 'not in database';
-  if (!yes(result.verified)) return 'in database, not verified yet';
-  return yes(result.valid) ? 'in database, verified phish' : 'in database, verified, not a phish';
+  const status = verdict(result);
+  return status ? `in database, ${status}` : 'not in database';
+}
+
+/** Card fields: the verdict, the URL PhishTank was asked about, the phish entry and its page. */
+export function phishTankDetails(result: PhishTankResult): DetailField[] {
+  const status = verdict(result);
+  return fields(
+    field('Verdict', status ?? 'not in database'),
+    field('URL checked', result.url),
+    status !== null && field('Phish ID', result.phish_id),
+    status !== null && field('Verified at', result.verified_at),
+    sourceLink('Open in PhishTank', securePhishTankPage(result.phish_detail_page)),
+  );
+}
+
+/** PhishTank's answers name their own pages with http://; the site serves them over https too. */
+function securePhishTankPage(page: string | null | undefined): string | null | undefined {
+  return page?.replace(/^http:\/\/((?:www\.)?phishtank\.(?:com|org))\//i, 'https://$1/');
 }
 
 export default defineEngine<PhishTankResult>({
@@ -91,5 +115,6 @@ export default defineEngine<PhishTankResult>({
     user_agent: v.optional(v.pipe(v.string(), v.minLength(1, 'expected a user agent'))),
   }),
   summary,
+  details: phishTankDetails,
   run: phishTankLookup,
 });

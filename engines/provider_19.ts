@@ -15,10 +15,11 @@
  * id is percent-encoded in `link`.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseWith } from '../src/http/client.js';
 import { count } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields } from '../src/view/fields.js';
 
 const REPORTS = 'https://rosti.bin.re/reports/';
 
@@ -122,6 +123,34 @@ function summary(result: RostiResult): string {
     + `${result.has_more ? ', more available' : ''}`;
 }
 
+/** Distinct non-empty values, in first-seen order. */
+function distinct(values: readonly (string | null)[]): string[] {
+  return [...new Set(values.filter((value): value is string => !!value))];
+}
+
+/**
+ * The card: how many IOCs, what they are, when, then up to five reports linked to their page on
+ * rosti.bin.re. The IOC values are shown as text, never as links (they may be malicious).
+ */
+export function rostiDetails(result: RostiResult): DetailField[] {
+  const n = Math.max(result.count, result.total ?? 0);
+  const dates = distinct(result.results.map((ioc) => ioc.date)).sort();
+  const first = dates[0];
+  const last = dates[dates.length - 1];
+  const reports = new Map<string, RostiIoc>();
+  for (const ioc of result.results) if (ioc.report && !reports.has(ioc.report)) reports.set(ioc.report, ioc);
+  return fields(
+    field('IOCs', `${n}${result.has_more ? ' (more available)' : ''}`),
+    field('Categories', distinct(result.results.map((ioc) => ioc.category))),
+    field('Risk', distinct(result.results.map((ioc) => ioc.risk))),
+    field('IOC types', distinct(result.results.map((ioc) => ioc.type))),
+    field('Matched values', distinct(result.results.map((ioc) => ioc.value))),
+    field('Dates', first && last && first !== last ? `${first} – ${last}` : first),
+    ...[...reports.values()].slice(0, 5).map((ioc) => field('Report', ioc.comment ? `${ioc.report}: ${ioc.comment}` : ioc.report, ioc.link)),
+    reports.size > 5 ? field('More reports', reports.size - 5) : null,
+  );
+}
+
 export default defineEngine<RostiResult>({
   id: 'provider_19',
   service: 'rosti',
@@ -140,5 +169,6 @@ export default defineEngine<RostiResult>({
     rate_window_ms: 86_400_000,
   },
   summary,
+  details: rostiDetails,
   run: rostiLookup,
 });

@@ -15,13 +15,14 @@
  *   timeout is reported, with Shodan's reason and the key masked, instead of becoming null.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError, upstreamReason } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 const text = v.nullish(v.string());
 const strings = v.nullish(v.array(v.string()));
@@ -149,6 +150,28 @@ export function shodanSummary(result: ShodanResult): string {
   return parts.join(' · ');
 }
 
+/** The card: ports and what runs on them, CVEs, tags, names, owner, place, freshness, Shodan's page. */
+export function shodanDetails(result: ShodanResult, target: string): DetailField[] {
+  const ports = [...new Set(result.ports)].sort((a, b) => a - b);
+  const services = result.services
+    .filter((service) => service.product)
+    .map((service) => `${service.port}/${service.transport} ${[service.product, service.version].filter(Boolean).join(' ')}`);
+  return fields(
+    field('Open ports', ports.length > 0 ? ports : 'none'),
+    field('Services', services),
+    field('Vulnerabilities', result.vulns),
+    field('Tags', result.tags),
+    field('Host names', result.hostnames),
+    field('Domains', result.domains),
+    field('Owner', [result.asn, result.org].filter(Boolean).join(' ')),
+    field('ISP', result.isp !== result.org ? result.isp : null),
+    field('Operating system', result.os),
+    field('Location', [result.city, result.country_code].filter(Boolean).join(', ')),
+    field('Last update', result.last_update),
+    sourceLink('Open in Shodan', result.link || `${LINK_BASE}/${encodeURIComponent(result.ip || target)}`),
+  );
+}
+
 export default defineEngine<ShodanResult>({
   id: 'provider_20',
   service: 'shodan',
@@ -167,5 +190,6 @@ export default defineEngine<ShodanResult>({
     rate_window_ms: 1000,
   },
   summary: shodanSummary,
+  details: shodanDetails,
   run: shodanLookup,
 });

@@ -20,10 +20,11 @@
  *   runner refuses to call the engine without one.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 const BROWSE = 'https://threatfox.abuse.ch/browse.php?search=ioc%3A';
 
@@ -86,6 +87,15 @@ function summary(result: ThreatFoxResult): string {
   return `${count(result.count, 'IOC')}: ${result.malware_printable.join(', ')}`;
 }
 
+/** The card: how many IOCs, their malware families, the search on ThreatFox's site. */
+export function threatFoxDetails(result: ThreatFoxResult): DetailField[] {
+  return fields(
+    field('IOCs', result.count),
+    field('Malware families', result.malware_printable),
+    sourceLink('Open in ThreatFox', result.link),
+  );
+}
+
 export default defineEngine<ThreatFoxResult>({
   id: 'provider_22',
   service: 'threatfox',
@@ -104,5 +114,6 @@ export default defineEngine<ThreatFoxResult>({
     rate_window_ms: 60_000,
   },
   summary,
+  details: threatFoxDetails,
   run: threatFoxLookup,
 });

@@ -22,10 +22,11 @@
  * - A 429 is retried as the upstream asks instead of becoming `null`.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { count, isoDay, latest } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, listText, sourceLink } from '../src/view/fields.js';
 
 /** urlscan's web search; the query goes in the fragment. */
 const WEB_SEARCH = 'https://urlscan.io/search/#';
@@ -112,6 +113,16 @@ function summary(result: UrlscanResult): string {
   return `${count(result.scan_count, 'scan')}${last ? `, last ${last}` : ''}`;
 }
 
+/** Card fields: how many scans, the newest, the page domains scanned most, the search on urlscan.io. */
+export function urlscanDetails(result: UrlscanResult): DetailField[] {
+  return fields(
+    field('Scans', result.scan_count),
+    field('Last scan', result.last_scan),
+    field('Top page domains', listText(result.top_domains.map((d) => `${d.domain} (${d.count})`), TOP_DOMAINS)),
+    sourceLink('Open in urlscan.io', result.link),
+  );
+}
+
 export default defineEngine<UrlscanResult>({
   id: 'provider_23',
   service: 'urlscan',
@@ -121,5 +132,6 @@ export default defineEngine<UrlscanResult>({
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
   defaults: { timeout_ms: 10000, base_url: 'https://urlscan.io/api/v1/search/' },
   summary,
+  details: urlscanDetails,
   run: urlscanLookup,
 });

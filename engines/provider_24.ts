@@ -24,12 +24,13 @@
  * - The key is never sent empty: the runner refuses to call the engine without one.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 const GUI = 'https://www.virustotal.com/gui';
 
@@ -129,6 +130,16 @@ function summary(result: VirusTotalResult): string {
   return `${result.detection_ratio} malicious${suspicious} · reputation ${result.community_score}`;
 }
 
+/** The card: detection ratio, suspicious verdicts, community score, the object's VirusTotal page. */
+export function virusTotalDetails(result: VirusTotalResult): DetailField[] {
+  return fields(
+    field('Detection ratio', result.detection_ratio),
+    field('Suspicious', result.total_suspicious),
+    field('Community score', result.community_score),
+    sourceLink('Open in VirusTotal', result.link),
+  );
+}
+
 export default defineEngine<VirusTotalResult>({
   id: 'provider_24',
   service: 'virustotal',
@@ -146,5 +157,6 @@ export default defineEngine<VirusTotalResult>({
     rate_window_ms: 60_000,
   },
   summary,
+  details: virusTotalDetails,
   run: virusTotalLookup,
 });

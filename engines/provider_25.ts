@@ -17,7 +17,7 @@
  * - `country_name` comes from the ICU region names built into Node, not pycountry (see provider_12).
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
@@ -25,6 +25,7 @@ import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError, upstreamReason } from '../src/http/refusal.js';
 import { UNKNOWN, countryName } from '../src/lookup/country.js';
 import { oneLine } from '../src/lookup/wording.js';
+import { field, fields } from '../src/view/fields.js';
 
 const text = v.nullish(v.string());
 const flag = v.nullish(v.boolean());
@@ -144,6 +145,29 @@ export function webscoutSummary(result: WebscoutResult): string {
   return parts.length > 0 ? parts.join(' · ') : `${result.ip}: no data`;
 }
 
+/**
+ * The card: anonymization and behaviour first, then owner, network, place and names. `Unknown`
+ * values are left out. webscout.io has no public page per address that we know of: no link.
+ */
+export function webscoutDetails(result: WebscoutResult): DetailField[] {
+  const known = (value: string): string | null => (value !== '' && value !== UNKNOWN ? value : null);
+  const anonymization = [result.is_vpn ? 'VPN' : null, result.is_proxy ? 'proxy' : null, result.is_tor ? 'Tor' : null].filter(Boolean);
+  const network = result.network_type && result.network_service ? `${result.network_type} (${result.network_service})` : result.network_type || result.network_service;
+  const place = result.location.split(', ').filter((p) => p !== '' && p !== UNKNOWN).join(', ');
+  return fields(
+    field('Anonymization', anonymization.length > 0 ? anonymization : 'none'),
+    field('Behaviour', result.behavior),
+    field('Network owner', [known(result.asn), known(result.as_org)].filter(Boolean).join(' ')),
+    field('Company', known(result.network_provider) !== result.as_org ? known(result.network_provider) : null),
+    field('Network type', network),
+    field('Service region', result.network_service_region),
+    field('Location', place),
+    field('Host names', result.hostnames),
+    field('Company services', result.network_provider_services),
+    field('Description', known(result.description)),
+  );
+}
+
 export default defineEngine<WebscoutResult>({
   id: 'provider_25',
   service: 'webscout',
@@ -162,5 +186,6 @@ export default defineEngine<WebscoutResult>({
     rate_window_ms: 1000,
   },
   summary: webscoutSummary,
+  details: webscoutDetails,
   run: webscoutLookup,
 });

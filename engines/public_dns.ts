@@ -10,10 +10,11 @@
  *   under the call's deadline, and a SERVFAIL is reported instead of looking like "no records".
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { dnsStatusError, dnsTarget, listSummary, stripDot } from '../src/dns/resolver.js';
-import { reverseName } from '../src/observables/host.js';
+import { reverseName, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 const AnswerSchema = v.object({ name: v.string(), type: v.number(), TTL: v.number(), data: v.string() });
 
@@ -138,6 +139,42 @@ function summary(result: PublicDnsResult): string {
   return parts.length > 0 ? parts.join(', ') : 'no records';
 }
 
+/** Labels of a domain's records on the card, most read first; other types follow as they come. */
+const DETAIL_LABELS: Record<string, string> = {
+  A: 'A', AAAA: 'AAAA', CNAME: 'CNAME', MX: 'MX', NS: 'NS', SPF: 'SPF', DMARC: 'DMARC', TXT: 'TXT', SOA: 'SOA', Unknown: 'Other',
+};
+
+/** Google Public DNS's own page for a name (the default upstream; it shows the same records). */
+function googleDnsPage(name: string, type?: string): string {
+  return `https://dns.google/query?name=${encodeURIComponent(name)}${type ? `&rr_type=${type}` : ''}`;
+}
+
+/**
+ * Domain: one line per record type (A, AAAA, CNAME, MX, NS, SPF, DMARC, other TXT, SOA), each
+ * value the records' data. IP: the PTR names. Then the name's page on dns.google.
+ */
+export function publicDnsDetails(result: PublicDnsResult, target: string): DetailField[] {
+  if ('Question' in result) {
+    const names = result.Answer.filter((record) => record.type === 12).map((record) => stripDot(record.data));
+    const question = result.Question[0]?.name;
+    return fields(
+      field('PTR names', names.length > 0 ? names : 'none'),
+      question ? sourceLink('Google Public DNS', googleDnsPage(stripDot(question), 'PTR')) : null,
+    );
+  }
+  const byType = new Map<string, string[]>(Object.keys(DETAIL_LABELS).map((name) => [name, []]));
+  for (const record of result.Answer) {
+    const data = record.type_name === 'Unknown' && 'type' in record ? `type ${record.type}: ${record.data}` : record.data;
+    byType.set(record.type_name, [...(byType.get(record.type_name) ?? []), data]);
+  }
+  const host = /^[a-z][a-z0-9+.-]*:\/\//i.test(target) ? urlHost(target) : stripDot(target.trim().toLowerCase());
+  return fields(
+    ...[...byType].map(([name, data]) => field(DETAIL_LABELS[name] ?? name, data)),
+    result.Answer.length === 0 && field('Records', 'none'),
+    host ? sourceLink('Google Public DNS', googleDnsPage(host)) : null,
+  );
+}
+
 export default defineEngine<PublicDnsResult>({
   id: 'public_dns',
   service: 'google_dns',
@@ -147,5 +184,6 @@ export default defineEngine<PublicDnsResult>({
   types: ['IPv4', 'IPv6', 'FQDN', 'URL'],
   defaults: { timeout_ms: 8000, base_url: 'https://dns.google/resolve' },
   summary,
+  details: publicDnsDetails,
   run: publicDnsLookup,
 });

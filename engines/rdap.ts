@@ -4,8 +4,9 @@
  * rdap_whois.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField } from '../src/engine/contract.js';
 import { lookupRdapDomain, registrableDomainOf, registrationSummary } from '../src/rdap/domain.js';
+import { registrationDetails } from './rdap_whois.js';
 
 export interface RdapResult {
   abuse_contact: string;
@@ -18,6 +19,11 @@ export interface RdapResult {
   expiration_date: string;
   update_date: string;
   link: string;
+}
+
+/** The same card as rdap_whois ("" values drop out like nulls). */
+export function rdapDetails(result: RdapResult): DetailField[] {
+  return registrationDetails(result);
 }
 
 export default defineEngine<RdapResult>({
@@ -36,6 +42,7 @@ export default defineEngine<RdapResult>({
     bootstrap_url: v.optional(v.pipe(v.string(), v.url())),
   }),
   summary: (r) => registrationSummary(r.registrar || r.organization, r.creation_date, r.expiration_date),
+  details: rdapDetails,
 
   async run(observable, ctx) {
     const domain = registrableDomainOf(observable);

@@ -4,7 +4,7 @@
  * Done directly (IANA bootstrap / IANA WHOIS referral), not through a third-party proxy.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { TimeoutError, UpstreamError } from '../src/http/errors.js';
 import {
   lookupRdapDomain,
@@ -12,6 +12,7 @@ import {
   registrationSummary,
   type RegistrationRecord,
 } from '../src/rdap/domain.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 import { formatServer, whoisLookup, WhoisError } from '../src/whois/client.js';
 import { isEmptyRecord, isNotFound, parseWhois } from '../src/whois/parse.js';
 
@@ -30,6 +31,48 @@ export interface RdapWhoisResult {
   registrant_email: string | null;
   registrar: string | null;
   update_date: string | null;
+}
+
+/**
+ * What a registration card shows, common to rdap_whois and the older rdap engine (whose unknown
+ * strings are "" instead of null, and which has neither data source, country nor e-mail list).
+ */
+export type RegistrationFields =
+  Pick<RdapWhoisResult, 'abuse_contact' | 'creation_date' | 'expiration_date' | 'link' | 'name_servers'
+    | 'organization' | 'registrant' | 'registrant_email' | 'registrar' | 'update_date'>
+  & Partial<Pick<RdapWhoisResult, 'data_source' | 'emails' | 'registrant_country'>>;
+
+/**
+ * The card of a registration record: who holds and sold the domain, whom to tell about abuse,
+ * the dates, the name servers, then the record itself. An RDAP record links to its JSON
+ * document; a WHOIS record has no web address: its link, the registrar's site when the record
+ * names one, goes on the registrar (a `whois://` link is dropped).
+ */
+export function registrationDetails(r: RegistrationFields): DetailField[] {
+  const same = (a: string | null, b: string | null) => !!a && !!b && a.trim().toLowerCase() === b.trim().toLowerCase();
+  const shown = [r.abuse_contact, r.registrant_email].filter((e): e is string => !!e).map((e) => e.toLowerCase());
+  const otherEmails = (r.emails ?? []).filter((e) => !shown.includes(e.toLowerCase()));
+  const whois = r.data_source === 'whois';
+  return fields(
+    field('Registrar', r.registrar, whois ? r.link : null),
+    field('Registrant', r.registrant),
+    !same(r.organization, r.registrant) && field('Organization', r.organization),
+    field('Registrant country', r.registrant_country),
+    field('Registrant e-mail', r.registrant_email),
+    field('Abuse contact', r.abuse_contact),
+    field('Created', r.creation_date),
+    field('Expires', r.expiration_date),
+    field('Updated', r.update_date),
+    field('Name servers', r.name_servers),
+    field('Other e-mails', otherEmails),
+    whois ? field('Data source', 'WHOIS') : sourceLink('RDAP record', r.link),
+    whois && !r.registrar ? sourceLink('Registrar website', r.link) : null,
+  );
+}
+
+/** rdap_whois's card: see registrationDetails. */
+export function rdapWhoisDetails(result: RdapWhoisResult): DetailField[] {
+  return registrationDetails(result);
 }
 
 /**
@@ -57,6 +100,7 @@ export default defineEngine<RdapWhoisResult>({
     whois_server: v.optional(v.string()),
   }),
   summary: (r) => registrationSummary(r.registrar ?? r.organization, r.creation_date, r.expiration_date, r.data_source),
+  details: rdapWhoisDetails,
 
   async run(observable, ctx) {
     const domain = registrableDomainOf(observable);

@@ -19,10 +19,11 @@
  *   reason instead of becoming null; 429/5xx are retried honouring Retry-After.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { BadResponseError } from '../src/http/errors.js';
 import type { Observable } from '../src/observables/types.js';
 import { googleJson, googleRequest } from '../src/http/google.js';
+import { field, fields as cardFields, sourceLink } from '../src/view/fields.js';
 
 /** One listed URL as Safe Browsing reports it; extra members are kept as received. */
 const ThreatUrlSchema = v.looseObject({
@@ -183,6 +184,24 @@ export function safeBrowsingSummary(result: SafeBrowsingResult): string {
   return result.threat_found === 'Threat found' ? `listed: ${result.threat_types.join(', ') || 'unspecified threat'}` : 'not listed';
 }
 
+/** Google's public Safe Browsing site status page. */
+const SITE_STATUS = 'https://transparencyreport.google.com/safe-browsing/search?url=';
+
+/**
+ * The card: the verdict, the threat types, up to five listed URLs with their types (as text: they
+ * are the dangerous pages, never made links), then Google's public site status page.
+ */
+export function safeBrowsingDetails(result: SafeBrowsingResult, target: string): DetailField[] {
+  const listed = result.details ?? [];
+  return cardFields(
+    field('Status', result.threat_found),
+    field('Threat types', result.threat_types),
+    ...listed.slice(0, 5).map((threat) => field('Listed URL', threat.threatTypes.length > 0 ? `${threat.url} (${threat.threatTypes.join(', ')})` : threat.url)),
+    listed.length > 5 ? field('More listed URLs', listed.length - 5) : null,
+    sourceLink('Site status', SITE_STATUS + encodeURIComponent(target)),
+  );
+}
+
 export default defineEngine<SafeBrowsingResult>({
   id: 'safe_browsing',
   service: 'google_safe_browsing',
@@ -201,5 +220,6 @@ export default defineEngine<SafeBrowsingResult>({
     rate_window_ms: 86_400_000,
   },
   summary: safeBrowsingSummary,
+  details: safeBrowsingDetails,
   run: safeBrowsingLookup,
 });

@@ -16,10 +16,11 @@
  *   are retried honouring Retry-After.
  */
 import * as v from 'valibot';
-import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { googleJson, googleRequest } from '../src/http/google.js';
 import { oneLine } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // The search engine.
@@ -84,6 +85,23 @@ export function searchEngineSummary(result: SearchEngineResult): string {
   return title ? `${count} · ${title}` : count;
 }
 
+/** How many pages of the first result page the card lists. */
+const CARD_HITS = 5;
+
+/**
+ * The card: Google's estimate, the first pages found (title linked to the page), then the same
+ * exact-phrase search on google.com (no key, no cx in it).
+ */
+export function searchEngineDetails(result: SearchEngineResult, target: string): DetailField[] {
+  const hits = result.results.slice(0, CARD_HITS);
+  return fields(
+    field('Results', result.total),
+    ...hits.map((hit, i) => field(`Result ${i + 1}`, oneLine(hit.title || hit.url), hit.url)),
+    result.results.length > CARD_HITS ? field('More on this page', result.results.length - CARD_HITS) : null,
+    sourceLink('Search on Google', `https://www.google.com/search?q=${encodeURIComponent(`"${target}"`)}`),
+  );
+}
+
 export default defineEngine<SearchEngineResult>({
   id: 'search_engine',
   service: 'google',
@@ -107,5 +125,6 @@ export default defineEngine<SearchEngineResult>({
     cx: v.optional(v.string('expected a string (the Programmable Search engine ID)')),
   }),
   summary: searchEngineSummary,
+  details: searchEngineDetails,
   run: searchEngineLookup,
 });

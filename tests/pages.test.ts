@@ -118,7 +118,10 @@ describe('/ui JSON', () => {
     const [ip, domain, hash] = view.observables;
     assert.deepEqual(ip!.cells.map((c) => [c.engine, c.status]), [['reverse_dns', 'ok'], ['rdap_whois', 'not_applicable']]);
     assert.match(ip!.cells[0]!.summary, /dns\.google/);
-    assert.ok(domain!.cells[1]!.fields.some((f) => f.label === 'registrar'), JSON.stringify(domain!.cells[1]!.fields));
+    // The engine's own card fields (its `details`), links kept only when http(s).
+    const card = domain!.cells[1]!.fields;
+    assert.deepEqual(card[0], { label: 'Registrar', value: 'RESERVED-Internet Assigned Numbers Authority' });
+    assert.deepEqual(card.at(-1), { label: 'RDAP record', value: 'https://rdap.verisign.com/com/v1/domain/EXAMPLE.COM', href: 'https://rdap.verisign.com/com/v1/domain/EXAMPLE.COM' });
     assert.ok(hash!.cells.every((c) => c.status === 'not_applicable'));
     assert.deepEqual(view.results, await json(`/api/results/${id}`));
     assert.equal((await get('/ui/analyses/not-an-id')).status, 404);
@@ -132,6 +135,7 @@ describe('/ui JSON', () => {
     assert.equal(all.items.length, 2);
     assert.ok(all.total >= 2);
     assert.deepEqual(all.items.map((i) => i.id), [second, first]);
+    assert.deepEqual(all.items[0]!.engine_labels, ['Reverse DNS']);
     assert.deepEqual(all.items[0]!.observables, [{ value: 'history-two.example.com', type: 'FQDN' }, { value: '192.0.2.77', type: 'IPv4' }]);
     assert.equal(all.items[0]!.complete, true);
     const found = await json<HistoryView>('/ui/history?q=HISTORY-TWO');

@@ -27,8 +27,9 @@
 import { createRequire } from 'node:module';
 import type * as cheerio from 'cheerio';
 import * as v from 'valibot';
-import { EngineError, type EngineContext, type EngineDefinition } from '../engine/contract.js';
+import { EngineError, type DetailField, type EngineContext, type EngineDefinition } from '../engine/contract.js';
 import type { Observable, ObservableType } from '../observables/types.js';
+import { field, fields, sourceLink as linkField } from '../view/fields.js';
 
 export interface IocOneCard {
   /** Card header, e.g. `2024-05-14 · securelist.com` ('' when the card has none). */
@@ -181,6 +182,26 @@ export function parseIocOnePage(html: string, pageUrl: string, variant: IocOneVa
 }
 
 /** `3 reports, first: <title> (<header>)`; `no reports`. */
+/** Longest card header used as a label (headers are scraped text). */
+const MAX_LABEL = 60;
+
+/**
+ * Card fields: the number of reports, each report (title linked to it, labelled with its card
+ * header `date · source`), then the search page on ioc.one.
+ */
+export function iocOneDetails(result: IocOneResult): DetailField[] {
+  return fields(
+    field('Reports', result.count),
+    ...result.results.slice(0, 5).map((card, i) => field(reportLabel(card.header, i), card.title, card.source)),
+    linkField('Open in ioc.one', result.link),
+  );
+}
+
+function reportLabel(header: string, index: number): string {
+  if (!header) return `Report ${index + 1}`;
+  return header.length > MAX_LABEL ? `${header.slice(0, MAX_LABEL - 1)}…` : header;
+}
+
 export function iocOneSummary(result: IocOneResult): string {
   const first = result.results[0];
   if (!first) return 'no reports';

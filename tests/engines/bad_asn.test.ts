@@ -83,6 +83,25 @@ describe('bad_asn declaration', () => {
     assert.equal(summary(assess('16276', OVH, null)), 'AS16276 listed: brianhama + LETHAL-FORENSICS, risk 40/100 (legitimate provider, may be abused)');
     assert.equal(badAsn.summary(assess('200019', ALEXHOST, null)), 'AS200019 listed: Spamhaus ASN-DROP + brianhama + LETHAL-FORENSICS, risk 90/100');
   });
+
+  test('details: verdict, ASN linked to bgp.he.net, organisation, score, lists and their entries', () => {
+    assert.deepEqual(badAsn.details!(assess('203999', SPAMHAUS_203999, 'Bad Host LLC'), '45.155.205.66'), [
+      { label: 'Status', value: 'listed as malicious' },
+      { label: 'ASN', value: 'AS203999', href: 'https://bgp.he.net/AS203999' },
+      { label: 'AS organization', value: 'Bad Host LLC' },
+      { label: 'Risk score', value: '70/100' },
+      { label: 'Lists', value: 'Spamhaus ASN-DROP' },
+      { label: 'List entries', value: SPAMHAUS_203999 },
+    ]);
+    const ovh = badAsn.details!(assess('16276', OVH, null), '51.38.1.1');
+    assert.deepEqual(ovh.map((f) => f.label), ['Status', 'ASN', 'Risk score', 'Lists', 'List entries']);
+    assert.equal(ovh[0]!.value, 'listed, but a legitimate provider that may be abused');
+    assert.equal(ovh[3]!.value, 'brianhama, LETHAL-FORENSICS');
+    assert.deepEqual(badAsn.details!(assess('13335', undefined, 'Cloudflare, Inc.'), '1.1.1.1'), [
+      { label: 'Status', value: 'not listed' },
+      { label: 'ASN', value: 'AS13335', href: 'https://bgp.he.net/AS13335' },
+    ]);
+  });
 });
 
 describe('bad_asn list parsing', () => {

@@ -63,6 +63,18 @@ describe('provider_01 declaration', () => {
     );
   });
 
+  test('details: the abuse contact, the other contacts, the address on Abusix Lookup', () => {
+    const google: AbusixResult = { abuse: 'arin-contact@google.com', contacts: ['arin-contact@google.com', 'network-abuse@google.com'] };
+    assert.deepEqual(engine.details!(google, '8.8.8.8'), [
+      { label: 'Abuse contact', value: 'arin-contact@google.com' },
+      { label: 'Other contacts', value: 'network-abuse@google.com' },
+      { label: 'Abusix Lookup', value: 'https://lookup.abusix.com/search?q=8.8.8.8', href: 'https://lookup.abusix.com/search?q=8.8.8.8' },
+    ]);
+    const v6 = engine.details!({ abuse: 'abuse@cloudflare.com', contacts: ['abuse@cloudflare.com'] }, '2606:4700::1111');
+    assert.deepEqual(v6.map((f) => f.label), ['Abuse contact', 'Abusix Lookup']);
+    assert.equal(v6[1]!.href, 'https://lookup.abusix.com/search?q=2606%3A4700%3A%3A1111');
+  });
+
   test('settings schema: a zone name is accepted, garbage is not', () => {
     assert.ok(v.safeParse(engine.settingsSchema!, { zone: 'abuse.corp.example' }).success);
     assert.ok(!v.safeParse(engine.settingsSchema!, { zone: 'not a zone/' }).success);

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { otxIndicator, otxLookup, type OtxResult } from '../../engines/provider_02.js';
+import engine, { otxDetails, otxIndicator, otxLookup, type OtxResult } from '../../engines/provider_02.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import type { ObservableType } from '../../src/observables/types.js';
 import { fakeRoutes, fakeSettings } from '../fakes/alienvault.js';
@@ -238,6 +238,25 @@ describe('provider_02 against a loopback OTX', () => {
     assert.equal(result.link, `${OTX}/browse/global/pulses?q=example.com`);
     assert.deepEqual(Object.keys(result), ['count', 'pulses', 'malware_families', 'adversary', 'link']);
     assert.equal(engine.summary(result), '9 pulses · malware: Emotet, Apnic, Mirai, Dridex · adversary: Lazarus, APT99, TA505 · latest: Mirai botnet C2');
+  });
+
+  test('details: pulse count, malware families, adversaries, the newest pulses linked to their reports, the OTX search', async () => {
+    const result = await run(harness('ok'), 'example.com', 'FQDN');
+    assert.ok(result);
+    assert.deepEqual(engine.details!(result, 'example.com'), [
+      { label: 'Pulses', value: '9' },
+      { label: 'Malware families', value: 'Emotet, Apnic, Mirai, Dridex' },
+      { label: 'Adversaries', value: 'Lazarus, APT99, TA505' },
+      { label: 'Pulse 1', value: 'Mirai botnet C2', href: 'https://blog.example/report' },
+      { label: 'Pulse 2', value: 'Emotet epoch 5 spam', href: `${OTX}/pulse/a5` },
+      { label: 'Pulse 3', value: 'TA505 phishing', href: 'https://cert.example/ta505' },
+      { label: 'Pulse 4', value: 'Old campaign', href: 'https://old.example/' },
+      { label: 'Pulse 5', value: 'Oldest kept', href: `${OTX}/pulse/a8` },
+      { label: 'Open in OTX', value: `${OTX}/browse/global/pulses?q=example.com`, href: `${OTX}/browse/global/pulses?q=example.com` },
+    ]);
+    assert.ok(!JSON.stringify(engine.details!(result, 'example.com')).includes(KEY));
+    // The engine declares it (checked last: the assertion narrows `engine.details` to otxDetails's type).
+    assert.equal(engine.details, otxDetails);
   });
 
   test('the request: GET /indicators/domain/<value>/general, the key in X-OTX-API-KEY only', async () => {

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { abuseIpdbLookup, type AbuseIpdbResult } from '../../engines/provider_03.js';
+import engine, { abuseIpdbDetails, abuseIpdbLookup, type AbuseIpdbResult } from '../../engines/provider_03.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { fakeRoutes, fakeSettings } from '../fakes/abuseipdb.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
@@ -190,6 +190,31 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
       'domain', 'hostnames', 'is_tor', 'last_reported_at', 'link',
     ]);
     assert.equal(engine.summary(result), 'risk 100 · 1532 reports, last 2026-01-10 · Tor · DE · Data Center/Web Hosting/Transit · Tor Exit');
+  });
+
+  test('details: score, reports, last report, Tor, country, usage, ISP, domain, hostnames, the check page on AbuseIPDB', async () => {
+    const result = await run(harness('ok'), '185.220.101.1');
+    assert.ok(result);
+    assert.deepEqual(engine.details!(result, '185.220.101.1'), [
+      { label: 'Confidence score', value: '100' },
+      { label: 'Reports', value: '1532' },
+      { label: 'Last reported', value: '2026-01-10T08:00:00+00:00' },
+      { label: 'Tor exit node', value: 'yes' },
+      { label: 'Country', value: 'Germany (DE)' },
+      { label: 'Usage type', value: 'Data Center/Web Hosting/Transit' },
+      { label: 'ISP', value: 'Tor Exit' },
+      { label: 'Domain', value: 'example.org' },
+      { label: 'Hostnames', value: 'tor-exit.example.org' },
+      { label: 'Open in AbuseIPDB', value: 'https://www.abuseipdb.com/check/185.220.101.1', href: 'https://www.abuseipdb.com/check/185.220.101.1' },
+    ]);
+    assert.ok(!JSON.stringify(engine.details!(result, '185.220.101.1')).includes(KEY));
+    // Never reported, whitelisted, no country: no "Last reported", no Tor line, no "Unknown".
+    const quiet = { ...result, reports: 0, risk_score: 0, last_reported_at: null, is_tor: false, is_whitelisted: true, country_code: '', country_name: 'Unknown' };
+    assert.deepEqual(abuseIpdbDetails(quiet).slice(0, 4).map((f) => [f.label, f.value]), [
+      ['Confidence score', '0'], ['Reports', '0'], ['Whitelisted', 'yes'], ['Usage type', 'Data Center/Web Hosting/Transit'],
+    ]);
+    // The engine declares it (checked last: the assertion narrows `engine.details` to abuseIpdbDetails's type).
+    assert.equal(engine.details, abuseIpdbDetails);
   });
 
   test('the request: GET /check?ipAddress=<ip>, the key in the Key header only', async () => {

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { criminalIpLookup, type CriminalIpResult } from '../../engines/provider_05.js';
+import engine, { criminalIpDetails, criminalIpLookup, type CriminalIpResult } from '../../engines/provider_05.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { fakeRoutes, fakeSettings } from '../fakes/criminalip.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
@@ -216,6 +216,35 @@ describe('provider_05 against a loopback Criminal IP', () => {
       engine.summary(result),
       'inbound Critical, outbound Very Dangerous · 212 abuse records · 2 open ports · 1 IDS event · AS48090 TECHOFF SRV LIMITED, NL · proxy · scanner · IDS alerts · hosting',
     );
+  });
+
+  test('details: risk, abuse records, flags, ports, IDS alert, owner, then the report page', async () => {
+    const result = await run(harness('ok'), '45.148.10.81');
+    assert.ok(result);
+    assert.deepEqual(engine.details!(result, '45.148.10.81'), [
+      { label: 'Inbound risk', value: 'Critical' },
+      { label: 'Outbound risk', value: 'Very Dangerous' },
+      { label: 'Abuse records', value: '212' },
+      { label: 'Flags', value: 'proxy, scanner, IDS alerts, hosting' },
+      { label: 'Open ports', value: '22/tcp ssh (OpenSSH 7.4, vulnerable), 3389/tcp rdp' },
+      { label: 'IDS events', value: '1' },
+      {
+        label: 'IDS alert',
+        value: 'ET SCAN Suspicious inbound to mySQL port 3306 (Attempted Information Leak) 2025-12-31 03:11:52',
+        href: 'https://www.criminalip.io/asset/report/45.148.10.81',
+      },
+      { label: 'AS', value: 'AS48090 TECHOFF SRV LIMITED' },
+      { label: 'Location', value: 'NL' },
+      { label: 'Open in Criminal IP', value: 'https://www.criminalip.io/asset/report/45.148.10.81', href: 'https://www.criminalip.io/asset/report/45.148.10.81' },
+    ]);
+    // An address Criminal IP knows nothing of: the abuse count and the link only.
+    const minimal = await run(harness('ok'), '192.0.2.77');
+    assert.deepEqual(criminalIpDetails(minimal!, '192.0.2.77'), [
+      { label: 'Abuse records', value: '0' },
+      { label: 'Open in Criminal IP', value: 'https://www.criminalip.io/asset/report/192.0.2.77', href: 'https://www.criminalip.io/asset/report/192.0.2.77' },
+    ]);
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, criminalIpDetails);
   });
 
   test('an address Criminal IP knows nothing of: the documented result with null sections', async () => {

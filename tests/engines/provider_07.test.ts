@@ -79,6 +79,30 @@ describe('provider_07 declaration', () => {
     assert.equal(engine.summary({ results: [RESULT.results[0]!], total: 1 }), '1 code hit: owner1/repo1');
     assert.equal(engine.summary({ results: [] }), 'no code hits');
   });
+
+  test('details: the count, each file linked to GitHub, the search on grep.app', () => {
+    const details = engine.details!(RESULT, 'evil.example');
+    assert.deepEqual(details.slice(0, 3), [
+      { label: 'Code hits', value: '7' },
+      { label: 'owner1/repo1', value: 'src/config.py', href: 'https://github.com/owner1/repo1/blob/main/src/config.py' },
+      { label: 'owner2/repo2', value: 'iocs.txt', href: 'https://github.com/owner2/repo2/blob/dev/iocs.txt' },
+    ]);
+    assert.equal(details.length, 7);
+    assert.deepEqual(details[5], { label: 'owner5/repo5', value: 'index.html', href: 'https://github.com/owner5/repo5/blob/gh-pages/index.html' });
+    assert.deepEqual(details[6], {
+      label: 'Search on grep.app',
+      value: 'https://grep.app/search?q=evil.example',
+      href: 'https://grep.app/search?q=evil.example',
+    });
+    assert.deepEqual(engine.details!({ results: [] }, 'https://x.example/?a=1&b=2'), [
+      { label: 'Code hits', value: '0' },
+      {
+        label: 'Search on grep.app',
+        value: 'https://grep.app/search?q=https%3A%2F%2Fx.example%2F%3Fa%3D1%26b%3D2',
+        href: 'https://grep.app/search?q=https%3A%2F%2Fx.example%2F%3Fa%3D1%26b%3D2',
+      },
+    ]);
+  });
 });
 
 describe('provider_07 against a loopback grep.app', () => {

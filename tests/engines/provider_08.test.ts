@@ -167,6 +167,39 @@ describe('provider_08 declaration', () => {
     assert.equal(engine.summary(DOMAIN_RESULT as DomainExposure), '120 compromised (12 employees, 108 users), last 2026-01-05');
     assert.equal(engine.summary(DOMAIN_NOT_FOUND as DomainExposure), 'no infostealer data');
   });
+
+  test('details: e-mail infections, domain exposure with its hudsonrock.com page; no passwords', () => {
+    assert.deepEqual(engine.details!(EMAIL_FOUND as EmailExposure, 'jane.doe@example.com'), [
+      { label: 'Infected computers', value: '2' },
+      { label: 'Stealer families', value: 'RedLine, Lumma' },
+      { label: 'Last compromised', value: '2025-06-20T08:00:00.000Z' },
+      { label: 'Computers', value: 'DESKTOP-1A2B, LAPTOP-JD' },
+      { label: 'Operating systems', value: 'Windows 10 Pro x64, Windows 11 Home x64' },
+      { label: 'Corporate services', value: '2' },
+      { label: 'User services', value: '21' },
+    ]);
+    const domain = engine.details!(DOMAIN_RESULT as DomainExposure, 'https://Login.Example.com:8443/sso');
+    assert.deepEqual(domain, [
+      { label: 'Compromised', value: '120' },
+      { label: 'Employees', value: '12' },
+      { label: 'Users', value: '108' },
+      { label: 'Third parties', value: '4' },
+      { label: 'Last employee compromised', value: '2025-11-02T00:00:00.000Z' },
+      { label: 'Last user compromised', value: '2026-01-05T00:00:00.000Z' },
+      { label: 'Stealer families', value: 'RedLine (40), Lumma (30), Raccoon (28)' },
+      { label: 'Employee URLs', value: 'https://vpn.example.com (5)' },
+      { label: 'Applications', value: 'vpn (3), sso (2)' },
+      {
+        label: 'Hudson Rock',
+        value: 'https://www.hudsonrock.com/search/domain/login.example.com',
+        href: 'https://www.hudsonrock.com/search/domain/login.example.com',
+      },
+    ]);
+    const text = JSON.stringify(engine.details!(EMAIL_FOUND as EmailExposure, 'jane.doe@example.com'));
+    assert.ok(!text.includes('••'), 'masked passwords and logins are not shown');
+    assert.deepEqual(engine.details!(DOMAIN_NOT_FOUND as DomainExposure, 'quiet.example.org').map((f) => f.label),
+      ['Compromised', 'Employees', 'Users', 'Third parties', 'Hudson Rock']);
+  });
 });
 
 describe('provider_08 against a loopback Hudson Rock', () => {

@@ -2,6 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
 import engine, { iocOneHtmlLookup, type IocOneResult } from '../../engines/provider_09.js';
+import { iocOneDetails } from '../../src/scrape/ioc-one.js';
 import { EngineError } from '../../src/engine/contract.js';
 import { BROWSER_USER_AGENT, parseIocOnePage, plainText } from '../../src/scrape/ioc-one.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
@@ -68,6 +69,46 @@ describe('provider_09 declaration', () => {
     assert.equal(v.safeParse(schema, { max_results: 2.5 }).success, false);
     assert.equal(v.safeParse(schema, { max_results: '5' }).success, false);
     assert.equal(v.safeParse(schema, { user_agent: '' }).success, false);
+  });
+
+  test('details: report count, each report (title linked to it, labelled by its card header), the search page', () => {
+    const link = 'https://ioc.one/auth/deep_search?search=evil.example.com';
+    const results = parseIocOnePage(page('evil.example.com', HTML_CARDS), link, 'html');
+    const result: IocOneResult = { results, link, count: results.length };
+    assert.deepEqual(engine.details!(result, 'evil.example.com'), [
+      { label: 'Reports', value: '5' },
+      { label: '2024-05-14 · securelist.com', value: 'New campaign uses evil.example.com', href: 'https://securelist.com/report' },
+      {
+        label: '2024-04-02 · unit42.paloaltonetworks.com',
+        value: 'Threat Brief: Exploitation of CVE-2024-3400 in PAN-OS',
+        href: 'https://unit42.paloaltonetworks.com/cve-2024-3400/',
+      },
+      {
+        label: '2024-03-21 · www.welivesecurity.com',
+        value: 'Evasive Panda leverages Monlam Festival to target Tibetans',
+        href: 'https://www.welivesecurity.com/en/eset-research/evasive-panda-leverages-monlam-festival-target-tibetans/',
+      },
+      {
+        label: '2024-02-29 · blog.talosintelligence.com',
+        value: 'TinyTurla Next Generation — Turla APT spies on Polish NGOs',
+        href: 'https://blog.talosintelligence.com/tinyturla-next-generation/',
+      },
+      {
+        label: '2024-01-17 · www.mandiant.com',
+        value: 'Ivanti Connect Secure VPN Post-Exploitation Lateral Movement Case Studies',
+        href: 'https://www.mandiant.com/resources/blog/investigating-ivanti-zero-day-exploitation',
+      },
+      { label: 'Open in ioc.one', value: link, href: link },
+    ]);
+    // A card without header is numbered; no reports leaves the count and the search page.
+    const bare = { header: '', title: 'Untitled campaign', source: 'https://reports.example/x' };
+    assert.deepEqual(iocOneDetails({ results: [bare], link, count: 1 })[1], { label: 'Report 1', value: 'Untitled campaign', href: 'https://reports.example/x' });
+    assert.deepEqual(iocOneDetails({ results: [], link, count: 0 }), [
+      { label: 'Reports', value: '0' },
+      { label: 'Open in ioc.one', value: link, href: link },
+    ]);
+    // The engine declares it (checked last: the assertion narrows `engine.details` to iocOneDetails's type).
+    assert.equal(engine.details, iocOneDetails);
   });
 });
 

@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import engine, { iocOnePdfLookup, type IocOneResult } from '../../engines/provider_10.js';
+import { iocOneDetails } from '../../src/scrape/ioc-one.js';
 import htmlEngine from '../../engines/provider_09.js';
 import { EngineError } from '../../src/engine/contract.js';
 import { parseIocOnePage } from '../../src/scrape/ioc-one.js';
@@ -43,6 +44,34 @@ describe('provider_10 declaration', () => {
     assert.deepEqual(engine.defaults, htmlEngine.defaults);
     assert.equal(engine.settingsSchema, htmlEngine.settingsSchema);
     assert.equal(engine.run, iocOnePdfLookup);
+  });
+
+  test('details: report count, each PDF (title linked to it, labelled by its card header), the search page', () => {
+    const sha256 = '275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f';
+    const link = `https://ioc.one/auth/deep_search/pdf?search=${sha256}`;
+    const results = parseIocOnePage(resultsPage('pdf', sha256, PDF_CARDS), link, 'pdf');
+    const result: IocOneResult = { results, link, count: results.length };
+    assert.deepEqual(engine.details!(result, sha256), [
+      { label: 'Reports', value: '3' },
+      {
+        label: '2024-05-02 · Kaspersky ICS CERT',
+        value: 'APT attacks on industrial organizations in H2 2023',
+        href: 'https://ioc.one/static/pdf/2024/kaspersky-ics-apt-h2-2023.pdf',
+      },
+      {
+        label: '2024-02-07 · CISA',
+        value: 'AA24-038A PRC State-Sponsored Actors Compromise U.S. Critical Infrastructure',
+        href: 'https://www.cisa.gov/sites/default/files/2024-02/aa24-038a-jcsa-prc-state-sponsored-actors.pdf',
+      },
+      {
+        label: '2023-10-19 · ioc.one mirror',
+        value: 'Operation Triangulation — technical appendix',
+        href: 'https://ioc.one/auth/deep_search/reports/triangulation-appendix.pdf',
+      },
+      { label: 'Open in ioc.one', value: link, href: link },
+    ]);
+    // The engine declares it (checked last: the assertion narrows `engine.details` to iocOneDetails's type).
+    assert.equal(engine.details, iocOneDetails);
   });
 });
 

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { ipapiLookup, type IpapiResult } from '../../engines/provider_11.js';
+import engine, { ipapiDetails, ipapiLookup, type IpapiResult } from '../../engines/provider_11.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeReply } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -209,6 +209,32 @@ describe('provider_11 against a loopback ipapi.is', () => {
     assert.deepEqual(result.vpn, NORDVPN.vpn);
     assert.deepEqual(result.asn, { ...NORDVPN.asn, asn: 'AS9009' });
     assert.equal(engine.summary(result), 'AS9009 M247 Europe SRL · US, San Francisco · datacenter · VPN (NordVPN) · proxy · abuser');
+  });
+
+  test('details: ASN and owner, place, flags, VPN service, network, abuse contact, the public lookup on ipapi.is', async () => {
+    const h = harness('ok');
+    const vpn = (await h.run('146.70.117.10', 'IPv4')) as IpapiResult;
+    assert.deepEqual(engine.details!(vpn, '146.70.117.10'), [
+      { label: 'ASN', value: 'AS9009 M247 Europe SRL' },
+      { label: 'Country', value: 'United States (US)' },
+      { label: 'City', value: 'San Francisco, California' },
+      { label: 'Flags', value: 'VPN, proxy, abuser, datacenter' },
+      { label: 'VPN service', value: 'NordVPN', href: 'https://nordvpn.com/' },
+      { label: 'Usage type', value: 'hosting' },
+      { label: 'Network', value: '146.70.117.0/24' },
+      { label: 'Abuse contact', value: 'abuse@m247.ro' },
+      { label: 'RIR', value: 'RIPE' },
+      { label: 'Open in ipapi.is', value: 'https://api.ipapi.is/?q=146.70.117.10', href: 'https://api.ipapi.is/?q=146.70.117.10' },
+    ]);
+    // Nothing known but the registry: "none" for the flags, no "Unknown" ASN; an IPv6 link is encoded.
+    const unrouted = (await h.run('198.18.0.1', 'IPv4')) as IpapiResult;
+    assert.deepEqual(ipapiDetails(unrouted, '198.18.0.1').map((f) => [f.label, f.value]), [
+      ['Flags', 'none'], ['RIR', 'ARIN'], ['Open in ipapi.is', 'https://api.ipapi.is/?q=198.18.0.1'],
+    ]);
+    const v6 = (await h.run('2606:4700:4700::1111', 'IPv6')) as IpapiResult;
+    assert.equal(ipapiDetails(v6, '2606:4700:4700::1111').at(-1)!.href, 'https://api.ipapi.is/?q=2606%3A4700%3A4700%3A%3A1111');
+    // The engine declares it (checked last: the assertion narrows `engine.details` to ipapiDetails's type).
+    assert.equal(engine.details, ipapiDetails);
   });
 
   test('IPv6', async () => {

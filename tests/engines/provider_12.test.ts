@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import engine, { ipinfoLookup, ipinfoSummary, type IpinfoResult } from '../../engines/provider_12.js';
+import engine, { ipinfoDetails, ipinfoLookup, ipinfoSummary, type IpinfoResult } from '../../engines/provider_12.js';
 import { countryName } from '../../src/lookup/country.js';
 import badAsn, { type BadAsnResult } from '../../engines/bad_asn.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
@@ -84,6 +84,33 @@ describe('provider_12 declaration', () => {
     assert.equal(engine.summary({ ...result, geolocation: 'Unknown, Moscow', country_code: 'RU', hostname: 'Unknown' }), 'AS15169 Google LLC · Moscow, RU');
     assert.equal(engine.summary({ ...result, asn: 'Unknown', geolocation: 'Unknown, Unknown', country_code: 'Unknown', hostname: 'Unknown' }), '8.8.8.8: no data');
     assert.equal(engine.summary({ ...result, geolocation: '', country_code: '', country_name: 'Bogon', hostname: 'Private IP', asn: 'BOGON' }), 'bogon (private or reserved address)');
+  });
+
+  test('details: owner, host name, place, country, then the ipinfo.io page; Unknowns left out', () => {
+    const result: IpinfoResult = {
+      ip: '8.8.8.8', geolocation: 'Mountain View, California', country_code: 'US', country_name: 'United States',
+      hostname: 'dns.google', asn: 'AS15169 Google LLC', link: 'https://ipinfo.io/8.8.8.8',
+    };
+    const link = { label: 'Open in IPinfo', value: 'https://ipinfo.io/8.8.8.8', href: 'https://ipinfo.io/8.8.8.8' };
+    assert.deepEqual(engine.details!(result, '8.8.8.8'), [
+      { label: 'Network owner', value: 'AS15169 Google LLC' },
+      { label: 'Host name', value: 'dns.google' },
+      { label: 'Location', value: 'Mountain View, California' },
+      { label: 'Country', value: 'United States (US)' },
+      link,
+    ]);
+    assert.deepEqual(ipinfoDetails({ ...result, geolocation: 'Unknown, Moscow', country_code: 'RU', country_name: 'Russia', hostname: 'Unknown' }, '8.8.8.8'), [
+      { label: 'Network owner', value: 'AS15169 Google LLC' },
+      { label: 'Location', value: 'Moscow' },
+      { label: 'Country', value: 'Russia (RU)' },
+      link,
+    ]);
+    assert.deepEqual(ipinfoDetails({ ...result, geolocation: '', country_code: '', country_name: 'Bogon', hostname: 'Private IP', asn: 'BOGON' }, '8.8.8.8'), [
+      { label: 'Address', value: 'bogon (private or reserved address)' },
+      link,
+    ]);
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, ipinfoDetails);
   });
 
   test('country names (shared with provider_25)', () => {

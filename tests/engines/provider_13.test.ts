@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { ipqueryLookup, type IpqueryResult } from '../../engines/provider_13.js';
+import engine, { ipqueryDetails, ipqueryLookup, type IpqueryResult } from '../../engines/provider_13.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeReply } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -91,6 +91,34 @@ describe('provider_13 declaration', () => {
       engine.summary({ ...base, asn: null, isp: 'Unknown', country_code: 'Unknown', risk_score: 'Unknown', is_mobile: true }),
       'risk unknown · mobile',
     );
+  });
+
+  test('details: risk score and flags, ISP, ASN, country, location, then the answer on ipquery.io', () => {
+    // What the lookup returns for TOR_EXIT with the default base_url.
+    const torExit: IpqueryResult = {
+      ip: '185.220.101.1', geolocation: 'Berlin, Land Berlin', country_code: 'DE', country_name: 'Germany',
+      isp: 'Zwiebelfreunde e.V.', asn: 'AS60729', is_vpn: true, is_tor: true, is_proxy: true, is_datacenter: true,
+      is_mobile: false, risk_score: 100, link: 'https://api.ipquery.io/185.220.101.1',
+    };
+    assert.deepEqual(engine.details!(torExit, '185.220.101.1'), [
+      { label: 'Risk score', value: '100' },
+      { label: 'Flags', value: 'VPN, proxy, Tor, datacenter' },
+      { label: 'ISP', value: 'Zwiebelfreunde e.V.' },
+      { label: 'ASN', value: 'AS60729' },
+      { label: 'Country', value: 'Germany (DE)' },
+      { label: 'Location', value: 'Berlin, Land Berlin' },
+      { label: 'Open in ipquery.io', value: 'https://api.ipquery.io/185.220.101.1', href: 'https://api.ipquery.io/185.220.101.1' },
+    ]);
+    // Sparse data: the "Unknown" placeholders drop out, no flag reads "none".
+    const sparse: IpqueryResult = {
+      ...torExit, geolocation: 'Unknown, Tokyo', country_code: 'JP', country_name: 'Japan', isp: 'Unknown', asn: null,
+      is_vpn: false, is_tor: false, is_proxy: false, is_datacenter: false, risk_score: 'Unknown',
+    };
+    assert.deepEqual(ipqueryDetails(sparse).map((f) => [f.label, f.value]), [
+      ['Risk score', 'Unknown'], ['Flags', 'none'], ['Country', 'Japan (JP)'], ['Location', 'Tokyo'], ['Open in ipquery.io', torExit.link],
+    ]);
+    // The engine declares it (checked last: the assertion narrows `engine.details` to ipqueryDetails's type).
+    assert.equal(engine.details, ipqueryDetails);
   });
 });
 

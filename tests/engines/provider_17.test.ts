@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { phishTankLookup, urlToCheck, type PhishTankResult } from '../../engines/provider_17.js';
+import engine, { phishTankDetails, phishTankLookup, urlToCheck, type PhishTankResult } from '../../engines/provider_17.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { rejectsWith } from '../helpers/assert.js';
@@ -76,6 +76,32 @@ describe('provider_17 declaration', () => {
     assert.equal(engine.summary({ ...PHISH, valid: false }), 'in database, verified, not a phish');
     assert.equal(engine.summary({ ...PHISH, verified: 'y', valid: 'y' }), 'in database, verified phish');
     assert.equal(engine.summary({ url: 'http://example.com/', in_database: false }), 'not in database');
+  });
+
+  test('details: verdict, URL checked, phish ID and verification time, the phish page on PhishTank (https)', () => {
+    assert.deepEqual(engine.details!(PHISH, 'http://phish.example/login'), [
+      { label: 'Verdict', value: 'verified phish' },
+      { label: 'URL checked', value: 'http://phish.example/login' },
+      { label: 'Phish ID', value: '8123456' },
+      { label: 'Verified at', value: '2026-01-09T20:00:00+00:00' },
+      {
+        label: 'Open in PhishTank',
+        value: 'https://www.phishtank.com/phish_detail.php?phish_id=8123456',
+        href: 'https://www.phishtank.com/phish_detail.php?phish_id=8123456',
+      },
+    ]);
+    assert.deepEqual(phishTankDetails(PENDING).map((f) => [f.label, f.value]), [
+      ['Verdict', 'not verified yet'],
+      ['URL checked', 'http://pending.example/'],
+      ['Phish ID', '8123999'],
+      ['Open in PhishTank', 'https://www.phishtank.com/phish_detail.php?phish_id=8123999'],
+    ]);
+    assert.deepEqual(phishTankDetails({ url: 'http://example.com/', in_database: false }), [
+      { label: 'Verdict', value: 'not in database' },
+      { label: 'URL checked', value: 'http://example.com/' },
+    ]);
+    // The engine declares it (checked last: the assertion narrows `engine.details` to phishTankDetails's type).
+    assert.equal(engine.details, phishTankDetails);
   });
 
   test('URL to check: as written, "/" for an empty path, http://<domain>/ for a domain', () => {

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { rostiLookup, type RostiResult } from '../../engines/provider_19.js';
+import engine, { rostiDetails, rostiLookup, type RostiResult } from '../../engines/provider_19.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { EMPTY, PREFIX, fakeRoutes, fakeSettings, iocs } from '../fakes/rosti.js';
@@ -167,6 +167,29 @@ describe('provider_19 against a loopback Rösti', () => {
       total: null,
       has_more: false,
     });
+  });
+
+  test('details: count, categories, risk, types, values, dates, then each report linked to its page', async () => {
+    const result = await harness.run('bad.example.net', 'FQDN') as RostiResult;
+    assert.deepEqual(engine.details!(result, 'bad.example.net'), [
+      { label: 'IOCs', value: '2' },
+      { label: 'Categories', value: 'c2, payload_delivery' },
+      { label: 'Risk', value: 'high, medium' },
+      { label: 'IOC types', value: 'domain, url' },
+      { label: 'Matched values', value: 'bad.example.net, hxxps://bad.example.net/panel/login.php' },
+      { label: 'Dates', value: '2025-01-15 – 2025-02-03' },
+      { label: 'Report', value: 'r-2025-0042: seen in loader config', href: 'https://rosti.bin.re/reports/r-2025-0042' },
+      { label: 'Report', value: 'r-2025-0107: second stage download', href: 'https://rosti.bin.re/reports/r-2025-0107' },
+    ]);
+    // Seven reports and more IOCs upstream: five reports linked, the rest counted.
+    const ioc = EXAMPLE_RESULT.results[0]!;
+    const seven = Array.from({ length: 7 }, (_, i) => ({ ...ioc, report: `r-${i}`, link: `https://rosti.bin.re/reports/r-${i}`, comment: null }));
+    const fields = rostiDetails({ count: 7, results: seven, total: 40, has_more: true });
+    assert.deepEqual(fields[0], { label: 'IOCs', value: '40 (more available)' });
+    assert.deepEqual(fields.filter((f) => f.label === 'Report').map((f) => [f.value, f.href]), [0, 1, 2, 3, 4].map((i) => [`r-${i}`, `https://rosti.bin.re/reports/r-${i}`]));
+    assert.deepEqual(fields.at(-1), { label: 'More reports', value: '2' });
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, rostiDetails);
   });
 
   test('no match: the empty result, not null', async () => {

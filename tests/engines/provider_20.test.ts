@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { shodanLookup, shodanSummary, type ShodanResult } from '../../engines/provider_20.js';
+import engine, { shodanDetails, shodanLookup, shodanSummary, type ShodanResult } from '../../engines/provider_20.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { fakeRoutes, fakeSettings } from '../fakes/shodan.js';
@@ -164,6 +164,33 @@ describe('provider_20 against a loopback Shodan', () => {
       { port: 443, transport: 'tcp', product: 'nginx', version: null },
     ]);
     assert.equal(engine.summary(result), 'open ports 22, 80, 443 · OpenSSH 8.9, nginx · 2 CVEs');
+  });
+
+  test('details: ports, services, CVEs, names, owner, OS, place, last update, then the Shodan page', async () => {
+    const result = await run('ok', '45.60.13.252');
+    assert.ok(result);
+    assert.deepEqual(engine.details!(result, '45.60.13.252'), [
+      { label: 'Open ports', value: '22, 80, 443' },
+      { label: 'Services', value: '22/tcp OpenSSH 8.9p1 Ubuntu-3ubuntu0.6, 80/tcp nginx, 443/tcp nginx' },
+      { label: 'Vulnerabilities', value: 'CVE-2023-38408, CVE-2023-51385' },
+      { label: 'Host names', value: 'vps-45-60-13-252.example.net' },
+      { label: 'Domains', value: 'example.net' },
+      { label: 'Owner', value: 'AS64500 Example Hosting' },
+      { label: 'Operating system', value: 'Linux' },
+      { label: 'Location', value: 'Frankfurt am Main, DE' },
+      { label: 'Last update', value: '2026-01-06T17:40:02.118004' },
+      { label: 'Open in Shodan', value: 'https://www.shodan.io/host/45.60.13.252', href: 'https://www.shodan.io/host/45.60.13.252' },
+    ]);
+    // Tags, and an ISP that is not the organisation, are shown; a closed host says so.
+    const cloudflare = shodanDetails((await run('ok', '1.1.1.1'))!, '1.1.1.1');
+    assert.deepEqual(cloudflare.find((f) => f.label === 'Tags'), { label: 'Tags', value: 'cdn' });
+    assert.deepEqual(cloudflare.find((f) => f.label === 'ISP'), { label: 'ISP', value: 'Cloudflare, Inc.' });
+    assert.deepEqual(shodanDetails(empty, '192.0.2.1'), [
+      { label: 'Open ports', value: 'none' },
+      { label: 'Open in Shodan', value: 'https://www.shodan.io/host/192.0.2.1', href: 'https://www.shodan.io/host/192.0.2.1' },
+    ]);
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, shodanDetails);
   });
 
   test('engines.md\'s example: ports and tags as Shodan sends them, services in port order', async () => {

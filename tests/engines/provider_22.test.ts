@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { searchTerm, threatFoxLookup, type ThreatFoxResult } from '../../engines/provider_22.js';
+import engine, { searchTerm, threatFoxDetails, threatFoxLookup, type ThreatFoxResult } from '../../engines/provider_22.js';
 import { EngineError } from '../../src/engine/contract.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import type { ObservableType } from '../../src/observables/types.js';
@@ -124,6 +124,26 @@ describe('provider_22 against a loopback ThreatFox', () => {
       link: 'https://threatfox.abuse.ch/browse.php?search=ioc%3A185.220.101.4',
     });
     assert.equal(engine.summary(result as ThreatFoxResult), '3 IOCs: Cobalt Strike, Emotet');
+  });
+
+  test('details: IOC count, malware families, then the search on ThreatFox\'s site', async () => {
+    const result = await harness.run('185.220.101.4', 'IPv4') as ThreatFoxResult;
+    assert.deepEqual(engine.details!(result, '185.220.101.4'), [
+      { label: 'IOCs', value: '3' },
+      { label: 'Malware families', value: 'Cobalt Strike, Emotet' },
+      {
+        label: 'Open in ThreatFox',
+        value: 'https://threatfox.abuse.ch/browse.php?search=ioc%3A185.220.101.4',
+        href: 'https://threatfox.abuse.ch/browse.php?search=ioc%3A185.220.101.4',
+      },
+    ]);
+    const none = await harness.run('clean.example.org', 'FQDN') as ThreatFoxResult;
+    assert.deepEqual(threatFoxDetails(none).map((f) => [f.label, f.value]), [
+      ['IOCs', '0'],
+      ['Open in ThreatFox', 'https://threatfox.abuse.ch/browse.php?search=ioc%3Aclean.example.org'],
+    ]);
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, threatFoxDetails);
   });
 
   test('an IOC without a family: "Unknown"', async () => {

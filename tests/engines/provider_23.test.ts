@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { searchQuery, urlscanLookup, type UrlscanResult } from '../../engines/provider_23.js';
+import engine, { searchQuery, urlscanDetails, urlscanLookup, type UrlscanResult } from '../../engines/provider_23.js';
 import type { ObservableType } from '../../src/observables/types.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -80,6 +80,21 @@ describe('provider_23 declaration', () => {
     assert.equal(engine.summary(RESULT), '1523 scans, last 2026-01-09');
     assert.equal(engine.summary({ ...RESULT, scan_count: 1 }), '1 scan, last 2026-01-09');
     assert.equal(engine.summary({ scan_count: 0, top_domains: [], link: RESULT.link, last_scan: null }), 'no scans');
+  });
+
+  test('details: scans, last scan, top page domains with their counts, the search on urlscan.io', () => {
+    assert.deepEqual(engine.details!(RESULT, 'example.com'), [
+      { label: 'Scans', value: '1523' },
+      { label: 'Last scan', value: '2026-01-09T10:00:00.000Z' },
+      { label: 'Top page domains', value: 'example.com (3), www.example.com (2), Unknown (1)' },
+      { label: 'Open in urlscan.io', value: 'https://urlscan.io/search/#page.domain:example.com', href: 'https://urlscan.io/search/#page.domain:example.com' },
+    ]);
+    assert.deepEqual(urlscanDetails({ scan_count: 0, top_domains: [], link: RESULT.link, last_scan: null }).map((f) => [f.label, f.value]), [
+      ['Scans', '0'],
+      ['Open in urlscan.io', RESULT.link],
+    ]);
+    // The engine declares it (checked last: the assertion narrows `engine.details` to urlscanDetails's type).
+    assert.equal(engine.details, urlscanDetails);
   });
 
   test('search per type', () => {

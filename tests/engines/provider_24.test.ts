@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { urlId, virusTotalLookup, virusTotalTarget, type VirusTotalResult } from '../../engines/provider_24.js';
+import engine, { urlId, virusTotalDetails, virusTotalLookup, virusTotalTarget, type VirusTotalResult } from '../../engines/provider_24.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { FILE_STATS, NOT_FOUND, PREFIX, fakeRoutes, fakeSettings, ipAddress } from '../fakes/virustotal.js';
@@ -132,6 +132,22 @@ describe('provider_24 against a loopback VirusTotal', () => {
     });
     assert.equal(fake.requests[0]!.path, `${PREFIX}/domains/evil.example.com`);
     assert.equal(engine.summary(result as VirusTotalResult), '5/94 malicious, 1 suspicious · reputation -12');
+  });
+
+  test('details: detection ratio, suspicious, community score, then the VirusTotal page', async () => {
+    const result = await harness.run('Evil.Example.COM', 'FQDN') as VirusTotalResult;
+    assert.deepEqual(engine.details!(result, 'evil.example.com'), [
+      { label: 'Detection ratio', value: '5/94' },
+      { label: 'Suspicious', value: '1' },
+      { label: 'Community score', value: '-12' },
+      {
+        label: 'Open in VirusTotal',
+        value: 'https://www.virustotal.com/gui/domain/evil.example.com/detection',
+        href: 'https://www.virustotal.com/gui/domain/evil.example.com/detection',
+      },
+    ]);
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, virusTotalDetails);
   });
 
   test('URL: looked up by its unpadded base64url id', async () => {

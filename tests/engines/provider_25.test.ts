@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import engine, { webscoutLookup, webscoutSummary, type WebscoutResult } from '../../engines/provider_25.js';
+import engine, { webscoutDetails, webscoutLookup, webscoutSummary, type WebscoutResult } from '../../engines/provider_25.js';
 import badAsn, { type BadAsnListed } from '../../engines/bad_asn.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
@@ -116,6 +116,34 @@ describe('provider_25 declaration', () => {
     assert.equal(engine.summary({
       ...CLOUDFLARE_RESULT, asn: 'Unknown', as_org: 'Unknown', location: 'Unknown, Unknown', network_type: '', behavior: [],
     }), '1.1.1.1: no data');
+  });
+
+  test('details: anonymization, behaviour, owner, network, place, names; Unknowns left out, no link', () => {
+    assert.deepEqual(engine.details!(CLOUDFLARE_RESULT, '1.1.1.1'), [
+      { label: 'Anonymization', value: 'none' },
+      { label: 'Behaviour', value: 'scanner, botnet' },
+      { label: 'Network owner', value: 'AS13335 CLOUDFLARENET' },
+      { label: 'Company', value: 'Cloudflare, Inc.' },
+      { label: 'Network type', value: 'hosting (CDN)' },
+      { label: 'Service region', value: 'us-west' },
+      { label: 'Location', value: 'United States, Los Angeles' },
+      { label: 'Host names', value: 'one.one.one.one' },
+      { label: 'Company services', value: 'CDN, DNS' },
+      { label: 'Description', value: 'Web infrastructure and security company' },
+    ]);
+    // A VPN exit whose company is its AS organisation: the flags, the company not repeated.
+    const vpn = webscoutDetails({ ...CLOUDFLARE_RESULT, is_vpn: true, is_proxy: true, network_provider: 'CLOUDFLARENET' });
+    assert.deepEqual(vpn[0], { label: 'Anonymization', value: 'VPN, proxy' });
+    assert.equal(vpn.find((f) => f.label === 'Company'), undefined);
+    // webscout's sparse answer: only what is known.
+    assert.deepEqual(webscoutDetails({
+      ...CLOUDFLARE_RESULT, country_code: 'Unknown', country_name: 'Unknown', location: 'Unknown, Unknown', hostnames: [], network_type: '',
+      network_provider: 'Unknown', network_service: '', network_service_region: '', network_provider_services: [], behavior: [],
+      as_org: 'Unknown', asn: 'Unknown', description: 'Unknown',
+    }), [{ label: 'Anonymization', value: 'none' }]);
+    assert.ok(engine.details!(CLOUDFLARE_RESULT, '1.1.1.1').every((f) => f.href === undefined));
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, webscoutDetails);
   });
 });
 

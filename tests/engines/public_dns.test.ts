@@ -93,6 +93,37 @@ describe('public_dns: domains', () => {
     assert.equal(engine.summary(result), '2 A, 1 AAAA, 2 MX, 1 TXT, 2 NS, SPF, DMARC');
   });
 
+  test('details: one line per record type, SPF and DMARC apart, the name on dns.google', () => {
+    assert.deepEqual(engine.details!({ Answer: EXAMPLE_COM } as PublicDnsResult, 'https://Example.com:8443/login'), [
+      { label: 'A', value: '93.184.215.14, 93.184.215.15' },
+      { label: 'AAAA', value: '2606:2800:21f:cb07:6820:80da:af6b:8b2c' },
+      { label: 'MX', value: 'mx1.example.com, mx2.example.com' },
+      { label: 'NS', value: 'a.iana-servers.net, b.iana-servers.net' },
+      { label: 'SPF', value: 'v=spf1 include:_spf.example.net -all' },
+      { label: 'DMARC', value: 'v=DMARC1;p=reject;sp=reject' },
+      { label: 'TXT', value: 'google-site-verification=abc' },
+      { label: 'SOA', value: 'ns.icann.org. noc.dns.icann.org. 2024 7200 3600 1209600 3600' },
+      { label: 'Google Public DNS', value: 'https://dns.google/query?name=example.com', href: 'https://dns.google/query?name=example.com' },
+    ]);
+    const ptr = {
+      Status: 0, TC: false, RD: true, RA: true, AD: false, CD: false,
+      Question: [{ name: '4.3.2.1.in-addr.arpa.', type: 12 }],
+      Answer: [{ name: '4.3.2.1.in-addr.arpa.', type: 12, TTL: 21600, data: 'one.example.net.', type_name: 'PTR' }],
+    };
+    assert.deepEqual(engine.details!(ptr, '1.2.3.4'), [
+      { label: 'PTR names', value: 'one.example.net' },
+      {
+        label: 'Google Public DNS',
+        value: 'https://dns.google/query?name=4.3.2.1.in-addr.arpa&rr_type=PTR',
+        href: 'https://dns.google/query?name=4.3.2.1.in-addr.arpa&rr_type=PTR',
+      },
+    ]);
+    assert.deepEqual(engine.details!({ Answer: [] }, 'gone.example.'), [
+      { label: 'Records', value: 'none' },
+      { label: 'Google Public DNS', value: 'https://dns.google/query?name=gone.example', href: 'https://dns.google/query?name=gone.example' },
+    ]);
+  });
+
   test('one request per record type, no second TXT request for SPF', async () => {
     fake.reset();
     await harness.run('example.com', 'FQDN');

@@ -73,6 +73,28 @@ describe('rdap (older catalog): declaration', () => {
     assert.equal(rdapEngine.summary(EXAMPLE_COM),
       'RESERVED-Internet Assigned Numbers Authority; created 1995-08-14, expires 2026-08-13');
   });
+
+  test('details: the registration card, "" values left out, RDAP record linked', () => {
+    assert.deepEqual(rdapEngine.details!(EXAMPLE_COM, 'example.com'), [
+      { label: 'Registrar', value: 'RESERVED-Internet Assigned Numbers Authority' },
+      { label: 'Registrant', value: 'Example Holder' },
+      { label: 'Organization', value: 'Example Inc.' },
+      { label: 'Registrant e-mail', value: 'owner@example.com' },
+      { label: 'Abuse contact', value: 'abuse@registrar.example' },
+      { label: 'Created', value: '1995-08-14' },
+      { label: 'Expires', value: '2026-08-13' },
+      { label: 'Updated', value: '2025-08-14' },
+      { label: 'Name servers', value: 'a.iana-servers.net, b.iana-servers.net' },
+      {
+        label: 'RDAP record',
+        value: 'https://rdap.verisign.com/com/v1/domain/EXAMPLE.COM',
+        href: 'https://rdap.verisign.com/com/v1/domain/EXAMPLE.COM',
+      },
+    ]);
+    const thin = { ...EXAMPLE_COM, registrant: '', organization: '', registrant_email: '', update_date: '' };
+    assert.deepEqual(rdapEngine.details!(thin, 'example.com').map((f) => f.label),
+      ['Registrar', 'Abuse contact', 'Created', 'Expires', 'Name servers', 'RDAP record']);
+  });
 });
 
 describe('rdap (older catalog): lookups', () => {

@@ -104,6 +104,44 @@ describe('rdap_whois: declaration', () => {
     assert.equal(rdapWhois.summary({ ...CYBERBRO_WHOIS, registrar: null, creation_date: null }),
       'registrar unknown; expires 2026-12-20 (whois)');
   });
+
+  test('details: registration card with the RDAP record linked; WHOIS links the registrar', () => {
+    const thick: RdapWhoisResult = {
+      ...CYBERBRO_RDAP,
+      registrar: 'MarkMonitor Inc.',
+      registrant: 'Example Relief Foundation',
+      organization: 'Example Relief Foundation',
+      registrant_country: 'CH',
+      registrant_email: 'domains@example-ngo.org',
+      abuse_contact: 'abusecomplaints@markmonitor.com',
+      emails: ['abusecomplaints@markmonitor.com', 'domains@example-ngo.org', 'HOSTMASTER@example-ngo.org'],
+      link: 'https://rdap.publicinterestregistry.org/rdap/domain/example-ngo.org',
+    };
+    assert.deepEqual(rdapWhois.details!(thick, 'example-ngo.org'), [
+      { label: 'Registrar', value: 'MarkMonitor Inc.' },
+      { label: 'Registrant', value: 'Example Relief Foundation' },
+      { label: 'Registrant country', value: 'CH' },
+      { label: 'Registrant e-mail', value: 'domains@example-ngo.org' },
+      { label: 'Abuse contact', value: 'abusecomplaints@markmonitor.com' },
+      { label: 'Created', value: '2024-12-20' },
+      { label: 'Expires', value: '2026-12-20' },
+      { label: 'Updated', value: '2025-11-20' },
+      { label: 'Name servers', value: 'anderson.ns.cloudflare.com, lisa.ns.cloudflare.com' },
+      { label: 'Other e-mails', value: 'HOSTMASTER@example-ngo.org' },
+      {
+        label: 'RDAP record',
+        value: 'https://rdap.publicinterestregistry.org/rdap/domain/example-ngo.org',
+        href: 'https://rdap.publicinterestregistry.org/rdap/domain/example-ngo.org',
+      },
+    ]);
+    const whois = rdapWhois.details!(CYBERBRO_WHOIS, 'cyberbro.net');
+    assert.deepEqual(whois[0], { label: 'Registrar', value: 'Cloudflare, Inc.', href: 'https://www.cloudflare.com/' });
+    assert.deepEqual(whois.at(-1), { label: 'Data source', value: 'WHOIS' });
+    assert.ok(!whois.some((f) => f.label === 'RDAP record' || f.label === 'Other e-mails'));
+    // A WHOIS record without a registrar URL has a whois:// link, which is not shown.
+    const bare = rdapWhois.details!({ ...CYBERBRO_WHOIS, registrar: null, link: 'whois://whois.verisign-grs.com/cyberbro.net' }, 'cyberbro.net');
+    assert.ok(bare.every((f) => f.href === undefined));
+  });
 });
 
 describe('rdap_whois: RDAP', () => {

@@ -43,6 +43,20 @@ describe('reverse_dns declaration', () => {
     assert.equal(engine.summary({ reverse_dns: ['93.184.215.14', '2606:2800::1'] }), '93.184.215.14, 2606:2800::1');
     assert.equal(engine.summary({ reverse_dns: ['a', 'b', 'c', 'd', 'e'] }), 'a, b, c +2 more');
   });
+
+  test('details: addresses split IPv4 / IPv6, or the PTR names', () => {
+    assert.deepEqual(engine.details!({ reverse_dns: ['93.184.215.14', '93.184.215.15', '2606:2800::1'] }, 'example.com'), [
+      { label: 'IPv4 addresses', value: '93.184.215.14, 93.184.215.15' },
+      { label: 'IPv6 addresses', value: '2606:2800::1' },
+    ]);
+    assert.deepEqual(engine.details!({ reverse_dns: ['2001:db8::80'] }, 'v6only.example.org'), [
+      { label: 'IPv6 addresses', value: '2001:db8::80' },
+    ]);
+    // A URL with an IP host: its target is the URL, its answers PTR names.
+    assert.deepEqual(engine.details!({ reverse_dns: ['host-a.example.net', 'host-b.example.net'] }, 'http://192.0.2.10/x'), [
+      { label: 'PTR names', value: 'host-a.example.net, host-b.example.net' },
+    ]);
+  });
 });
 
 describe('reverse_dns against a loopback DNS server', () => {

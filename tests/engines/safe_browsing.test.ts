@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { decodeSearchUrlsResponse, lookupUrl, safeBrowsingLookup, safeBrowsingSummary, type SafeBrowsingResult } from '../../engines/safe_browsing.js';
+import engine, { decodeSearchUrlsResponse, lookupUrl, safeBrowsingDetails, safeBrowsingLookup, safeBrowsingSummary, type SafeBrowsingResult } from '../../engines/safe_browsing.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { fakeRoutes, fakeSettings, searchUrlsResponse } from '../fakes/google_safe_browsing.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -162,6 +162,29 @@ describe('safe_browsing against a loopback Safe Browsing v5 API', () => {
     assert.deepEqual(result.details, LISTED.threats);
     assert.deepEqual(result.threat_types, ['MALWARE', 'SOCIAL_ENGINEERING', 'UNWANTED_SOFTWARE']);
     assert.equal(engine.summary(result), 'listed: MALWARE, SOCIAL_ENGINEERING, UNWANTED_SOFTWARE');
+  });
+
+  test('details: verdict, threat types, listed URLs as text (never links), then Google\'s site status page', async () => {
+    const result = await run(harness('listed'), 'http://malware.example/', 'URL');
+    const status = 'https://transparencyreport.google.com/safe-browsing/search?url=http%3A%2F%2Fmalware.example%2F';
+    assert.deepEqual(engine.details!(result, 'http://malware.example/'), [
+      { label: 'Status', value: 'Threat found' },
+      { label: 'Threat types', value: 'MALWARE, SOCIAL_ENGINEERING, UNWANTED_SOFTWARE' },
+      { label: 'Listed URL', value: 'http://malware.example/ (SOCIAL_ENGINEERING, MALWARE)' },
+      { label: 'Listed URL', value: 'http://malware.example/download/setup.exe (MALWARE, UNWANTED_SOFTWARE)' },
+      { label: 'Site status', value: status, href: status },
+    ]);
+    const clean = await run(harness('clean'), 'example.com', 'FQDN');
+    assert.deepEqual(safeBrowsingDetails(clean, 'example.com'), [
+      { label: 'Status', value: 'No threat found' },
+      {
+        label: 'Site status',
+        value: 'https://transparencyreport.google.com/safe-browsing/search?url=example.com',
+        href: 'https://transparencyreport.google.com/safe-browsing/search?url=example.com',
+      },
+    ]);
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, safeBrowsingDetails);
   });
 
   test('the request: GET urls:search with the key and the URL in the query string', async () => {

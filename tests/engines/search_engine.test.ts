@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { searchEngineLookup, searchEngineSummary, type SearchEngineResult } from '../../engines/search_engine.js';
+import engine, { searchEngineDetails, searchEngineLookup, searchEngineSummary, type SearchEngineResult } from '../../engines/search_engine.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { cseResponse, fakeRoutes, fakeSettings } from '../fakes/google.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -156,6 +156,27 @@ describe('search_engine against a loopback Custom Search API', () => {
       url: 'https://forum.example/t/notes/8841',
     });
     assert.equal(engine.summary(result), '1,240 results · Threat report – example.com');
+  });
+
+  test('details: the estimate, the first pages linked, then the same search on google.com', async () => {
+    const result = await run(harness('ok'), 'example.com', 'FQDN');
+    const fields = engine.details!(result, 'example.com');
+    assert.deepEqual(fields, [
+      { label: 'Results', value: '1240' },
+      { label: 'Result 1', value: 'Threat report – example.com', href: 'https://blog.example/2026/10/threat-report' },
+      { label: 'Result 2', value: 'IOC list October 2026 | Example CERT', href: 'https://cert.example/iocs/2026-10.txt' },
+      { label: 'Result 3', value: 'example.com - community notes', href: 'https://forum.example/t/notes/8841' },
+      { label: 'Search on Google', value: 'https://www.google.com/search?q=%22example.com%22', href: 'https://www.google.com/search?q=%22example.com%22' },
+    ]);
+    assertNoSecret(fields);
+    // A full page: five hits shown, the rest counted; a hit without a title shows its address.
+    const hits = Array.from({ length: 8 }, (_, i) => ({ title: i === 0 ? '' : `Page ${i}`, description: '…', url: `https://site${i}.example/` }));
+    const many = searchEngineDetails({ results: hits, total: 37 }, 'a@b.example');
+    assert.deepEqual(many.filter((f) => f.label.startsWith('Result ')).map((f) => f.value), ['https://site0.example/', 'Page 1', 'Page 2', 'Page 3', 'Page 4']);
+    assert.deepEqual(many.at(-2), { label: 'More on this page', value: '3' });
+    assert.equal(many.at(-1)!.href, 'https://www.google.com/search?q=%22a%40b.example%22');
+    // Declared on the engine (checked last: assert.equal narrows engine.details to this function's type).
+    assert.equal(engine.details, searchEngineDetails);
   });
 
   test('the request: GET with key, cx and the value as an exact phrase in the query string', async () => {
