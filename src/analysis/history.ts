@@ -19,7 +19,8 @@ const MATCH = `(?1 = '' OR EXISTS (
   SELECT 1 FROM json_each(analyses.value, '$.value.observables') AS o
   WHERE instr(lower(json_extract(o.value, '$.value')), ?1) > 0))`;
 
-export async function historyPage(storage: Storage, q: HistoryQuery): Promise<HistoryView> {
+/** `labelOf` turns an engine key into its display label. */
+export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (key: string) => string = (key) => key): Promise<HistoryView> {
   const needle = q.query.trim().toLowerCase();
   const table = storage.analysesTable;
   const [count] = (await table.query(`SELECT count(*) AS n FROM analyses WHERE ${MATCH}`, needle)) as { n: number }[];
@@ -38,14 +39,18 @@ export async function historyPage(storage: Storage, q: HistoryQuery): Promise<Hi
     q.perPage,
     (q.page - 1) * q.perPage,
   )) as Record<string, unknown>[];
-  const items: HistoryItemView[] = rows.map((row) => ({
-    id: String(row['id']),
-    created_at: String(row['created_at']),
-    complete: row['complete'] === 1,
-    duration_ms: typeof row['duration_ms'] === 'number' ? row['duration_ms'] : null,
-    engines: JSON.parse(String(row['engines'] ?? '[]')) as string[],
-    observable_count: Number(row['observable_count'] ?? 0),
-    observables: JSON.parse(String(row['observables'] ?? '[]')) as { value: string; type: string }[],
-  }));
+  const items: HistoryItemView[] = rows.map((row) => {
+    const engines = JSON.parse(String(row['engines'] ?? '[]')) as string[];
+    return {
+      id: String(row['id']),
+      created_at: String(row['created_at']),
+      complete: row['complete'] === 1,
+      duration_ms: typeof row['duration_ms'] === 'number' ? row['duration_ms'] : null,
+      engines,
+      engine_labels: engines.map(labelOf),
+      observable_count: Number(row['observable_count'] ?? 0),
+      observables: JSON.parse(String(row['observables'] ?? '[]')) as { value: string; type: string }[],
+    };
+  });
   return { query: q.query, page: q.page, per_page: q.perPage, total: count?.n ?? 0, items };
 }

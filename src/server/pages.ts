@@ -78,7 +78,8 @@ export function createPages(options: PagesOptions): Hono {
   app.get('/ui/history', async (c) => {
     const pageNumber = positiveInt(c.req.query('page'), 1);
     const perPage = Math.min(positiveInt(c.req.query('per_page'), 20), PER_PAGE_MAX);
-    return json(c, await historyPage(options.storage, { query: (c.req.query('q') ?? '').slice(0, 200), page: pageNumber, perPage }));
+    const query = { query: (c.req.query('q') ?? '').slice(0, 200), page: pageNumber, perPage };
+    return json(c, await historyPage(options.storage, query, (key) => catalog.find(key)?.label ?? key));
   });
 
   app.get('/export/:id', async (c) => {

@@ -79,6 +79,8 @@ export interface HistoryItemView {
   complete: boolean;
   duration_ms: number | null;
   engines: string[];
+  /** The engines' display labels, same order. */
+  engine_labels: string[];
   observable_count: number;
   /** The first few observables. */
   observables: { value: string; type: string }[];

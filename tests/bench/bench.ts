@@ -3,13 +3,16 @@
  * with every keyless engine, against loopback fakes that add a fixed latency to every answer.
  * Prints for each the wall time, the critical-path lower bound (perfect parallelism within the
  * concurrency settings), their ratio and the same analysis fully cached; then peak RSS and
- * extraction speed on 1 MB of text. Not a test: nothing is asserted.
+ * extraction speed on 1 MB of text, and what the pages cost (live view, history over 2000
+ * analyses). Not a test: nothing is asserted.
  */
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { createApp } from '../../src/app.js';
+import { historyPage } from '../../src/analysis/history.js';
 import { extractObservables } from '../../src/observables/extract.js';
+import { analysisView } from '../../src/view/analysis-view.js';
 import { configFor, type Upstreams } from '../helpers/upstreams.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 50);
@@ -36,7 +39,7 @@ const run = async (text: string, engines: string[]) => {
   const record = await app.analyses.runToEnd({ text, engines });
   const ms = performance.now() - started;
   const failures = record.results.reduce((n, r) => n + Object.keys(r?.errors ?? {}).length, 0);
-  return { ms, failures };
+  return { ms, failures, record };
 };
 
 /**
@@ -77,6 +80,25 @@ for (const scenario of scenarios) {
   measured.push({ ...scenario, cold, cached, bound: lowerBound(scenario.engines) });
 }
 
+// The pages: building the live view of the keyless analysis (what /ui/analyses/<id> sends every
+// second while it runs), and the history query over many stored analyses.
+const big = measured[1]!.cold.record;
+const viewStart = performance.now();
+const viewBytes = Buffer.byteLength(JSON.stringify(analysisView(big, app.catalog)));
+const viewMs = performance.now() - viewStart;
+const HISTORY = 2000;
+const small = measured[0]!.cold.record;
+for (let i = 0; i < HISTORY; i++) {
+  const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+  await app.storage.analyses.set(id, { ...small, id, observables: small.observables.slice(i % 90, (i % 90) + 10), results: small.results.slice(i % 90, (i % 90) + 10) });
+}
+const historyStart = performance.now();
+await historyPage(app.storage, { query: '', page: 1, perPage: 20 });
+const historyMs = performance.now() - historyStart;
+const searchStart = performance.now();
+const found = await historyPage(app.storage, { query: 'site42.com', page: 1, perPage: 20 });
+const searchMs = performance.now() - searchStart;
+
 const mb = `Host 10.0.0.5 hit hxxps://evil[.]com/a?b=1 and 2001:db8::1 from a@b.example.org `.repeat(13_000);
 const extractStart = performance.now();
 const extracted = extractObservables(mb).length;
@@ -93,6 +115,10 @@ for (const m of measured) {
   row('ratio wall / lower bound (goal <= 1.2)', (m.cold.ms / m.bound).toFixed(2));
   row('wall time (fully cached, goal < 300 ms)', `${m.cached.ms.toFixed(0)} ms (${m.cached.failures} engine failures)`);
 }
+console.log('pages');
+row(`live view of ${OBSERVABLES} x ${KEYLESS.length} engines`, `${viewMs.toFixed(0)} ms to build, ${(viewBytes / 1024).toFixed(0)} KiB of JSON`);
+row(`history page 1 of ${HISTORY + 4} analyses`, `${historyMs.toFixed(0)} ms`);
+row('history search by observable', `${searchMs.toFixed(0)} ms (${found.total} matches)`);
 console.log('process');
 row('peak RSS', `${rssMb.toFixed(0)} MiB`);
 row('extraction of 1 MB of alert text', `${extractMs.toFixed(0)} ms (${(mb.length / 1e6).toFixed(2)} MB, ${extracted} distinct observables)`);

@@ -82,7 +82,7 @@ function renderTable(items: HistoryItemView[]): HTMLElement {
         el('td', { class: 'obs-list' },
           item.observables.map((o) => el('code', { class: 'obs', title: o.type }, o.value)),
           item.observable_count > item.observables.length ? el('span', { class: 'muted' }, ` +${item.observable_count - item.observables.length} more`) : null),
-        el('td', null, item.engines.join(', ')),
+        el('td', null, item.engine_labels.join(', ')),
         el('td', null, item.complete
           ? el('span', { class: 'badge badge-ok' }, `done in ${formatDuration(item.duration_ms)}`)
           : el('span', { class: 'badge badge-pending' }, 'running')))))));
