@@ -125,6 +125,13 @@ describe('/ui JSON', () => {
     assert.ok(hash!.cells.every((c) => c.status === 'not_applicable'));
     assert.deepEqual(view.results, await json(`/api/results/${id}`));
     assert.equal((await get('/ui/analyses/not-an-id')).status, 404);
+
+    // ?have= (bitmap of observables the page holds, base64url): those are left out.
+    const have = Buffer.from([0b101]).toString('base64url');
+    const rest = await json<AnalysisView>(`/ui/analyses/${id}?have=${have}`);
+    assert.deepEqual(rest.observables.map((o) => o.index), [1]);
+    assert.deepEqual(rest.results.map((r) => r === null), [true, false, true]);
+    assert.equal((await json<AnalysisView>(`/ui/analyses/${id}?have=!!`)).observables.length, 3, 'a malformed bitmap is ignored');
   });
 
   test('/ui/history: newest first, searched by observable, paginated', async () => {

@@ -8,7 +8,7 @@ import type { AnalysisService } from '../analysis/service.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { Storage } from '../store/storage.js';
-import { analysisView } from '../view/analysis-view.js';
+import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
 import { resultsCsv } from '../view/export-csv.js';
 import { loadAssets } from './assets.js';
@@ -73,7 +73,7 @@ export function createPages(options: PagesOptions): Hono {
   app.get('/ui/analyses/:id', async (c) => {
     const record = await analyses.latest(c.req.param('id'));
     if (!record) return json(c, { error: `analysis not found: ${c.req.param('id')}` }, 404);
-    return json(c, analysisView(record, catalog));
+    return json(c, analysisView(record, catalog, parseHave(c.req.query('have'))));
   });
   app.get('/ui/history', async (c) => {
     const pageNumber = positiveInt(c.req.query('page'), 1);

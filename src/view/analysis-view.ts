@@ -6,7 +6,12 @@ import type { ObservableResult } from '../runner/result.js';
 import { genericDetails, safeHref } from './details.js';
 import type { AnalysisView, CellView, DetailFieldView, ObservableView } from './types.js';
 
-export function analysisView(record: AnalysisRecord, catalog: Catalog): AnalysisView {
+/**
+ * `have`: indices of finished observables the page already holds; they are left out of
+ * `observables` and are null in `results`, so a poll sends only what changed.
+ */
+export function analysisView(record: AnalysisRecord, catalog: Catalog, have: ReadonlySet<number> = new Set()): AnalysisView {
+  const skip = (index: number) => have.has(index) && record.results[index] != null;
   return {
     id: record.id,
     created_at: record.created_at,
@@ -16,7 +21,8 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog): Analysis
     ignore_cache: record.ignore_cache,
     progress: record.progress,
     engines: record.engines.map((key) => ({ key, label: catalog.find(key)?.label ?? key })),
-    observables: record.observables.map((observable, index) => {
+    observables: record.observables.flatMap((observable, index) => {
+      if (skip(index)) return [];
       const result = record.results[index] ?? null;
       if (!result) {
         return {
@@ -37,7 +43,7 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog): Analysis
         cells: record.engines.map((key) => cell(result, key, catalog)),
       } satisfies ObservableView;
     }),
-    results: record.results,
+    results: record.results.map((result, index) => (skip(index) ? null : result)),
   };
 }
 
@@ -61,4 +67,15 @@ function details(result: ObservableResult, key: string, catalog: Catalog): Detai
     const href = safeHref(f.href);
     return href ? { label: f.label, value: f.value, href } : { label: f.label, value: f.value };
   });
+}
+
+/** The `?have=` parameter: a bitmap (bit i of byte i>>3 = observable i) in base64url. */
+export function parseHave(param: string | undefined): Set<number> {
+  const have = new Set<number>();
+  if (!param || !/^[A-Za-z0-9_-]{1,20000}$/.test(param)) return have;
+  const bytes = Buffer.from(param, 'base64url');
+  bytes.forEach((byte, i) => {
+    for (let bit = 0; bit < 8; bit++) if (byte & (1 << bit)) have.add(i * 8 + bit);
+  });
+  return have;
 }

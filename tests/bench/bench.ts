@@ -86,6 +86,8 @@ const big = measured[1]!.cold.record;
 const viewStart = performance.now();
 const viewBytes = Buffer.byteLength(JSON.stringify(analysisView(big, app.catalog)));
 const viewMs = performance.now() - viewStart;
+const allHeld = new Set(big.observables.map((_, i) => i));
+const heldBytes = Buffer.byteLength(JSON.stringify(analysisView(big, app.catalog, allHeld)));
 const HISTORY = 2000;
 const small = measured[0]!.cold.record;
 for (let i = 0; i < HISTORY; i++) {
@@ -117,6 +119,7 @@ for (const m of measured) {
 }
 console.log('pages');
 row(`live view of ${OBSERVABLES} x ${KEYLESS.length} engines`, `${viewMs.toFixed(0)} ms to build, ${(viewBytes / 1024).toFixed(0)} KiB of JSON`);
+row('the same, every observable already held', `${(heldBytes / 1024).toFixed(1)} KiB (what a poll sends once all are shown)`);
 row(`history page 1 of ${HISTORY + 4} analyses`, `${historyMs.toFixed(0)} ms`);
 row('history search by observable', `${searchMs.toFixed(0)} ms (${found.total} matches)`);
 console.log('process');

@@ -160,11 +160,34 @@ function restoreFocus(key: string | null): void {
 
 // --- polling ---
 let lastSignature = '';
+/** Finished observables already received, by index: later polls ask only for the others. */
+const finished = new Map<number, { row: ObservableView; result: Record<string, unknown> | null }>();
+
+/** `?have=`: bit i set when observable i is held (base64url bitmap). */
+function haveParam(): string {
+  if (finished.size === 0) return '';
+  const bytes = new Uint8Array((Math.max(...finished.keys()) >> 3) + 1);
+  for (const index of finished.keys()) bytes[index >> 3]! |= 1 << (index & 7);
+  const base64 = btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+  return `?have=${base64}`;
+}
+
+/** Completes a poll's answer with the finished observables it left out. */
+function merge(data: AnalysisView): AnalysisView {
+  data.observables.forEach((row) => {
+    if (row.done) finished.set(row.index, { row, result: data.results[row.index] ?? null });
+  });
+  const byIndex = new Map(data.observables.map((row) => [row.index, row]));
+  for (const [index, held] of finished) byIndex.set(index, held.row);
+  const observables = [...byIndex.values()].sort((a, b) => a.index - b.index);
+  const results = data.results.map((result, index) => finished.get(index)?.result ?? result);
+  return { ...data, observables, results };
+}
 
 async function poll(): Promise<void> {
   try {
     const { complete } = await getJson<{ complete: boolean }>(apiPath(`is_analysis_complete/${encodeURIComponent(id)}`));
-    const data = await getJson<AnalysisView>(`/ui/analyses/${encodeURIComponent(id)}`);
+    const data = merge(await getJson<AnalysisView>(`/ui/analyses/${encodeURIComponent(id)}${haveParam()}`));
     if (complete) state.final = await getJson<unknown[]>(apiPath(`results/${encodeURIComponent(id)}`));
     data.complete = complete;
     update(data);
