@@ -119,17 +119,17 @@ export class AnalysisService {
     return this.live.get(id.toLowerCase()) ?? this.get(id);
   }
 
-  /** Every stored analysis, newest first. */
-  async list(): Promise<AnalysisRecord[]> {
-    const rows = (await this.storage.analysesTable.query('SELECT value FROM analyses')) as { value: string }[];
-    return rows
-      .map((row) => (JSON.parse(row.value) as { value: AnalysisRecord }).value)
-      .sort((a, b) => b.created_at.localeCompare(a.created_at));
+  /** Stored analyses not complete yet (read in SQLite: the finished ones are never loaded). */
+  private async unfinished(): Promise<AnalysisRecord[]> {
+    const rows = (await this.storage.analysesTable.query(
+      "SELECT value FROM analyses WHERE json_extract(value, '$.value.complete') = 0",
+    )) as { value: string }[];
+    return rows.map((row) => (JSON.parse(row.value) as { value: AnalysisRecord }).value);
   }
 
   /** Restarts analyses that were accepted but not finished (the process stopped). */
   async resumePending(): Promise<number> {
-    const pending = (await this.list()).filter((r) => !r.complete && !this.running.has(r.id));
+    const pending = (await this.unfinished()).filter((r) => !this.running.has(r.id));
     for (const record of pending) {
       let selections: Selection[];
       try {
@@ -185,12 +185,11 @@ export class AnalysisService {
       .then(async () => {
         clearInterval(timer);
         await saving;
-        record.complete = true;
-        record.finished_at = new Date().toISOString();
-        record.duration_ms = Date.now() - started;
-        // One write carries the final results and complete=true together.
-        await this.storage.analyses.set(record.id, record);
-        return record;
+        // One write carries the final results and complete=true together. The live record never
+        // says complete: whoever sees complete=true can read the stored results.
+        const final: AnalysisRecord = { ...record, complete: true, finished_at: new Date().toISOString(), duration_ms: Date.now() - started };
+        await this.storage.analyses.set(record.id, final);
+        return final;
       })
       .finally(() => {
         this.running.delete(record.id);

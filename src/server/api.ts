@@ -98,6 +98,7 @@ export function createApi(options: ApiOptions): Hono {
   return app;
 }
 
-function notFound(c: Context) {
+/** 404 for an unknown or malformed analysis id (`:id` in the route). */
+export function notFound(c: Context) {
   return c.json({ error: `analysis not found: ${c.req.param('id')}` }, 404);
 }

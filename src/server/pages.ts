@@ -11,6 +11,7 @@ import type { Storage } from '../store/storage.js';
 import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
 import { resultsCsv } from '../view/export-csv.js';
+import { notFound } from './api.js';
 import { loadAssets } from './assets.js';
 import { escapeHtml } from './html.js';
 import { renderShell } from './shell.js';
@@ -72,7 +73,7 @@ export function createPages(options: PagesOptions): Hono {
   app.get('/ui/engines', (c) => json(c, catalogView(catalog, config)));
   app.get('/ui/analyses/:id', async (c) => {
     const record = await analyses.latest(c.req.param('id'));
-    if (!record) return json(c, { error: `analysis not found: ${c.req.param('id')}` }, 404);
+    if (!record) return notFound(c);
     return json(c, analysisView(record, catalog, parseHave(c.req.query('have'))));
   });
   app.get('/ui/history', async (c) => {
@@ -86,7 +87,7 @@ export function createPages(options: PagesOptions): Hono {
     const format = c.req.query('format') ?? 'json';
     if (format !== 'csv' && format !== 'json') return json(c, { error: 'format must be csv or json' }, 400);
     const record = await analyses.get(c.req.param('id'));
-    if (!record) return json(c, { error: `analysis not found: ${c.req.param('id')}` }, 404);
+    if (!record) return notFound(c);
     if (!record.complete) return json(c, { error: 'analysis not complete yet: export it once it is' }, 409);
     c.header('Content-Disposition', `attachment; filename="oas-${record.id}.${format}"`);
     c.header('Cache-Control', 'no-store');
@@ -106,7 +107,7 @@ function page(c: Context, html: string, status: 200 | 404 = 200) {
   return c.html(html, status);
 }
 
-function json(c: Context, body: unknown, status: 200 | 400 | 404 | 409 = 200) {
+function json(c: Context, body: unknown, status: 200 | 400 | 409 = 200) {
   c.header('Cache-Control', 'no-store');
   return c.json(body, status);
 }

@@ -3,7 +3,8 @@ import type { AnalysisRecord } from '../analysis/service.js';
 import { engineOutcome } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import { genericDetails, safeHref } from './details.js';
+import { genericDetails } from './details.js';
+import { safeHref } from './fields.js';
 import type { AnalysisView, CellView, DetailFieldView, ObservableView } from './types.js';
 
 /**

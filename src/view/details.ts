@@ -1,8 +1,10 @@
 /**
  * The fields of a results card for an engine that does not declare its own `details`: the
- * result's own fields in order, flattened to label/value lines, with http(s) values as links.
+ * result's own fields in order, flattened to label/value lines with the same rules as
+ * `fields.ts` (lists capped, yes/no, http(s) values as links), long texts clipped.
  * Nothing here is HTML: the page puts every label and value in as text.
  */
+import { field, listText, safeHref } from './fields.js';
 import type { DetailFieldView } from './types.js';
 
 const MAX_FIELDS = 40;
@@ -10,21 +12,10 @@ const MAX_LIST = 20;
 const MAX_ITEMS = 10;
 const MAX_TEXT = 500;
 
-/** The URL when it is an absolute http(s) address, else undefined: never a `javascript:` link. */
-export function safeHref(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) return undefined;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 export function genericDetails(result: unknown): DetailFieldView[] {
   const fields: DetailFieldView[] = [];
   if (isObject(result)) addObject(fields, result, '', 0);
-  else if (!isEmpty(result)) fields.push(field('value', result));
+  else add(fields, field('value', result));
   if (fields.length > MAX_FIELDS) {
     const more = fields.length - MAX_FIELDS;
     fields.length = MAX_FIELDS;
@@ -35,69 +26,44 @@ export function genericDetails(result: unknown): DetailFieldView[] {
 
 function addObject(fields: DetailFieldView[], object: Record<string, unknown>, prefix: string, depth: number): void {
   for (const [key, value] of Object.entries(object)) {
-    if (isEmpty(value)) continue;
     const label = prefix + key.replace(/_/g, ' ');
     if (Array.isArray(value)) addArray(fields, label, value);
     else if (isObject(value)) {
       if (depth < 1) addObject(fields, value, `${label} › `, depth + 1);
-      else fields.push({ label, value: clip(JSON.stringify(value)) });
-    } else fields.push(field(label, value));
+      else if (Object.keys(value).length > 0) add(fields, field(label, JSON.stringify(value)));
+    } else add(fields, field(label, value, typeof value === 'string' ? value : undefined));
   }
 }
 
 function addArray(fields: DetailFieldView[], label: string, values: unknown[]): void {
-  const items = values.filter((v) => !isEmpty(v));
+  const items = values.filter((v) => v !== null && v !== undefined && v !== '');
   if (items.every((v) => !isObject(v) && !Array.isArray(v))) {
-    const shown = items.slice(0, MAX_LIST).map(scalarText).join(', ');
-    const more = items.length > MAX_LIST ? ` (+${items.length - MAX_LIST} more)` : '';
-    fields.push({ label, value: clip(shown + more) });
+    add(fields, field(label, listText(items.map((v) => (typeof v === 'boolean' ? (v ? 'yes' : 'no') : v)), MAX_LIST)));
     return;
   }
-  items.slice(0, MAX_ITEMS).forEach((item, i) => fields.push(itemField(`${label} ${i + 1}`, item)));
+  items.slice(0, MAX_ITEMS).forEach((item, i) => add(fields, itemField(`${label} ${i + 1}`, item)));
   if (items.length > MAX_ITEMS) fields.push({ label, value: `+${items.length - MAX_ITEMS} more: see the raw JSON` });
 }
 
 /** One line for an object in a list: its title linked to its address when it has both. */
-function itemField(label: string, item: unknown): DetailFieldView {
-  if (!isObject(item)) return { label, value: clip(JSON.stringify(item)) };
-  const title = firstString(item, ['title', 'name', 'value', 'id']);
+function itemField(label: string, item: unknown): DetailFieldView | null {
+  if (!isObject(item)) return field(label, JSON.stringify(item));
+  const title = ['title', 'name', 'value', 'id'].map((k) => item[k]).find((v) => typeof v === 'string' && v.trim() !== '');
   const href = safeHref(item['url']) ?? safeHref(item['link']);
-  if (title !== undefined && href) return { label, value: clip(title), href };
+  if (title !== undefined && href) return field(label, title, href);
   const parts = Object.entries(item)
-    .filter(([, v]) => !isEmpty(v))
-    .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${isObject(v) || Array.isArray(v) ? JSON.stringify(v) : scalarText(v)}`);
-  return href ? { label, value: clip(parts.join(' · ')), href } : { label, value: clip(parts.join(' · ')) };
+    .filter(([, v]) => v !== null && v !== undefined && v !== '')
+    .map(([k, v]) => `${k.replace(/_/g, ' ')}: ${isObject(v) || Array.isArray(v) ? JSON.stringify(v) : field(k, v)?.value ?? ''}`);
+  return field(label, parts.join(' · '), href);
 }
 
-function field(label: string, value: unknown): DetailFieldView {
-  const href = safeHref(value);
-  return href ? { label, value: clip(String(value)), href } : { label, value: clip(scalarText(value)) };
-}
-
-function scalarText(value: unknown): string {
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  return String(value);
-}
-
-function firstString(object: Record<string, unknown>, keys: string[]): string | undefined {
-  for (const key of keys) {
-    const value = object[key];
-    if (typeof value === 'string' && value.trim() !== '') return value;
-  }
-  return undefined;
-}
-
-function clip(text: string): string {
-  return text.length > MAX_TEXT ? `${text.slice(0, MAX_TEXT)}…` : text;
+/** Adds a field (clipped), unless it is empty. */
+function add(fields: DetailFieldView[], entry: DetailFieldView | null): void {
+  if (!entry) return;
+  const value = entry.value.length > MAX_TEXT ? `${entry.value.slice(0, MAX_TEXT)}…` : entry.value;
+  fields.push({ ...entry, value });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function isEmpty(value: unknown): boolean {
-  if (value === null || value === undefined || value === '') return true;
-  if (Array.isArray(value)) return value.length === 0;
-  if (isObject(value)) return Object.keys(value).length === 0;
-  return false;
 }

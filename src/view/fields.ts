@@ -3,9 +3,19 @@
  * drop out, lists are joined and capped, booleans read yes/no, links must be http(s).
  */
 import type { DetailFieldView } from './types.js';
-import { safeHref } from './details.js';
 
 const LIST_MAX = 10;
+
+/** The URL when it is an absolute http(s) address, else undefined: never a `javascript:` link. */
+export function safeHref(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !/^https?:\/\//i.test(value)) return undefined;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** A list as one line: `a, b, c (+4 more)`. Empty entries are skipped. */
 export function listText(values: readonly unknown[], max = LIST_MAX): string {

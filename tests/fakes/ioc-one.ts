@@ -9,6 +9,7 @@
  */
 import type { FakeReply, FakeRoute } from './http.js';
 import { reply } from './http.js';
+import { escapeHtml } from '../../src/server/html.js';
 
 export type Variant = 'html' | 'pdf';
 
@@ -30,10 +31,6 @@ export interface FakeCard {
 }
 
 export const PATHS: Record<Variant, string> = { html: '/auth/deep_search', pdf: '/auth/deep_search/pdf' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
-}
 
 /** Report cards of the HTML page (the first is engines.md 5.13's example). */
 export const HTML_CARDS: FakeCard[] = [

@@ -16,10 +16,10 @@ const STATUS_LABEL: Record<CellView['status'], string> = {
 
 export function renderCards(view: AnalysisView, rows: ObservableView[]): HTMLElement {
   const labels = new Map(view.engines.map((e) => [e.key, e.label]));
-  return el('div', { class: 'cards' }, rows.map((row) => renderCard(row, labels)));
+  return el('div', { class: 'cards' }, rows.map((row) => renderCard(row, labels, () => view.results[row.index])));
 }
 
-function renderCard(row: ObservableView, labels: Map<string, string>): HTMLElement {
+function renderCard(row: ObservableView, labels: Map<string, string>, result: () => unknown): HTMLElement {
   const cells = row.cells.filter((c) => c.status !== 'not_applicable');
   return el('article', { class: 'card', 'data-index': row.index, 'data-observable': row.observable, 'data-state': row.done ? 'done' : 'pending', 'aria-label': row.observable },
     el('header', { class: 'card-head' },
@@ -27,7 +27,7 @@ function renderCard(row: ObservableView, labels: Map<string, string>): HTMLEleme
       el('p', { class: 'card-meta' },
         el('span', { class: 'type' }, row.type),
         row.reversed_ip ? el('span', { class: 'sub' }, ` resolved to ${row.reversed_ip}`) : null),
-      el('div', { class: 'row-actions' }, copyButtons(row))),
+      el('div', { class: 'row-actions' }, copyButtons(row, result))),
     !row.done ? el('p', { class: 'status-label pending' }, 'running…') : null,
     row.done && cells.length === 0 ? el('p', { class: 'muted' }, `No selected engine applies to ${row.type}.`) : null,
     row.done ? cells.map((cell) => renderSection(cell, labels.get(cell.engine) ?? cell.engine)) : null);

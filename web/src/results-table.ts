@@ -42,15 +42,15 @@ export function renderTable(view: AnalysisView, rows: ObservableView[], sort: So
           header('observable', 'Observable'),
           header('type', 'Type'),
           view.engines.map((engine) => header(engine.key, engine.label)))),
-      el('tbody', null, sortedRows.map((row) => renderRow(row)))));
+      el('tbody', null, sortedRows.map((row) => renderRow(row, () => view.results[row.index])))));
 }
 
-function renderRow(row: ObservableView): HTMLElement {
+function renderRow(row: ObservableView, result: () => unknown): HTMLElement {
   return el('tr', { 'data-index': row.index, 'data-observable': row.observable, 'data-state': row.done ? 'done' : 'pending' },
     el('th', { scope: 'row', class: 'obs-cell' },
       el('code', { class: 'obs' }, row.observable),
       row.reversed_ip ? el('div', { class: 'sub' }, `→ ${row.reversed_ip}`) : null,
-      el('div', { class: 'row-actions' }, copyButtons(row))),
+      el('div', { class: 'row-actions' }, copyButtons(row, result))),
     el('td', null, el('span', { class: 'type' }, row.type)),
     row.cells.map((cell) => el('td', { class: `cell status-${cell.status}`, 'data-engine': cell.engine, title: cell.summary }, cellContent(cell))));
 }

@@ -1,14 +1,13 @@
 /**
- * `/results/<id>`: the analysis as it runs. Polls GET {prefix}is_analysis_complete/<id> and the
- * live view (/ui/analyses/<id>) every second, so each observable shows up as soon as it is done;
- * once complete, the whole result comes from GET {prefix}results/<id> (the JSON view, "copy
- * JSON"). Three views (table, cards, raw JSON), a filter, sorting, copy buttons and exports.
+ * `/results/<id>`: the analysis as it runs. Polls the live view (/ui/analyses/<id>) every second,
+ * so each observable shows up as soon as it is done; once the view says complete (which it says
+ * only once the result is stored), the whole result comes from GET {prefix}results/<id> (the JSON
+ * view, "copy JSON"). Three views (table, cards, raw JSON), a filter, sorting, copy buttons and exports.
  */
 import { ApiError, apiPath, getJson } from './api.js';
 import { copyButton } from './clipboard.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
 import { formatDuration, formatTime, plural } from './format.js';
-import { resultsByIndex } from './observable-actions.js';
 import { renderCards } from './results-cards.js';
 import { renderTable, type SortState } from './results-table.js';
 import type { AnalysisView, ObservableView } from '../../src/view/types.js';
@@ -29,9 +28,7 @@ const state: {
   filter: string;
   sort: SortState | null;
   data: AnalysisView | null;
-  /** GET {prefix}results/<id>, once complete. */
-  final: unknown[] | null;
-} = { view: viewFromHash(), filter: '', sort: null, data: null, final: null };
+} = { view: viewFromHash(), filter: '', sort: null, data: null };
 
 function viewFromHash(): ViewName {
   const name = window.location.hash.slice(1);
@@ -80,7 +77,7 @@ function switchView(name: ViewName): void {
 
 // --- rendering ---
 function currentJson(): unknown[] {
-  return state.final ?? (state.data?.results.filter((r) => r !== null) ?? []);
+  return state.data?.results.filter((r) => r !== null) ?? [];
 }
 
 function matches(row: ObservableView): boolean {
@@ -186,12 +183,10 @@ function merge(data: AnalysisView): AnalysisView {
 
 async function poll(): Promise<void> {
   try {
-    const { complete } = await getJson<{ complete: boolean }>(apiPath(`is_analysis_complete/${encodeURIComponent(id)}`));
     const data = merge(await getJson<AnalysisView>(`/ui/analyses/${encodeURIComponent(id)}${haveParam()}`));
-    if (complete) state.final = await getJson<unknown[]>(apiPath(`results/${encodeURIComponent(id)}`));
-    data.complete = complete;
+    if (data.complete) data.results = await getJson<AnalysisView['results']>(apiPath(`results/${encodeURIComponent(id)}`));
     update(data);
-    if (!complete) window.setTimeout(() => void poll(), POLL_MS);
+    if (!data.complete) window.setTimeout(() => void poll(), POLL_MS);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       replace(content, errorNotice('This analysis no longer exists.'));
@@ -205,8 +200,6 @@ async function poll(): Promise<void> {
 function update(data: AnalysisView): void {
   const signature = `${data.complete}|${data.progress.done}|${data.observables.filter((o) => o.done).length}`;
   state.data = data;
-  data.results.forEach((result, index) => result && resultsByIndex.set(index, result));
-  if (state.final) state.final.forEach((result, index) => resultsByIndex.set(index, result));
   renderHeader(data);
   if (signature === lastSignature) return;
   lastSignature = signature;
