@@ -6,9 +6,10 @@ import type { ObservableType } from '../../src/observables/types.js';
 import { fakeRoutes, fakeSettings } from '../fakes/alienvault.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import type { EngineHarness } from '../helpers/engine.js';
 import { runnerHarness } from '../helpers/runner.js';
 import { rejectsWith } from '../helpers/assert.js';
+import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 const OTX = 'https://otx.alienvault.com';
@@ -123,7 +124,7 @@ function general(req: FakeRequest): FakeReply {
 }
 
 /** Every result and error message a test saw: none may contain the key. */
-const seen: string[] = [];
+const watch = new KeyWatch(KEY);
 
 describe('provider_02 declaration', () => {
   test('catalog fields', () => {
@@ -178,25 +179,10 @@ describe('provider_02 declaration', () => {
 
 describe('provider_02 against a loopback OTX', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
-  function harness(path: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${path}`, api_key: KEY, ...settings } });
-    harnesses.push(h);
-    return h;
-  }
+  const harness = prefixHarnesses(engine, () => fake, KEY);
 
   async function run(h: EngineHarness, value: string, type: ObservableType): Promise<OtxResult | null> {
-    const result = (await h.run(value, type)) as OtxResult | null;
-    seen.push(JSON.stringify(result));
-    return result;
-  }
-
-  async function fails(promise: Promise<unknown>, pattern: RegExp, type?: new (...args: never[]) => Error): Promise<void> {
-    await rejectsWith(promise.catch((error: Error) => {
-      seen.push(error.message);
-      throw error;
-    }), pattern, { secret: KEY, ...(type ? { type } : {}) });
+    return watch.result((await h.run(value, type)) as OtxResult | null);
   }
 
   before(async () => {
@@ -215,7 +201,6 @@ describe('provider_02 against a loopback OTX', () => {
     });
   });
   after(async () => {
-    await Promise.all(harnesses.map((h) => h.close()));
     await fake.close();
   });
 
@@ -316,24 +301,24 @@ describe('provider_02 against a loopback OTX', () => {
   });
 
   test('401: "HTTP 401 Unauthorized" with OTX\'s reason', async () => {
-    await fails(
+    await watch.rejectsWith(
       harness('unauthorized', { retries: 0 }).run('example.com', 'FQDN'),
       /^HTTP 401 Unauthorized: Authentication credentials were not provided\.$/,
-      HttpStatusError,
+      { type: HttpStatusError },
     );
   });
 
   test('403 whose reason quotes the key: the key is masked', async () => {
-    await fails(harness('forbidden', { retries: 0 }).run('example.com', 'FQDN'), /^HTTP 403 Forbidden: Invalid API key: \*\*\*$/);
+    await watch.rejectsWith(harness('forbidden', { retries: 0 }).run('example.com', 'FQDN'), /^HTTP 403 Forbidden: Invalid API key: \*\*\*$/);
   });
 
   test('403 without a body: "HTTP 403 Forbidden"', async () => {
-    await fails(harness('bare403', { retries: 0 }).run('example.com', 'FQDN'), /^HTTP 403 Forbidden$/);
+    await watch.rejectsWith(harness('bare403', { retries: 0 }).run('example.com', 'FQDN'), /^HTTP 403 Forbidden$/);
   });
 
   test('HTTP 500: an error', async () => {
     fake.reset();
-    await fails(harness('status500', { retries: 0 }).run('example.com', 'FQDN'), /^HTTP 500 Internal Server Error$/);
+    await watch.rejectsWith(harness('status500', { retries: 0 }).run('example.com', 'FQDN'), /^HTTP 500 Internal Server Error$/);
     assert.equal(fake.requests.length, 1);
   });
 
@@ -345,24 +330,23 @@ describe('provider_02 against a loopback OTX', () => {
   });
 
   test('malformed JSON: a clean error', async () => {
-    await fails(harness('malformed', { retries: 0 }).run('example.com', 'FQDN'), /^upstream answered with malformed JSON$/);
+    await watch.rejectsWith(harness('malformed', { retries: 0 }).run('example.com', 'FQDN'), /^upstream answered with malformed JSON$/);
   });
 
   test('an answer without indicator: an error (the reference returned null)', async () => {
-    await fails(harness('no-indicator', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at indicator: /);
+    await watch.rejectsWith(harness('no-indicator', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at indicator: /);
   });
 
   test('a field of the wrong type: an error naming it', async () => {
-    await fails(harness('wrong-shape', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at pulse_info\.count: /);
+    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at pulse_info\.count: /);
   });
 
   test('a hanging upstream: timeout', async () => {
-    await fails(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), /^timeout after 300 ms$/);
   });
 
   test('the shared fake: a full answer for any value; a request without the key refused (403)', async () => {
-    const h = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY, retries: 0 } });
-    harnesses.push(h);
+    const h = harness('', { ...fakeSettings(fake.url), retries: 0 });
     for (const [value, type] of [['198.51.100.23', 'IPv4'], ['2001:db8::7', 'IPv6'], ['malware.example', 'FQDN'], ['https://malware.example/x', 'URL'], ['44d88612fea8a8f36de82e1278abb02f', 'MD5']] as const) {
       const result = await run(h, value, type);
       assert.equal(result?.count, 2, value);
@@ -376,15 +360,13 @@ describe('provider_02 against a loopback OTX', () => {
 
   test('called directly without a key: refused before any request', async () => {
     fake.reset();
-    const keyless = engineHarness(engine, { settings: { base_url: `${fake.url}/ok`, retries: 0 } });
-    harnesses.push(keyless);
+    const keyless = harness('ok', { api_key: undefined, retries: 0 });
     await rejectsWith(keyless.run('example.com', 'FQDN'), /^API key not configured$/);
     assert.equal(fake.requests.length, 0);
   });
 
   test('the key appears in no result and no error of these tests', () => {
-    assert.ok(seen.length >= 15);
-    for (const text of seen) assert.ok(!text.includes(KEY), text);
+    watch.assertNoKey(15);
   });
 });
 

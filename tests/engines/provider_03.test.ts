@@ -5,9 +5,10 @@ import { HttpStatusError } from '../../src/http/errors.js';
 import { fakeRoutes, fakeSettings } from '../fakes/abuseipdb.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import type { EngineHarness } from '../helpers/engine.js';
 import { runnerHarness } from '../helpers/runner.js';
 import { rejectsWith } from '../helpers/assert.js';
+import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 
@@ -85,7 +86,7 @@ const authFailed = (status: number, detail: string): FakeReply =>
   reply.status(status, { errors: [{ detail, status }] });
 
 /** Every result and error message a test saw: none may contain the key. */
-const seen: string[] = [];
+const watch = new KeyWatch(KEY);
 
 describe('provider_03 declaration', () => {
   test('catalog fields', () => {
@@ -123,25 +124,10 @@ describe('provider_03 declaration', () => {
 
 describe('provider_03 against a loopback AbuseIPDB', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
-  function harness(path: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${path}`, api_key: KEY, ...settings } });
-    harnesses.push(h);
-    return h;
-  }
+  const harness = prefixHarnesses(engine, () => fake, KEY);
 
   async function run(h: EngineHarness, ip: string, type: 'IPv4' | 'IPv6' = 'IPv4'): Promise<AbuseIpdbResult | null> {
-    const result = (await h.run(ip, type)) as AbuseIpdbResult | null;
-    seen.push(JSON.stringify(result));
-    return result;
-  }
-
-  async function fails(promise: Promise<unknown>, pattern: RegExp, type?: new (...args: never[]) => Error): Promise<void> {
-    await rejectsWith(promise.catch((error: Error) => {
-      seen.push(error.message);
-      throw error;
-    }), pattern, { secret: KEY, ...(type ? { type } : {}) });
+    return watch.result((await h.run(ip, type)) as AbuseIpdbResult | null);
   }
 
   before(async () => {
@@ -164,7 +150,6 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
     });
   });
   after(async () => {
-    await Promise.all(harnesses.map((h) => h.close()));
     await fake.close();
   });
 
@@ -271,31 +256,31 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
   });
 
   test('401: "HTTP 401 Unauthorized" with AbuseIPDB\'s reason', async () => {
-    await fails(
+    await watch.rejectsWith(
       harness('unauthorized', { retries: 0 }).run('185.220.101.1', 'IPv4'),
       /^HTTP 401 Unauthorized: Authentication failed\. Your API key is either missing, incorrect, or revoked\./,
-      HttpStatusError,
+      { type: HttpStatusError },
     );
   });
 
   test('401 without a body: "HTTP 401 Unauthorized"', async () => {
-    await fails(harness('bare401', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^HTTP 401 Unauthorized$/);
+    await watch.rejectsWith(harness('bare401', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^HTTP 401 Unauthorized$/);
   });
 
   test('403 whose reason quotes the key: the key is masked', async () => {
-    await fails(
+    await watch.rejectsWith(
       harness('forbidden', { retries: 0 }).run('185.220.101.1', 'IPv4'),
       /^HTTP 403 Forbidden: Your API key \*\*\* is not allowed to use this endpoint\.$/,
     );
   });
 
   test('422 (address rejected): an error with the reason', async () => {
-    await fails(harness('unprocessable', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^HTTP 422 Unprocessable Entity: The ip address must be a valid/);
+    await watch.rejectsWith(harness('unprocessable', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^HTTP 422 Unprocessable Entity: The ip address must be a valid/);
   });
 
   test('HTTP 500: an error', async () => {
     fake.reset();
-    await fails(harness('status500', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
+    await watch.rejectsWith(harness('status500', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
     assert.equal(fake.requests.length, 1);
   });
 
@@ -307,19 +292,19 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
   });
 
   test('malformed JSON: a clean error', async () => {
-    await fails(harness('malformed', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^upstream answered with malformed JSON$/);
+    await watch.rejectsWith(harness('malformed', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^upstream answered with malformed JSON$/);
   });
 
   test('an answer without data: an error (the reference returned null)', async () => {
-    await fails(harness('no-data', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^unexpected answer from upstream at data: /);
+    await watch.rejectsWith(harness('no-data', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^unexpected answer from upstream at data: /);
   });
 
   test('a field of the wrong type: an error naming it', async () => {
-    await fails(harness('wrong-shape', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^unexpected answer from upstream at data\.totalReports: /);
+    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^unexpected answer from upstream at data\.totalReports: /);
   });
 
   test('a hanging upstream: timeout', async () => {
-    await fails(harness('hang', { retries: 0, timeout_ms: 300 }).run('185.220.101.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('185.220.101.1', 'IPv4'), /^timeout after 300 ms$/);
   });
 
   test('RU: the shared country names (Node\'s ICU names, not pycountry\'s "Russian Federation")', async () => {
@@ -331,15 +316,13 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
 
   test('called directly without a key: refused before any request', async () => {
     fake.reset();
-    const keyless = engineHarness(engine, { settings: { base_url: `${fake.url}/ok`, retries: 0 } });
-    harnesses.push(keyless);
+    const keyless = harness('ok', { api_key: undefined, retries: 0 });
     await rejectsWith(keyless.run('185.220.101.1', 'IPv4'), /^API key not configured$/);
     assert.equal(fake.requests.length, 0);
   });
 
   test('the shared fake: a full answer for any address; a request without the key refused (401)', async () => {
-    const h = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY, retries: 0 } });
-    harnesses.push(h);
+    const h = harness('', { ...fakeSettings(fake.url), retries: 0 });
     const result = await run(h, '198.51.100.23');
     assert.equal(result?.ip_address, '198.51.100.23');
     assert.equal(result?.country_name, 'Netherlands');
@@ -351,8 +334,7 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
   });
 
   test('the key appears in no result and no error of these tests', () => {
-    assert.ok(seen.length >= 10);
-    for (const text of seen) assert.ok(!text.includes(KEY), text);
+    watch.assertNoKey(10);
   });
 });
 

@@ -5,9 +5,10 @@ import { HttpStatusError } from '../../src/http/errors.js';
 import { fakeRoutes, fakeSettings } from '../fakes/criminalip.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import type { EngineHarness } from '../helpers/engine.js';
 import { runnerHarness } from '../helpers/runner.js';
 import { rejectsWith } from '../helpers/assert.js';
+import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 
@@ -81,7 +82,7 @@ function byIp(req: FakeRequest): FakeReply {
 
 const PATH = 'feature/ip/suspicious-info';
 /** Every result and error message a test saw: none may contain the key. */
-const seen: string[] = [];
+const watch = new KeyWatch(KEY);
 
 describe('provider_05 declaration', () => {
   test('catalog fields', () => {
@@ -116,25 +117,10 @@ describe('provider_05 declaration', () => {
 
 describe('provider_05 against a loopback Criminal IP', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
-  function harness(path: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${path}`, api_key: KEY, ...settings } });
-    harnesses.push(h);
-    return h;
-  }
+  const harness = prefixHarnesses(engine, () => fake, KEY);
 
   async function run(h: EngineHarness, ip: string): Promise<CriminalIpResult | null> {
-    const result = (await h.run(ip, 'IPv4')) as CriminalIpResult | null;
-    seen.push(JSON.stringify(result));
-    return result;
-  }
-
-  async function fails(promise: Promise<unknown>, pattern: RegExp, type?: new (...args: never[]) => Error): Promise<void> {
-    await rejectsWith(promise.catch((error: Error) => {
-      seen.push(error.message);
-      throw error;
-    }), pattern, { secret: KEY, ...(type ? { type } : {}) });
+    return watch.result((await h.run(ip, 'IPv4')) as CriminalIpResult | null);
   }
 
   before(async () => {
@@ -155,7 +141,6 @@ describe('provider_05 against a loopback Criminal IP', () => {
     });
   });
   after(async () => {
-    await Promise.all(harnesses.map((h) => h.close()));
     await fake.close();
   });
 
@@ -270,23 +255,23 @@ describe('provider_05 against a loopback Criminal IP', () => {
   });
 
   test('HTTP 401: "HTTP 401 Unauthorized" with Criminal IP\'s message', async () => {
-    await fails(harness('unauthorized', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 401 Unauthorized: unauthorized api key$/, HttpStatusError);
+    await watch.rejectsWith(harness('unauthorized', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 401 Unauthorized: unauthorized api key$/, { type: HttpStatusError });
   });
 
   test('HTTP 403 whose message quotes the key: the key is masked', async () => {
-    await fails(harness('forbidden', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 403 Forbidden: api key \*\*\* has no access to this endpoint$/);
+    await watch.rejectsWith(harness('forbidden', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 403 Forbidden: api key \*\*\* has no access to this endpoint$/);
   });
 
   test('HTTP 403 with an HTML page: "HTTP 403 Forbidden"', async () => {
-    await fails(harness('bare403', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 403 Forbidden$/);
+    await watch.rejectsWith(harness('bare403', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 403 Forbidden$/);
   });
 
   test('status 401 inside a 200 answer: an error, the key masked', async () => {
-    await fails(harness('body401', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^Criminal IP answered status 401 Unauthorized: invalid api key: \*\*\*$/);
+    await watch.rejectsWith(harness('body401', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^Criminal IP answered status 401 Unauthorized: invalid api key: \*\*\*$/);
   });
 
   test('an exhausted plan reported inside a 200 answer: an error with the message', async () => {
-    await fails(
+    await watch.rejectsWith(
       harness('body-quota', { retries: 0 }).run('1.1.1.1', 'IPv4'),
       /^Criminal IP answered status 429 Too Many Requests: Your credits for this month have run out\.$/,
     );
@@ -294,7 +279,7 @@ describe('provider_05 against a loopback Criminal IP', () => {
 
   test('HTTP 500: an error', async () => {
     fake.reset();
-    await fails(harness('status500', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
+    await watch.rejectsWith(harness('status500', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
     assert.equal(fake.requests.length, 1);
   });
 
@@ -306,24 +291,23 @@ describe('provider_05 against a loopback Criminal IP', () => {
   });
 
   test('malformed JSON: a clean error', async () => {
-    await fails(harness('malformed', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^upstream answered with malformed JSON$/);
+    await watch.rejectsWith(harness('malformed', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^upstream answered with malformed JSON$/);
   });
 
   test('an answer without status: an error naming it', async () => {
-    await fails(harness('no-status', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^unexpected answer from upstream at status: /);
+    await watch.rejectsWith(harness('no-status', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^unexpected answer from upstream at status: /);
   });
 
   test('a section without its count: an error naming it', async () => {
-    await fails(harness('no-count', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^unexpected answer from upstream at ids\.count: /);
+    await watch.rejectsWith(harness('no-count', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^unexpected answer from upstream at ids\.count: /);
   });
 
   test('a hanging upstream: timeout', async () => {
-    await fails(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
   });
 
   test('the shared fake: a full answer for any address; a request without the key refused (status 401 in the body)', async () => {
-    const h = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY, retries: 0 } });
-    harnesses.push(h);
+    const h = harness('', { ...fakeSettings(fake.url), retries: 0 });
     const result = await run(h, '198.51.100.23');
     assert.equal(result?.ip, '198.51.100.23');
     assert.equal(result?.current_opened_port?.count, 1);
@@ -336,15 +320,13 @@ describe('provider_05 against a loopback Criminal IP', () => {
 
   test('called directly without a key: refused before any request', async () => {
     fake.reset();
-    const keyless = engineHarness(engine, { settings: { base_url: `${fake.url}/ok`, retries: 0 } });
-    harnesses.push(keyless);
+    const keyless = harness('ok', { api_key: undefined, retries: 0 });
     await rejectsWith(keyless.run('1.1.1.1', 'IPv4'), /^API key not configured$/);
     assert.equal(fake.requests.length, 0);
   });
 
   test('the key appears in no result and no error of these tests', () => {
-    assert.ok(seen.length >= 10);
-    for (const text of seen) assert.ok(!text.includes(KEY), text);
+    watch.assertNoKey(10);
   });
 });
 

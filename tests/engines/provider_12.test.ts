@@ -10,9 +10,8 @@ import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, ty
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { startFakeBadAsn, type FakeBadAsn } from '../fakes/bad-asn.js';
 import { fakeRoutes, fakeSettings } from '../fakes/ipinfo.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
-import { rejectsWith as rejectsWithError } from '../helpers/assert.js';
+import { describeIpFake, KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 
 const KEY = 'SECRET-KEY-1234567890';
@@ -50,13 +49,7 @@ function byIp(req: FakeRequest): FakeReply {
 }
 
 /** Every result and error message of these tests: none may contain the key. */
-const outputs: string[] = [];
-const rejectsWith = async (promise: Promise<unknown>, pattern: RegExp) => {
-  await rejectsWithError(promise.catch((error: Error) => {
-    outputs.push(error.message);
-    throw error;
-  }), pattern, { secret: KEY });
-};
+const watch = new KeyWatch(KEY);
 
 describe('provider_12 declaration', () => {
   test('catalog fields', () => {
@@ -127,19 +120,11 @@ describe('provider_12 declaration', () => {
 
 describe('provider_12 against a loopback ipinfo.io', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
   /** A harness whose base_url is `<fake>/<prefix>`, with the key unless told otherwise. */
-  function harness(prefix: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${prefix}`, api_key: KEY, ...settings } });
-    harnesses.push(h);
-    return h;
-  }
+  const harness = prefixHarnesses(engine, () => fake, KEY);
 
   async function run(prefix: string, ip: string, settings: Record<string, unknown> = {}): Promise<IpinfoResult | null> {
-    const result = (await harness(prefix, settings).run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as IpinfoResult | null;
-    outputs.push(JSON.stringify(result));
-    return result;
+    return watch.result((await harness(prefix, settings).run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as IpinfoResult | null);
   }
 
   before(async () => {
@@ -165,7 +150,6 @@ describe('provider_12 against a loopback ipinfo.io', () => {
     });
   });
   after(async () => {
-    await Promise.all(harnesses.map((h) => h.close()));
     await fake.close();
   });
 
@@ -230,37 +214,37 @@ describe('provider_12 against a loopback ipinfo.io', () => {
 
   test('no key: an error before any request (the reference sent ?token= empty)', async () => {
     fake.reset();
-    await rejectsWith(harness('ok', { api_key: undefined }).run('8.8.8.8', 'IPv4'), /^API key not configured$/);
-    await rejectsWith(harness('ok', { api_key: '' }).run('8.8.8.8', 'IPv4'), /^API key not configured$/);
+    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('8.8.8.8', 'IPv4'), /^API key not configured$/);
+    await watch.rejectsWith(harness('ok', { api_key: '' }).run('8.8.8.8', 'IPv4'), /^API key not configured$/);
     assert.equal(fake.requests.length, 0);
   });
 
   test('HTTP 401: a clear error with ipinfo\'s reason', async () => {
-    await rejectsWith(harness('unauthorized', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^HTTP 401 Unauthorized: Unauthorized: Please provide a valid token$/);
-    await rejectsWith(harness('unauthorized-html', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^HTTP 401 Unauthorized$/);
+    await watch.rejectsWith(harness('unauthorized', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^HTTP 401 Unauthorized: Unauthorized: Please provide a valid token$/);
+    await watch.rejectsWith(harness('unauthorized-html', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^HTTP 401 Unauthorized$/);
   });
 
   test('HTTP 403 for an unknown token: the reason, with the echoed key masked', async () => {
     const promise = harness('unknown-token', { retries: 0 }).run('8.8.8.8', 'IPv4');
-    await rejectsWith(promise, /^HTTP 403 Forbidden: Unknown token: Token \*\*\* is not valid\. Refer to https:\/\/ipinfo\.io\/developers for details\.$/);
+    await watch.rejectsWith(promise, /^HTTP 403 Forbidden: Unknown token: Token \*\*\* is not valid\. Refer to https:\/\/ipinfo\.io\/developers for details\.$/);
     await assert.rejects(promise, HttpStatusError);
   });
 
   test('a token in a URL the upstream quotes is masked too', async () => {
-    await rejectsWith(
+    await watch.rejectsWith(
       harness('quota', { retries: 0 }).run('8.8.8.8', 'IPv4'),
       /^HTTP 403 Forbidden: Forbidden: Plan limit reached for https:\/\/ipinfo\.io\/8\.8\.8\.8\/json\?token=\*\*\*$/,
     );
   });
 
   test('HTTP 404 (a wrong address or base_url): an error, not a silent null', async () => {
-    await rejectsWith(harness('ok', { retries: 0 }).run('9.9.9.9', 'IPv4'), /^HTTP 404 Not Found: Wrong ip: Please provide a valid IP address$/);
-    await rejectsWith(harness('nowhere', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^HTTP 404 Not Found\b/);
+    await watch.rejectsWith(harness('ok', { retries: 0 }).run('9.9.9.9', 'IPv4'), /^HTTP 404 Not Found: Wrong ip: Please provide a valid IP address$/);
+    await watch.rejectsWith(harness('nowhere', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^HTTP 404 Not Found\b/);
   });
 
   test('HTTP 500: an error', async () => {
     fake.reset();
-    await rejectsWith(harness('status500', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^HTTP 500 Internal Server Error$/);
+    await watch.rejectsWith(harness('status500', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^HTTP 500 Internal Server Error$/);
     assert.equal(fake.hits('GET /status500/').length, 1);
   });
 
@@ -272,52 +256,41 @@ describe('provider_12 against a loopback ipinfo.io', () => {
   });
 
   test('malformed JSON: a clean error', async () => {
-    await rejectsWith(harness('malformed', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^upstream answered with malformed JSON$/);
+    await watch.rejectsWith(harness('malformed', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^upstream answered with malformed JSON$/);
   });
 
   test('a field of the wrong type: an error naming it', async () => {
-    await rejectsWith(harness('wrong-shape', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^unexpected answer from upstream at org: /);
+    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^unexpected answer from upstream at org: /);
   });
 
   test('an answer without ip nor bogon: an error (the reference returned null)', async () => {
-    await rejectsWith(harness('no-ip', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^unexpected answer from upstream at ip: missing$/);
+    await watch.rejectsWith(harness('no-ip', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^unexpected answer from upstream at ip: missing$/);
   });
 
   test('a hanging upstream: timeout', async () => {
-    await rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('8.8.8.8', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('8.8.8.8', 'IPv4'), /^timeout after 300 ms$/);
   });
 
   test('a request failing on the network (after a redirect to a URL with the key): no key in the error', async () => {
-    await rejectsWith(harness('moved', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^network error: /);
-    await rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('8.8.8.8', 'IPv4'), /^network error: /);
+    await watch.rejectsWith(harness('moved', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('8.8.8.8', 'IPv4'), /^network error: /);
   });
 
   test('the key appears in no result and no error of these tests', () => {
-    assert.ok(outputs.length >= 20, `outputs collected: ${outputs.length}`);
-    for (const output of outputs) assert.ok(!output.includes(KEY), output);
+    watch.assertNoKey(20);
   });
 });
 
-describe('provider_12 fake for whole-system tests', () => {
-  let fake: FakeHttpServer;
-  let h: EngineHarness;
-  before(async () => {
-    fake = await startFakeHttp(fakeRoutes());
-    h = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY } });
-  });
-  after(async () => {
-    await h.close();
-    await fake.close();
-  });
-
-  test('answers any address', async () => {
-    for (const ip of ['8.8.8.8', '93.184.215.14', '2606:4700:4700::1111']) {
-      const result = (await h.run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as IpinfoResult;
-      assert.equal(result.ip, ip);
-      assert.equal(result.asn, 'AS15169 Google LLC');
-    }
-    assert.deepEqual(fake.requests.map((r) => r.query.get('token')), [KEY, KEY, KEY]);
-  });
+describeIpFake({
+  engine,
+  key: KEY,
+  start: () => startFakeHttp(fakeRoutes()),
+  settings: fakeSettings,
+  check: (result: IpinfoResult, ip) => {
+    assert.equal(result.ip, ip);
+    assert.equal(result.asn, 'AS15169 Google LLC');
+  },
+  keyOf: (r) => r.query.get('token'),
 });
 
 describe('provider_12 through the runner', () => {

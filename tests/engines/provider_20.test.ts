@@ -4,9 +4,8 @@ import engine, { shodanDetails, shodanLookup, shodanSummary, type ShodanResult }
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { fakeRoutes, fakeSettings } from '../fakes/shodan.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
-import { rejectsWith as rejectsWithError } from '../helpers/assert.js';
+import { describeIpFake, KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 
@@ -64,13 +63,7 @@ function byIp(req: FakeRequest): FakeReply {
   return BY_IP[ip] ? reply.json(BY_IP[ip]) : reply.json({ error: 'No information available for that IP.' }, 404);
 }
 
-const outputs: string[] = [];
-const rejectsWith = async (promise: Promise<unknown>, pattern: RegExp) => {
-  await rejectsWithError(promise.catch((error: Error) => {
-    outputs.push(error.message);
-    throw error;
-  }), pattern, { secret: KEY });
-};
+const watch = new KeyWatch(KEY);
 
 const empty: ShodanResult = {
   ports: [], tags: [], link: 'https://www.shodan.io/host/192.0.2.1', ip: '192.0.2.1', hostnames: [], domains: [], org: null, isp: null,
@@ -109,18 +102,10 @@ describe('provider_20 declaration', () => {
 
 describe('provider_20 against a loopback Shodan', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
-  function harness(prefix: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${prefix}`, api_key: KEY, ...settings } });
-    harnesses.push(h);
-    return h;
-  }
+  const harness = prefixHarnesses(engine, () => fake, KEY);
 
   async function run(prefix: string, ip: string, settings: Record<string, unknown> = {}): Promise<ShodanResult | null> {
-    const result = (await harness(prefix, settings).run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as ShodanResult | null;
-    outputs.push(JSON.stringify(result));
-    return result;
+    return watch.result((await harness(prefix, settings).run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as ShodanResult | null);
   }
 
   before(async () => {
@@ -137,7 +122,6 @@ describe('provider_20 against a loopback Shodan', () => {
     });
   });
   after(async () => {
-    await Promise.all(harnesses.map((h) => h.close()));
     await fake.close();
   });
 
@@ -236,7 +220,7 @@ describe('provider_20 against a loopback Shodan', () => {
   });
 
   test('another 404 (a wrong base_url): an error, not a silent null', async () => {
-    await rejectsWith(harness('nowhere', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 404 Not Found\b/);
+    await watch.rejectsWith(harness('nowhere', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 404 Not Found\b/);
   });
 
   test('not an IP: null, nothing asked', async () => {
@@ -247,25 +231,25 @@ describe('provider_20 against a loopback Shodan', () => {
 
   test('no key: an error before any request (the reference sent ?key= empty)', async () => {
     fake.reset();
-    await rejectsWith(harness('ok', { api_key: undefined }).run('1.1.1.1', 'IPv4'), /^API key not configured$/);
+    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('1.1.1.1', 'IPv4'), /^API key not configured$/);
     assert.equal(fake.requests.length, 0);
   });
 
   test('HTTP 401: a clear error with Shodan\'s reason', async () => {
-    await rejectsWith(harness('unauthorized', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 401 Unauthorized: Invalid API key$/);
+    await watch.rejectsWith(harness('unauthorized', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 401 Unauthorized: Invalid API key$/);
   });
 
   test('HTTP 403: the reason, with the echoed key masked', async () => {
-    await rejectsWith(harness('forbidden', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 403 Forbidden: Access denied \(403 Forbidden\) for key \*\*\*$/);
+    await watch.rejectsWith(harness('forbidden', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 403 Forbidden: Access denied \(403 Forbidden\) for key \*\*\*$/);
   });
 
   test('an {"error"} answer with status 200: an error, key masked', async () => {
-    await rejectsWith(harness('error-200', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^Shodan: Request rate limit reached for \*\*\*$/);
+    await watch.rejectsWith(harness('error-200', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^Shodan: Request rate limit reached for \*\*\*$/);
   });
 
   test('HTTP 500: an error', async () => {
     fake.reset();
-    await rejectsWith(harness('status500', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
+    await watch.rejectsWith(harness('status500', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
     assert.equal(fake.hits('GET /status500/').length, 1);
   });
 
@@ -277,47 +261,36 @@ describe('provider_20 against a loopback Shodan', () => {
   });
 
   test('malformed JSON: a clean error', async () => {
-    await rejectsWith(harness('malformed', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^upstream answered with malformed JSON$/);
+    await watch.rejectsWith(harness('malformed', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^upstream answered with malformed JSON$/);
   });
 
   test('a field of the wrong type: an error naming it', async () => {
-    await rejectsWith(harness('wrong-shape', { retries: 0 }).run('45.60.13.252', 'IPv4'), /^unexpected answer from upstream at ports: /);
+    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('45.60.13.252', 'IPv4'), /^unexpected answer from upstream at ports: /);
   });
 
   test('a hanging upstream: timeout', async () => {
-    await rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
   });
 
   test('a request failing on the network: no key in the error', async () => {
-    await rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('1.1.1.1', 'IPv4'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('1.1.1.1', 'IPv4'), /^network error: /);
   });
 
   test('the key appears in no result and no error of these tests', () => {
-    assert.ok(outputs.length >= 15, `outputs collected: ${outputs.length}`);
-    for (const output of outputs) assert.ok(!output.includes(KEY), output);
+    watch.assertNoKey(15);
   });
 });
 
-describe('provider_20 fake for whole-system tests', () => {
-  let fake: FakeHttpServer;
-  let h: EngineHarness;
-  before(async () => {
-    fake = await startFakeHttp(fakeRoutes());
-    h = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY } });
-  });
-  after(async () => {
-    await h.close();
-    await fake.close();
-  });
-
-  test('answers any address', async () => {
-    for (const ip of ['8.8.8.8', '93.184.215.14', '2606:4700:4700::1111']) {
-      const result = (await h.run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as ShodanResult;
-      assert.equal(result.ip, ip);
-      assert.equal(engine.summary(result), 'open ports 22, 80, 443 · OpenSSH 8.9, nginx 1.18.0 · 1 CVE · tags cloud');
-    }
-    assert.deepEqual(fake.requests.map((r) => r.query.get('key')), [KEY, KEY, KEY]);
-  });
+describeIpFake({
+  engine,
+  key: KEY,
+  start: () => startFakeHttp(fakeRoutes()),
+  settings: fakeSettings,
+  check: (result: ShodanResult, ip) => {
+    assert.equal(result.ip, ip);
+    assert.equal(engine.summary(result), 'open ports 22, 80, 443 · OpenSSH 8.9, nginx 1.18.0 · 1 CVE · tags cloud');
+  },
+  keyOf: (r) => r.query.get('key'),
 });
 
 describe('provider_20 through the runner', () => {

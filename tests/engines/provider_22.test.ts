@@ -9,6 +9,7 @@ import { NO_RESULT, PATH, fakeRoutes, fakeSettings, hits, ioc } from '../fakes/t
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { rejectsWith } from '../helpers/assert.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { KeyWatch } from '../helpers/key-watch.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 
@@ -19,27 +20,14 @@ const EXAMPLE = {
 };
 
 /** Every value the engine returned or threw in these tests, checked for the key at the end. */
-const outputs: string[] = [];
+const watch = new KeyWatch(KEY);
 const closers: (() => Promise<void>)[] = [];
 
 async function setup(route: FakeRoute, settings: Record<string, unknown> = {}): Promise<{ fake: FakeHttpServer; harness: EngineHarness }> {
   const fake = await startFakeHttp({ [`POST ${PATH}`]: route });
   const inner = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY, ...settings } });
-  const harness: EngineHarness = {
-    ...inner,
-    run: async (value, type) => {
-      try {
-        const result = await inner.run(value, type);
-        outputs.push(JSON.stringify(result));
-        return result;
-      } catch (error) {
-        outputs.push(String((error as Error).message), JSON.stringify(error));
-        throw error;
-      }
-    },
-  };
   closers.push(() => inner.close(), () => fake.close());
-  return { fake, harness };
+  return { fake, harness: watch.watch(inner) };
 }
 
 const bodyOf = (req: FakeRequest): unknown => JSON.parse(req.body);
@@ -264,7 +252,7 @@ describe('provider_22 through the runner', () => {
     assert.equal(result!.reversed_ip, undefined, 'not an IP-only engine: no pivot');
     assert.equal(fake.requests.length, 1);
     assert.equal(fake.requests[0]!.headers['auth-key'], KEY);
-    outputs.push(JSON.stringify(result));
+    watch.result(result);
   });
 
   test('bad key: the error in errors, without the key', async () => {
@@ -274,7 +262,7 @@ describe('provider_22 through the runner', () => {
       const [result] = await runner.analyze([{ value: '185.220.101.4', type: 'IPv4' }], ['provider_22']);
       assert.equal(result!.provider_22, null);
       assert.deepEqual(result!.errors, { provider_22: 'HTTP 401 Unauthorized' });
-      outputs.push(JSON.stringify(result));
+      watch.result(result);
     } finally {
       await runner.close();
       await bad.close();
@@ -284,7 +272,6 @@ describe('provider_22 through the runner', () => {
 
 describe('provider_22 secrets', () => {
   test('the key appears in no result and no error of these tests', () => {
-    assert.ok(outputs.length > 15, `outputs collected: ${outputs.length}`);
-    for (const output of outputs) assert.ok(!output.includes(KEY), `key leaked in: ${output}`);
+    watch.assertNoKey(16);
   });
 });

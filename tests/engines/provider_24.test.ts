@@ -7,6 +7,7 @@ import { FILE_STATS, NOT_FOUND, PREFIX, fakeRoutes, fakeSettings, ipAddress } fr
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { rejectsWith } from '../helpers/assert.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { KeyWatch } from '../helpers/key-watch.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 const SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -17,27 +18,14 @@ const PHISH_ID = 'aHR0cHM6Ly9leGFtcGxlLmNvbS9sb2dpbj94PTE';
 const GOOGLE_DNS = ipAddress('8.8.8.8', { harmless: 62, malicious: 1, suspicious: 0, undetected: 29, timeout: 0 }, 526);
 
 /** Every value an engine returned or threw in these tests, checked for the key at the end. */
-const outputs: string[] = [];
+const watch = new KeyWatch(KEY);
 const closers: (() => Promise<void>)[] = [];
 
 async function setup(routes: Record<string, FakeRoute>, settings: Record<string, unknown> = {}): Promise<{ fake: FakeHttpServer; harness: EngineHarness }> {
   const fake = await startFakeHttp(routes);
   const inner = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY, ...settings } });
-  const harness: EngineHarness = {
-    ...inner,
-    run: async (value, type) => {
-      try {
-        const result = await inner.run(value, type);
-        outputs.push(JSON.stringify(result));
-        return result;
-      } catch (error) {
-        outputs.push(String((error as Error).message), JSON.stringify(error));
-        throw error;
-      }
-    },
-  };
   closers.push(() => inner.close(), () => fake.close());
-  return { fake, harness };
+  return { fake, harness: watch.watch(inner) };
 }
 
 /** A fake answering every object path with `route`. */
@@ -287,7 +275,7 @@ describe('provider_24 through the runner', () => {
     assert.equal(result!.reversed_ip, undefined, 'not an IP-only engine: no pivot');
     assert.equal(fake.requests.length, 1);
     assert.equal(fake.requests[0]!.headers['x-apikey'], KEY);
-    outputs.push(JSON.stringify(result));
+    watch.result(result);
   });
 
   test('bad key: the error in errors, without the key', async () => {
@@ -297,7 +285,7 @@ describe('provider_24 through the runner', () => {
       const [result] = await runner.analyze([{ value: SHA256, type: 'SHA256' }], ['provider_24']);
       assert.equal(result!.provider_24, null);
       assert.deepEqual(result!.errors, { provider_24: 'HTTP 401 Unauthorized: WrongCredentialsError' });
-      outputs.push(JSON.stringify(result));
+      watch.result(result);
     } finally {
       await runner.close();
       await bad.close();
@@ -307,7 +295,6 @@ describe('provider_24 through the runner', () => {
 
 describe('provider_24 secrets', () => {
   test('the key appears in no result and no error of these tests', () => {
-    assert.ok(outputs.length > 20, `outputs collected: ${outputs.length}`);
-    for (const output of outputs) assert.ok(!output.includes(KEY), `key leaked in: ${output}`);
+    watch.assertNoKey(21);
   });
 });

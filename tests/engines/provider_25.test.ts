@@ -8,27 +8,14 @@ import badAsn, { type BadAsnListed } from '../../engines/bad_asn.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { startFakeBadAsn, type FakeBadAsn } from '../fakes/bad-asn.js';
-import { fakeRoutes, fakeSettings } from '../fakes/webscout.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { fakeRoutes, fakeSettings, webscoutAnswer } from '../fakes/webscout.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
-import { rejectsWith as rejectsWithError } from '../helpers/assert.js';
+import { KeyWatch, describeIpFake, prefixHarnesses } from '../helpers/key-watch.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 
 /** engines.md 5.30's upstream example. */
-const CLOUDFLARE = {
-  status: 'success',
-  data: {
-    ip: '1.1.1.1',
-    location: { country_iso: 'US', city: 'Los Angeles' },
-    network: { type: 'hosting', service: 'CDN', region: 'us-west' },
-    company: { name: 'Cloudflare, Inc.', business: ['CDN', 'DNS'], description: 'Web infrastructure and security company' },
-    as: { as_number: 13335, organization: 'CLOUDFLARENET' },
-    anonymization: { proxy: false, tor: false, vpn: false },
-    osint: { services: [{ tags: ['scanner'] }, { tags: ['scanner', 'botnet'] }] },
-    hostnames: ['one.one.one.one'],
-  },
-};
+const CLOUDFLARE = webscoutAnswer('1.1.1.1');
 
 /** engines.md 5.30's result for it, exactly. */
 const CLOUDFLARE_RESULT: WebscoutResult = {
@@ -83,13 +70,7 @@ function byIp(req: FakeRequest): FakeReply {
   return reply.json(BY_IP[ip] ?? { status: 'error', message: 'IP not found' });
 }
 
-const outputs: string[] = [];
-const rejectsWith = async (promise: Promise<unknown>, pattern: RegExp) => {
-  await rejectsWithError(promise.catch((error: Error) => {
-    outputs.push(error.message);
-    throw error;
-  }), pattern, { secret: KEY });
-};
+const watch = new KeyWatch(KEY);
 
 describe('provider_25 declaration', () => {
   test('catalog fields', () => {
@@ -149,18 +130,10 @@ describe('provider_25 declaration', () => {
 
 describe('provider_25 against a loopback webscout.io', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
-  function harness(prefix: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${prefix}`, api_key: KEY, ...settings } });
-    harnesses.push(h);
-    return h;
-  }
+  const harness = prefixHarnesses(engine, () => fake, KEY);
 
   async function run(prefix: string, ip: string, settings: Record<string, unknown> = {}): Promise<WebscoutResult | null> {
-    const result = (await harness(prefix, settings).run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as WebscoutResult | null;
-    outputs.push(JSON.stringify(result));
-    return result;
+    return watch.result((await harness(prefix, settings).run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as WebscoutResult | null);
   }
 
   before(async () => {
@@ -180,7 +153,6 @@ describe('provider_25 against a loopback webscout.io', () => {
     });
   });
   after(async () => {
-    await Promise.all(harnesses.map((h) => h.close()));
     await fake.close();
   });
 
@@ -277,31 +249,31 @@ describe('provider_25 against a loopback webscout.io', () => {
 
   test('no key: an error before any request', async () => {
     fake.reset();
-    await rejectsWith(harness('ok', { api_key: undefined }).run('1.1.1.1', 'IPv4'), /^API key not configured$/);
+    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('1.1.1.1', 'IPv4'), /^API key not configured$/);
     assert.equal(fake.requests.length, 0);
   });
 
   test('HTTP 401: a clear error with webscout\'s reason', async () => {
-    await rejectsWith(harness('unauthorized', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 401 Unauthorized: Invalid API key$/);
+    await watch.rejectsWith(harness('unauthorized', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 401 Unauthorized: Invalid API key$/);
   });
 
   test('HTTP 403: the reason, with the echoed key masked', async () => {
-    await rejectsWith(harness('forbidden', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 403 Forbidden: API key \*\*\* has expired$/);
+    await watch.rejectsWith(harness('forbidden', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 403 Forbidden: API key \*\*\* has expired$/);
   });
 
   test('status "error" with 200: an error with the message, key masked (the reference returned null)', async () => {
-    await rejectsWith(harness('error-200', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^webscout\.io: Monthly quota exceeded for \*\*\*$/);
-    await rejectsWith(harness('no-status', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^webscout\.io: status missing$/);
+    await watch.rejectsWith(harness('error-200', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^webscout\.io: Monthly quota exceeded for \*\*\*$/);
+    await watch.rejectsWith(harness('no-status', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^webscout\.io: status missing$/);
   });
 
   test('another 404 (a wrong base_url): an error', async () => {
-    await rejectsWith(harness('nowhere', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 404 Not Found\b/);
-    await rejectsWith(harness('plain-404', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 404 Not Found: 404 page not found$/);
+    await watch.rejectsWith(harness('nowhere', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 404 Not Found\b/);
+    await watch.rejectsWith(harness('plain-404', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 404 Not Found: 404 page not found$/);
   });
 
   test('HTTP 500: an error', async () => {
     fake.reset();
-    await rejectsWith(harness('status500', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
+    await watch.rejectsWith(harness('status500', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
     assert.equal(fake.hits('GET /status500/').length, 1);
   });
 
@@ -313,46 +285,33 @@ describe('provider_25 against a loopback webscout.io', () => {
   });
 
   test('malformed JSON: a clean error', async () => {
-    await rejectsWith(harness('malformed', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^upstream answered with malformed JSON$/);
+    await watch.rejectsWith(harness('malformed', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^upstream answered with malformed JSON$/);
   });
 
   test('a field of the wrong type: an error naming it', async () => {
-    await rejectsWith(harness('wrong-shape', { retries: 0 }).run('146.70.117.10', 'IPv4'), /^unexpected answer from upstream at data\.anonymization\.vpn: /);
+    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('146.70.117.10', 'IPv4'), /^unexpected answer from upstream at data\.anonymization\.vpn: /);
   });
 
   test('a hanging upstream: timeout', async () => {
-    await rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
   });
 
   test('a request failing on the network: no key in the error', async () => {
-    await rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('1.1.1.1', 'IPv4'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('1.1.1.1', 'IPv4'), /^network error: /);
   });
 
   test('the key appears in no result and no error of these tests', () => {
-    assert.ok(outputs.length >= 20, `outputs collected: ${outputs.length}`);
-    for (const output of outputs) assert.ok(!output.includes(KEY), output);
+    watch.assertNoKey(20);
   });
 });
 
-describe('provider_25 fake for whole-system tests', () => {
-  let fake: FakeHttpServer;
-  let h: EngineHarness;
-  before(async () => {
-    fake = await startFakeHttp(fakeRoutes());
-    h = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY } });
-  });
-  after(async () => {
-    await h.close();
-    await fake.close();
-  });
-
-  test('answers any address', async () => {
-    for (const ip of ['8.8.8.8', '93.184.215.14', '2606:4700:4700::1111']) {
-      const result = (await h.run(ip, ip.includes(':') ? 'IPv6' : 'IPv4')) as WebscoutResult;
-      assert.deepEqual(result, { ...CLOUDFLARE_RESULT, ip });
-    }
-    assert.deepEqual(fake.requests.map((r) => r.query.get('apikey')), [KEY, KEY, KEY]);
-  });
+describeIpFake<WebscoutResult>({
+  engine,
+  key: KEY,
+  start: () => startFakeHttp(fakeRoutes()),
+  settings: fakeSettings,
+  check: (result, ip) => assert.deepEqual(result, { ...CLOUDFLARE_RESULT, ip }),
+  keyOf: (r) => r.query.get('apikey'),
 });
 
 describe('provider_25 through the runner', () => {
