@@ -246,6 +246,8 @@ const nonNegative = v.pipe(v.number('expected a number'), v.minValue(0, 'expecte
 export default defineEngine<BadAsnResult>({
   id: 'bad_asn',
   service: 'bad_asn',
+  // Absent from the spec's older catalog variant.
+  catalogs: ['main'],
   label: 'Bad ASN Check',
   description: 'Flags an IP whose ASN (from ipapi, ipinfo, ipquery or webscout) is in public bad-ASN lists: Spamhaus ASN-DROP, brianhama bad-asn-list, LETHAL-FORENSICS ASN blacklist',
   tags: ['IP', 'risk', 'free_no_key'],

@@ -29,7 +29,7 @@ export function rdapDetails(result: RdapResult): DetailField[] {
 export default defineEngine<RdapResult>({
   id: 'rdap',
   service: 'rdap',
-  catalog: 'older',
+  catalogs: ['older'],
   label: 'RDAP (older catalog)',
   description: 'Registration record of a domain from RDAP (registrar, registrant, dates, name servers, abuse contact), without WHOIS fallback',
   tags: ['default', 'the service', 'domain', 'free_no_key'],

@@ -84,6 +84,8 @@ const RDAP_TIME_SHARE = 0.6;
 export default defineEngine<RdapWhoisResult>({
   id: 'rdap_whois',
   service: 'rdap_whois',
+  // Absent from the spec's older catalog variant.
+  catalogs: ['main'],
   label: 'RDAP / WHOIS',
   description: 'Registration record of a domain (registrar, registrant, dates, name servers, abuse contact) from RDAP, with WHOIS fallback',
   tags: ['default', 'the service', 'domain', 'free_no_key'],

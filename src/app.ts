@@ -2,7 +2,7 @@
 import { AnalysisService } from './analysis/service.js';
 import { loadConfig, type LoadOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { loadCatalog, type Catalog } from './engine/catalog.js';
+import { Catalog, loadEngineDefinitions } from './engine/catalog.js';
 import { HttpTransport } from './http/client.js';
 import { EngineRunner } from './runner/runner.js';
 import { keyvEngineStore } from './store/engine-store.js';
@@ -18,9 +18,9 @@ export interface App {
 }
 
 export async function loadSettings(options: Omit<LoadOptions, 'engines'>): Promise<{ config: Config; catalog: Catalog }> {
-  const catalog = await loadCatalog();
-  const { config } = loadConfig({ ...options, engines: catalog.engines });
-  return { config, catalog };
+  const definitions = await loadEngineDefinitions();
+  const { config } = loadConfig({ ...options, engines: definitions });
+  return { config, catalog: new Catalog(definitions, config.catalog) };
 }
 
 export async function createApp(options: Omit<LoadOptions, 'engines'>): Promise<App> {

@@ -3,14 +3,14 @@
  * finishing an analysis that was interrupted by killing the server.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadCatalog } from '../src/engine/catalog.js';
 import { dohHandler } from './fakes/doh.js';
-import { BIN, spawnServe } from './helpers/serve.js';
+import { runOas, noStack, type Run } from './helpers/cli.js';
+import { spawnServe } from './helpers/serve.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -20,30 +20,7 @@ let config: ReturnType<typeof configFor>;
 /** A directory without oas.config.json, so only --config is read. */
 const cwd = mkdtempSync(join(tmpdir(), 'oas-cli-'));
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function oas(args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
-}
-
-const noStack = (text: string) => assert.doesNotMatch(text, /\n\s+at .+:\d+:\d+/, 'no stack trace');
+const oas = (args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> => runOas(cwd, args, options);
 
 before(async () => {
   upstreams = await startUpstreams();

@@ -255,7 +255,7 @@ describe('runner: failures stay with their engine', () => {
 
   test('a missing API key is reported without calling out', async () => {
     const [result] = await runner().analyze([obs('8.8.8.8', 'IPv4')], catalog.select(['keyed']));
-    assert.equal(result!.errors!.keyed, 'API key not configured');
+    assert.equal(result!.errors!.keyed, 'not configured: engines.keyed.api_key');
     assert.equal(http.hits('/keyed').length, 0);
   });
 

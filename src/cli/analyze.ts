@@ -2,6 +2,7 @@
 import { text as readStream } from 'node:stream/consumers';
 import { resultRows } from '../analysis/rows.js';
 import { createApp } from '../app.js';
+import type { Config } from '../config/schema.js';
 import type { Progress } from '../runner/runner.js';
 import { renderTable } from './table.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
@@ -12,6 +13,7 @@ export interface AnalyzeOptions {
   json?: boolean;
   config?: string;
   dataDir?: string;
+  catalog?: string;
 }
 
 export async function analyzeCommand(words: string[], options: AnalyzeOptions): Promise<number> {
@@ -19,7 +21,10 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   const engines = options.engines === undefined ? undefined : options.engines.split(',').map((s) => s.trim()).filter(Boolean);
   if (engines !== undefined && engines.length === 0) throw new UsageError('--engines needs at least one engine name');
 
-  const app = await createApp({ file: options.config, flags: options.dataDir ? { data_dir: options.dataDir } : {} });
+  const flags: Partial<Config> = {};
+  if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
+  if (options.catalog !== undefined) flags.catalog = options.catalog as Config['catalog'];
+  const app = await createApp({ file: options.config, flags });
   try {
     const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false };
     const prepared = app.analyses.prepare(request);

@@ -1,5 +1,6 @@
 /** `oas engines`: the catalog and which engines are configured. Never prints a credential. */
 import { loadSettings } from '../app.js';
+import type { Config } from '../config/schema.js';
 import type { EngineDefinition } from '../engine/contract.js';
 import { renderGrid } from './table.js';
 import { EXIT_OK } from './errors.js';
@@ -7,17 +8,19 @@ import { EXIT_OK } from './errors.js';
 export interface EnginesOptions {
   json?: boolean;
   config?: string;
+  catalog?: string;
 }
 
 export async function enginesCommand(options: EnginesOptions): Promise<number> {
-  const { config, catalog } = await loadSettings({ file: options.config });
+  const flags: Partial<Config> = options.catalog === undefined ? {} : { catalog: options.catalog as Config['catalog'] };
+  const { config, catalog } = await loadSettings({ file: options.config, flags });
   const describe = (e: EngineDefinition) => ({
     id: e.id,
     service: e.service,
     label: e.label,
     description: e.description,
-    catalog: e.catalog,
-    default: e.catalog === 'main' && e.tags.includes('default'),
+    catalog: catalog.variantOf(e),
+    default: catalog.isDefault(e),
     tags: e.tags,
     types: e.types,
     reversed_ip: e.reversedIp,
@@ -32,7 +35,7 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
     return EXIT_OK;
   }
   const rows = engines.map((e) => [
-    e.id + (e.catalog === 'older' ? ' (older catalog)' : ''),
+    e.id + (e.catalog !== catalog.variant ? ` (${e.catalog} catalog)` : ''),
     e.service,
     e.tags.join(', '),
     e.types.join(', ') + (e.reversed_ip ? ' (+ reversed IP)' : ''),

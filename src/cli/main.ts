@@ -16,6 +16,7 @@ import { serveCommand } from './serve.js';
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const configOption = () => new Option('-c, --config <file>', 'configuration file (JSON); default $OAS_CONFIG or ./oas.config.json');
+const catalogOption = () => new Option('--catalog <variant>', 'engine catalog variant: main or older (setting catalog; default main)');
 const dataDirOption = () => new Option('--data-dir <dir>', 'directory of the cache and stored analyses (setting data_dir)');
 
 function buildProgram(): Command {
@@ -33,6 +34,7 @@ function buildProgram(): Command {
     .option('-e, --engines <list>', 'comma-separated engine ids or aliases (default: the default engines)')
     .option('--ignore-cache', 'query every engine again instead of using cached results')
     .option('--json', 'print the result array as JSON (exactly what the API returns), nothing else')
+    .addOption(catalogOption())
     .addOption(configOption())
     .addOption(dataDirOption())
     .exitOverride()
@@ -44,6 +46,7 @@ function buildProgram(): Command {
     .command('engines')
     .description('list the engine catalog: id, service name, tags, types, credentials and whether they are configured')
     .option('--json', 'print the catalog as JSON')
+    .addOption(catalogOption())
     .addOption(configOption())
     .exitOverride()
     .action(async (opts) => {
@@ -56,6 +59,7 @@ function buildProgram(): Command {
     .option('--host <address>', 'address to bind (setting host; default 127.0.0.1)')
     .option('-p, --port <number>', 'port to listen on (setting port; default 8080)')
     .option('--prefix <path>', 'API path prefix (setting api_prefix; default /api/)')
+    .addOption(catalogOption())
     .addOption(configOption())
     .addOption(dataDirOption())
     .exitOverride()

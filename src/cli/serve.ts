@@ -10,6 +10,7 @@ export interface ServeOptions {
   prefix?: string;
   config?: string;
   dataDir?: string;
+  catalog?: string;
 }
 
 export async function serveCommand(options: ServeOptions): Promise<number> {
@@ -17,6 +18,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   if (options.host !== undefined) flags.host = options.host;
   if (options.prefix !== undefined) flags.api_prefix = options.prefix;
   if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
+  if (options.catalog !== undefined) flags.catalog = options.catalog as Config['catalog'];
   if (options.port !== undefined) {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${options.port}"`);

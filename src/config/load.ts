@@ -36,7 +36,8 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const file = configFilePath(options.file, env, cwd);
   const fromFile = file ? readConfigFile(file) : {};
   const fromEnv = readEnv(env);
-  const merged: Config = { ...defaultConfig(env), ...fromFile, ...fromEnv, ...stripUndefined(options.flags ?? {}) };
+  const fromFlags = readFlags(options.flags ?? {});
+  const merged: Config = { ...defaultConfig(env), ...fromFile, ...fromEnv, ...fromFlags };
   merged.api_prefix = normalizePrefix(merged.api_prefix);
   merged.data_dir = resolve(cwd, merged.data_dir);
   merged.engines = mergeEngineSettings(fromFile.engines, fromEnv.engines, options.flags?.engines);
@@ -74,6 +75,15 @@ function readConfigFile(path: string): Partial<Config> {
       throw new ConfigError(`configuration file ${path}: unknown key "${key}" (valid keys: ${Object.keys(KEYS).join(', ')})`);
     }
     out[key] = check(key as ConfigKey, value, `configuration file ${path}`);
+  }
+  return out as Partial<Config>;
+}
+
+/** Command-line values, checked like any other source (`--catalog older`). */
+function readFlags(flags: Partial<Config>): Partial<Config> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stripUndefined(flags))) {
+    out[key] = key === 'engines' ? value : check(key as ConfigKey, value, `option --${key.replaceAll('_', '-')}`);
   }
   return out as Partial<Config>;
 }

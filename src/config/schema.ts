@@ -2,6 +2,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
+import type { CatalogVariant } from '../engine/contract.js';
 
 const hostPort = v.pipe(
   v.string(),
@@ -47,6 +48,7 @@ export const KEYS = {
   ssl_verify: { schema: v.boolean('expected true or false'), kind: 'bool', legacyEnv: 'SSL_VERIFY', doc: 'Verify upstream TLS certificates.', defaultText: 'true' },
   concurrency: { schema: positiveInt, kind: 'int', doc: 'Engine calls running at once across all analyses.', defaultText: '32' },
   engine_timeout_ms: { schema: positiveInt, kind: 'int', doc: 'Timeout of every engine call, overriding the engines\' own defaults.', defaultText: 'per engine' },
+  catalog: { schema: v.picklist(['main', 'older'], 'expected "main" or "older"'), kind: 'string', doc: 'Engine catalog variant: `main`, or `older` (the spec\'s older variant: `rdap`, key-less scraping `search_engine` and `provider_21`, key-less `provider_22`).', defaultText: 'main' },
   engines: { schema: v.record(v.string(), engineSettingsSchema), kind: 'json', doc: 'Per-engine settings: `{ "<engine id>": { "base_url", "api_key", "timeout_ms", "concurrency", "retries", ... } }`.', defaultText: '{}' },
 } satisfies Record<string, KeySpec>;
 
@@ -64,6 +66,7 @@ export interface Config {
   ssl_verify: boolean;
   concurrency: number;
   engine_timeout_ms: number | undefined;
+  catalog: CatalogVariant;
   engines: Record<string, Record<string, unknown>>;
 }
 
@@ -81,6 +84,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ssl_verify: true,
     concurrency: 32,
     engine_timeout_ms: undefined,
+    catalog: 'main',
     engines: {},
   };
 }

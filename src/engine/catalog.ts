@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import type { EngineDefinition } from './contract.js';
+import type { CatalogVariant, EngineDefinition } from './contract.js';
 import { missingCredentials, resolveSettings } from './context.js';
 
 /** The compiled `engines/` directory, next to `src/`. */
@@ -19,10 +19,30 @@ export class UnknownEngineError extends Error {
 }
 
 export class Catalog {
+  /** The variant's engines, resolved with its overrides, then the extras it offers, by id. */
+  readonly engines: readonly EngineDefinition[];
   private readonly byName = new Map<string, EngineDefinition>();
+  private readonly members = new Set<EngineDefinition>();
 
-  constructor(readonly engines: readonly EngineDefinition[]) {
-    for (const engine of engines) {
+  /**
+   * The catalog of one variant, from every engine definition. An engine of the variant gets the
+   * variant's overrides; the main catalog also offers, as extras that are never default, the
+   * engines that belong only to another variant (the legacy `rdap`). The older catalog is the
+   * spec's list exactly: naming an engine absent from it is an unknown engine.
+   */
+  constructor(definitions: readonly EngineDefinition[], readonly variant: CatalogVariant = 'main') {
+    const engines: EngineDefinition[] = [];
+    for (const definition of definitions) {
+      if (definition.catalogs.includes(variant)) {
+        const engine = resolveVariant(definition, variant);
+        this.members.add(engine);
+        engines.push(engine);
+      } else if (variant === 'main') {
+        engines.push(definition);
+      }
+    }
+    this.engines = engines.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
+    for (const engine of this.engines) {
       for (const name of [engine.id, engine.service]) {
         const other = this.byName.get(name);
         if (other && other !== engine) throw new Error(`engine name "${name}" is used by ${other.id} and ${engine.id}`);
@@ -31,14 +51,29 @@ export class Catalog {
     }
   }
 
+  /** Whether the engine is one of the variant's own (not an extra from another variant). */
+  isMember(engine: EngineDefinition): boolean {
+    return this.members.has(engine);
+  }
+
+  /** The variant an engine is listed under: this catalog's, or the one an extra comes from. */
+  variantOf(engine: EngineDefinition): CatalogVariant {
+    return this.isMember(engine) ? this.variant : (engine.catalogs[0] ?? this.variant);
+  }
+
+  /** Preselected: one of the variant's own engines tagged `default`. */
+  isDefault(engine: EngineDefinition): boolean {
+    return this.isMember(engine) && engine.tags.includes('default');
+  }
+
   /** By id or service alias, case-insensitively. */
   find(name: string): EngineDefinition | undefined {
     return this.byName.get(name) ?? this.byName.get(name.trim().toLowerCase());
   }
 
-  /** The main catalog's engines tagged `default`. */
+  /** The variant's engines tagged `default`. */
   defaults(): EngineDefinition[] {
-    return this.engines.filter((e) => e.catalog === 'main' && e.tags.includes('default'));
+    return this.engines.filter((e) => this.isDefault(e));
   }
 
   /** Every accepted name: ids and aliases. */
@@ -63,14 +98,25 @@ export class Catalog {
   }
 }
 
-export async function loadCatalog(dir: string = ENGINES_DIR): Promise<Catalog> {
+/** Every engine definition in `engines/`, whatever its variant. */
+export async function loadEngineDefinitions(dir: string = ENGINES_DIR): Promise<EngineDefinition[]> {
   const files = readdirSync(dir).filter((f) => f.endsWith('.js')).sort();
   const engines: EngineDefinition[] = [];
   for (const file of files) {
     const module = (await import(pathToFileURL(join(dir, file)).href)) as { default?: unknown };
     if (isEngine(module.default)) engines.push(module.default);
   }
-  return new Catalog(engines.sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true })));
+  return engines;
+}
+
+export async function loadCatalog(variant: CatalogVariant = 'main', dir: string = ENGINES_DIR): Promise<Catalog> {
+  return new Catalog(await loadEngineDefinitions(dir), variant);
+}
+
+/** The definition as the variant declares it; a definition with overrides caches apart. */
+function resolveVariant(definition: EngineDefinition, variant: CatalogVariant): EngineDefinition {
+  const overrides = definition.variants?.[variant];
+  return overrides ? { ...definition, ...overrides, cacheScope: variant } : definition;
 }
 
 function isEngine(value: unknown): value is EngineDefinition {

@@ -46,16 +46,17 @@ export function resolveSettings(
 /** The configured values of an engine's credentials: they must never leave the process. */
 export function secretsOf(engine: EngineDefinition, settings: EngineSettings): string[] {
   return engine.credentials
+    .filter((c) => c.secret !== false)
     .map((c) => settings[c.setting])
     .filter((value): value is string => typeof value === 'string' && value !== '');
 }
 
-/** Names of required credentials that are not configured. */
+/** Setting names (under `engines.<id>`) of the required credentials that are not configured. */
 export function missingCredentials(engine: EngineDefinition, settings: EngineSettings): string[] {
   return engine.credentials
     .filter((c) => c.required !== false)
-    .filter((c) => typeof settings[c.setting] !== 'string' || settings[c.setting] === '')
-    .map((c) => c.label);
+    .filter((c) => typeof settings[c.setting] !== 'string' || (settings[c.setting] as string).trim() === '')
+    .map((c) => c.setting);
 }
 
 export function createEngineContext(

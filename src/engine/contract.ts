@@ -8,6 +8,10 @@ import type { HttpClient } from '../http/client.js';
 import type { Observable, ObservableType } from '../observables/types.js';
 import type { DetailFieldView } from '../view/types.js';
 
+/** The two variants of the spec's engine catalog. */
+export const CATALOG_VARIANTS = ['main', 'older'] as const;
+export type CatalogVariant = (typeof CATALOG_VARIANTS)[number];
+
 /** Tags exactly as the spec's engine catalog spells them. */
 export type EngineTag =
   | 'default'
@@ -38,6 +42,11 @@ export interface CredentialSpec {
   env?: readonly string[];
   /** When false the engine runs without it (and uses it when set). Default true. */
   required?: boolean;
+  /**
+   * When false the value is no secret (a self-hosted server's `base_url`): it may be shown and is
+   * not masked. Default true: the value never leaves the process.
+   */
+  secret?: boolean;
 }
 
 /** Settings every engine understands, plus its own (`base_url`, `bootstrap_url`, ...). */
@@ -84,8 +93,18 @@ export interface EngineDefinition<R = unknown> {
   /** Short display label. */
   label: string;
   description: string;
-  /** Which catalog variant the engine belongs to. Default engines are taken from `main` only. */
-  catalog: 'main' | 'older';
+  /**
+   * The catalog variants the engine belongs to (default: both). An engine that belongs only to
+   * `older` (the legacy `rdap`) is still offered by the main catalog as an extra, never default.
+   */
+  catalogs: readonly CatalogVariant[];
+  /**
+   * What differs in a variant: tags, credentials, defaults, even the lookup itself (the older
+   * catalog's key-less scraping engines). Applied when the catalog of that variant is built.
+   */
+  variants?: Partial<Record<CatalogVariant, EngineOverrides<R>>>;
+  /** Set on a definition the catalog resolved with overrides: part of its cache key. */
+  cacheScope?: string;
   tags: readonly EngineTag[];
   /** Observable types the lookup accepts. */
   types: readonly ObservableType[];
@@ -116,14 +135,19 @@ export interface EngineDefinition<R = unknown> {
   run(observable: Observable, ctx: EngineContext): Promise<R | null>;
 }
 
-type Optional = 'catalog' | 'reversedIp' | 'pivot' | 'acceptsPrivateIp' | 'dependsOn' | 'credentials';
+/** The declarations a catalog variant may replace. */
+export type EngineOverrides<R> = Partial<
+  Pick<EngineDefinition<R>, 'label' | 'description' | 'tags' | 'types' | 'credentials' | 'defaults' | 'settingsSchema' | 'summary' | 'details' | 'run'>
+>;
+
+type Optional = 'catalogs' | 'reversedIp' | 'pivot' | 'acceptsPrivateIp' | 'dependsOn' | 'credentials';
 
 /** Fills the optional declarations with their defaults. */
 export function defineEngine<R>(
   def: Omit<EngineDefinition<R>, Optional> & Partial<Pick<EngineDefinition<R>, Optional>>,
 ): EngineDefinition<R> {
   return {
-    catalog: 'main',
+    catalogs: CATALOG_VARIANTS,
     reversedIp: false,
     pivot: false,
     acceptsPrivateIp: false,

@@ -17,7 +17,7 @@ export const EXPLAINED_STATUSES: readonly number[] = [400, 401, 402, 403, 404, 4
 /** The API key from the settings; a lookup called without one fails before any request. */
 export function apiKeyOf(ctx: EngineContext): string {
   const key = ctx.settings.api_key;
-  if (typeof key !== 'string' || key === '') throw new EngineError('API key not configured');
+  if (typeof key !== 'string' || key === '') throw new EngineError('not configured: api_key');
   return key;
 }
 

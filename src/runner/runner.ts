@@ -223,7 +223,7 @@ export class EngineRunner {
   ): Promise<Outcome> {
     const settings = this.settingsFor(engine);
     const missing = missingCredentials(engine, settings);
-    if (missing.length > 0) return { ok: false, error: `${missing.join(', ')} not configured` };
+    if (missing.length > 0) return { ok: false, error: `not configured: ${missing.map((setting) => `engines.${engine.id}.${setting}`).join(', ')}` };
 
     const key = cacheKey(engine, target);
     const ttlMs = this.options.cacheTtlSeconds * 1000;
@@ -326,10 +326,14 @@ export function appliesTo(engine: EngineDefinition, observable: Observable): boo
   return true;
 }
 
-/** Cache key: engine and normalised observable. Never contains a setting, so never a secret. */
+/**
+ * Cache key: engine (with the catalog variant when that variant changes the engine) and
+ * normalised observable. Never contains a setting, so never a secret.
+ */
 export function cacheKey(engine: EngineDefinition, target: Observable): string {
   const value = target.type === 'URL' ? target.value : target.value.toLowerCase();
-  return `${engine.id}:${target.type}:${value}`;
+  const scope = engine.cacheScope ? `@${engine.cacheScope}` : '';
+  return `${engine.id}${scope}:${target.type}:${value}`;
 }
 
 /** One line, no stack, no secret. */

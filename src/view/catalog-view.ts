@@ -7,6 +7,7 @@ import type { CatalogView } from './types.js';
 export function catalogView(catalog: Catalog, config: Config): CatalogView {
   return {
     api_prefix: config.api_prefix,
+    catalog: catalog.variant,
     engines: catalog.engines.map((engine) => {
       const required = engine.credentials.filter((c) => c.required !== false);
       return {
@@ -16,8 +17,8 @@ export function catalogView(catalog: Catalog, config: Config): CatalogView {
         description: engine.description,
         tags: [...engine.tags],
         types: [...engine.types],
-        catalog: engine.catalog,
-        default: engine.catalog === 'main' && engine.tags.includes('default'),
+        catalog: catalog.variantOf(engine),
+        default: catalog.isDefault(engine),
         configured: catalog.isConfigured(engine, config.engines),
         credentials: engine.credentials.map((c) => c.label),
         configure_hint: required

@@ -19,8 +19,9 @@ export interface EngineView {
   /** Tags exactly as the spec spells them (`IP`, `free_no_key`, ...). */
   tags: string[];
   types: string[];
+  /** The variant the engine is listed under: the server's, or `older` for the legacy extras. */
   catalog: 'main' | 'older';
-  /** Tagged `default` in the main catalog: preselected. */
+  /** Tagged `default` in the catalog variant the server runs: preselected. */
   default: boolean;
   /** False when a required credential is missing: shown, not selectable. */
   configured: boolean;
@@ -33,6 +34,8 @@ export interface EngineView {
 export interface CatalogView {
   /** The API prefix, e.g. `/api/`. */
   api_prefix: string;
+  /** The catalog variant the server runs (setting `catalog`). */
+  catalog: 'main' | 'older';
   engines: EngineView[];
 }
 

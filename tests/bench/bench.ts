@@ -32,7 +32,7 @@ const [settings] = (await once(fleet, 'message')) as [Upstreams['settings']];
 const { file, dir } = configFor({ settings } as Upstreams);
 const app = await createApp({ file, env: {} });
 /** Every registered engine of the main catalog that needs no key. */
-const KEYLESS = app.catalog.engines.filter((e) => e.catalog === 'main' && e.credentials.every((c) => c.required === false)).map((e) => e.id);
+const KEYLESS = app.catalog.engines.filter((e) => app.catalog.isMember(e) && e.credentials.every((c) => c.required === false)).map((e) => e.id);
 
 const run = async (text: string, engines: string[]) => {
   const started = performance.now();

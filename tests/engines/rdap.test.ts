@@ -62,7 +62,7 @@ describe('rdap (older catalog): declaration', () => {
   test('catalog entry', () => {
     assert.equal(rdapEngine.id, 'rdap');
     assert.equal(rdapEngine.service, 'rdap');
-    assert.equal(rdapEngine.catalog, 'older');
+    assert.deepEqual(rdapEngine.catalogs, ['older']);
     assert.equal(rdapEngine.label, 'RDAP (older catalog)');
     assert.deepEqual(rdapEngine.tags, ['default', 'the service', 'domain', 'free_no_key']);
     assert.deepEqual(rdapEngine.types, ['FQDN', 'URL']);

@@ -87,7 +87,7 @@ describe('rdap_whois: declaration', () => {
     assert.equal(rdapWhois.id, 'rdap_whois');
     assert.equal(rdapWhois.service, 'rdap_whois');
     assert.equal(rdapWhois.label, 'RDAP / WHOIS');
-    assert.equal(rdapWhois.catalog, 'main');
+    assert.deepEqual(rdapWhois.catalogs, ['main'], 'rdap replaces it in the older catalog');
     assert.deepEqual(rdapWhois.tags, ['default', 'the service', 'domain', 'free_no_key']);
     assert.deepEqual(rdapWhois.types, ['FQDN', 'URL']);
     assert.deepEqual(rdapWhois.defaults, {

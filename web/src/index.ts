@@ -66,9 +66,9 @@ function renderForm(catalog: CatalogView): HTMLElement {
   }
 
   const groups = [
-    { title: 'Ready to use', note: 'no key needed, or its key is configured', match: (e: EngineView) => e.catalog === 'main' && e.configured },
-    { title: 'Needs a key', note: 'set the key in the configuration or the environment to enable these', match: (e: EngineView) => e.catalog === 'main' && !e.configured },
-    { title: 'Older catalog', note: 'engines of the older catalog variant', match: (e: EngineView) => e.catalog === 'older' },
+    { title: 'Ready to use', note: 'no key needed, or its key is configured', match: (e: EngineView) => e.catalog === catalog.catalog && e.configured },
+    { title: 'Needs a key', note: 'set the key in the configuration or the environment to enable these', match: (e: EngineView) => e.catalog === catalog.catalog && !e.configured },
+    { title: 'Older catalog', note: 'legacy engines of the older catalog variant', match: (e: EngineView) => e.catalog !== catalog.catalog },
   ];
   const groupElements = groups.map((group) => {
     const list = el('div', { class: 'engine-list' }, catalog.engines.filter(group.match).map((e) => items.get(e.id)!));

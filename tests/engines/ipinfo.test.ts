@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import engine, { ipinfoDetails, ipinfoLookup, ipinfoSummary, type IpinfoResult } from '../../engines/provider_12.js';
+import engine, { ipinfoDetails, ipinfoLookup, ipinfoSummary, type IpinfoResult } from '../../engines/ipinfo.js';
 import { countryName } from '../../src/lookup/country.js';
 import badAsn, { type BadAsnResult } from '../../engines/bad_asn.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
@@ -59,7 +59,7 @@ describe('provider_12 declaration', () => {
     assert.deepEqual(engine.tags, ['IP']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6']);
     assert.equal(engine.reversedIp, true);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, [{ setting: 'api_key', label: 'API key', env: ['IPINFO'] }]);
     assert.deepEqual(engine.defaults, {
       timeout_ms: 5000, base_url: 'https://ipinfo.io', rate_limit: 50_000, rate_window_ms: 30 * 86_400_000,
@@ -214,8 +214,8 @@ describe('provider_12 against a loopback ipinfo.io', () => {
 
   test('no key: an error before any request (the reference sent ?token= empty)', async () => {
     fake.reset();
-    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('8.8.8.8', 'IPv4'), /^API key not configured$/);
-    await watch.rejectsWith(harness('ok', { api_key: '' }).run('8.8.8.8', 'IPv4'), /^API key not configured$/);
+    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('8.8.8.8', 'IPv4'), /^not configured: api_key$/);
+    await watch.rejectsWith(harness('ok', { api_key: '' }).run('8.8.8.8', 'IPv4'), /^not configured: api_key$/);
     assert.equal(fake.requests.length, 0);
   });
 
@@ -335,11 +335,11 @@ describe('provider_12 through the runner', () => {
     assert.equal(result!.errors, undefined);
   });
 
-  test('no key configured: "API key not configured", nothing asked', async () => {
+  test('no key configured: "not configured: api_key", nothing asked', async () => {
     fake.reset();
     const [result] = await runner({}).analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['provider_12']);
     assert.equal(result!.provider_12, null);
-    assert.deepEqual(result!.errors, { provider_12: 'API key not configured' });
+    assert.deepEqual(result!.errors, { provider_12: 'not configured: engines.provider_12.api_key' });
     assert.equal(fake.requests.length, 0);
   });
 

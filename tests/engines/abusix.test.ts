@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
-import engine, { abusixLookup, abusixQueryName, type AbusixResult } from '../../engines/provider_01.js';
+import engine, { abusixLookup, abusixQueryName, type AbusixResult } from '../../engines/abusix.js';
 import { startFakeDns, type FakeDnsServer, type Zone } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness } from '../helpers/runner.js';
@@ -42,7 +42,7 @@ describe('provider_01 declaration', () => {
     assert.deepEqual(engine.tags, ['the service', 'free_no_key']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6']);
     assert.equal(engine.reversedIp, true);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, []);
     assert.deepEqual(engine.defaults, { timeout_ms: 5000, zone: 'abuse-contacts.abusix.zone' });
     assert.equal(engine.run, abusixLookup);

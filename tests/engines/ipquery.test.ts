@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { ipqueryDetails, ipqueryLookup, type IpqueryResult } from '../../engines/provider_13.js';
+import engine, { ipqueryDetails, ipqueryLookup, type IpqueryResult } from '../../engines/ipquery.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeReply } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -73,7 +73,7 @@ describe('provider_13 declaration', () => {
     assert.deepEqual(engine.tags, ['IP', 'risk', 'VPN', 'proxy', 'free_no_key']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6']);
     assert.equal(engine.reversedIp, true);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, []);
     assert.deepEqual(engine.defaults, { timeout_ms: 5000, base_url: 'https://api.ipquery.io' });
     assert.equal(engine.run, ipqueryLookup);

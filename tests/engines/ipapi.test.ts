@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { ipapiDetails, ipapiLookup, type IpapiResult } from '../../engines/provider_11.js';
+import engine, { ipapiDetails, ipapiLookup, type IpapiResult } from '../../engines/ipapi.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeReply } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -99,7 +99,7 @@ describe('provider_11 declaration', () => {
     assert.deepEqual(engine.tags, ['default', 'IP', 'risk', 'VPN', 'proxy']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6']);
     assert.equal(engine.reversedIp, true);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, [{ setting: 'api_key', label: 'API key', required: false, env: ['IPAPI'] }]);
     assert.deepEqual(engine.defaults, { timeout_ms: 5000, base_url: 'https://api.ipapi.is' });
     assert.equal(engine.run, ipapiLookup);

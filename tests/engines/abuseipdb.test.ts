@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { abuseIpdbDetails, abuseIpdbLookup, type AbuseIpdbResult } from '../../engines/provider_03.js';
+import engine, { abuseIpdbDetails, abuseIpdbLookup, type AbuseIpdbResult } from '../../engines/abuseipdb.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { fakeRoutes, fakeSettings } from '../fakes/abuseipdb.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
@@ -96,7 +96,7 @@ describe('provider_03 declaration', () => {
     assert.deepEqual(engine.tags, ['IP']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6']);
     assert.equal(engine.reversedIp, true);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, [{ setting: 'api_key', label: 'API key', env: ['ABUSEIPDB'] }]);
     assert.deepEqual(engine.defaults, {
       timeout_ms: 5000,
@@ -317,7 +317,7 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
   test('called directly without a key: refused before any request', async () => {
     fake.reset();
     const keyless = harness('ok', { api_key: undefined, retries: 0 });
-    await rejectsWith(keyless.run('185.220.101.1', 'IPv4'), /^API key not configured$/);
+    await rejectsWith(keyless.run('185.220.101.1', 'IPv4'), /^not configured: api_key$/);
     assert.equal(fake.requests.length, 0);
   });
 
@@ -375,7 +375,7 @@ describe('provider_03 through the runner', () => {
     assert.equal((result!.provider_03 as AbuseIpdbResult).reports, 0);
   });
 
-  test('no key configured: "API key not configured", AbuseIPDB not called', async () => {
+  test('no key configured: "not configured: api_key", AbuseIPDB not called', async () => {
     fake.reset();
     const keyless = runnerHarness([engine], { dnsServers: [dns.address], settings: { provider_03: { base_url: fake.url } } });
     try {
@@ -384,8 +384,8 @@ describe('provider_03 through the runner', () => {
         ['provider_03'],
       );
       assert.equal(ip!.provider_03, null);
-      assert.deepEqual(ip!.errors, { provider_03: 'API key not configured' });
-      assert.deepEqual(domain!.errors, { provider_03: 'API key not configured' });
+      assert.deepEqual(ip!.errors, { provider_03: 'not configured: engines.provider_03.api_key' });
+      assert.deepEqual(domain!.errors, { provider_03: 'not configured: engines.provider_03.api_key' });
       assert.equal(fake.requests.length, 0);
     } finally {
       await keyless.close();

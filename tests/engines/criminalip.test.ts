@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { criminalIpDetails, criminalIpLookup, type CriminalIpResult } from '../../engines/provider_05.js';
+import engine, { criminalIpDetails, criminalIpLookup, type CriminalIpResult } from '../../engines/criminalip.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { fakeRoutes, fakeSettings } from '../fakes/criminalip.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
@@ -92,7 +92,7 @@ describe('provider_05 declaration', () => {
     assert.deepEqual(engine.tags, ['IP']);
     assert.deepEqual(engine.types, ['IPv4']);
     assert.equal(engine.reversedIp, true);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, [{ setting: 'api_key', label: 'API key', env: ['CRIMINALIP_API_KEY'] }]);
     assert.equal(engine.run, criminalIpLookup);
   });
@@ -321,7 +321,7 @@ describe('provider_05 against a loopback Criminal IP', () => {
   test('called directly without a key: refused before any request', async () => {
     fake.reset();
     const keyless = harness('ok', { api_key: undefined, retries: 0 });
-    await rejectsWith(keyless.run('1.1.1.1', 'IPv4'), /^API key not configured$/);
+    await rejectsWith(keyless.run('1.1.1.1', 'IPv4'), /^not configured: api_key$/);
     assert.equal(fake.requests.length, 0);
   });
 
@@ -375,7 +375,7 @@ describe('provider_05 through the runner', () => {
     assert.equal(fake.requests.length, 0);
   });
 
-  test('no key configured: "API key not configured", Criminal IP not called', async () => {
+  test('no key configured: "not configured: api_key", Criminal IP not called', async () => {
     fake.reset();
     const keyless = runnerHarness([engine], { dnsServers: [dns.address], settings: { provider_05: { base_url: fake.url } } });
     try {
@@ -384,8 +384,8 @@ describe('provider_05 through the runner', () => {
         ['provider_05'],
       );
       assert.equal(ip!.provider_05, null);
-      assert.deepEqual(ip!.errors, { provider_05: 'API key not configured' });
-      assert.deepEqual(domain!.errors, { provider_05: 'API key not configured' });
+      assert.deepEqual(ip!.errors, { provider_05: 'not configured: engines.provider_05.api_key' });
+      assert.deepEqual(domain!.errors, { provider_05: 'not configured: engines.provider_05.api_key' });
       assert.equal(fake.requests.length, 0);
     } finally {
       await keyless.close();

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { rostiDetails, rostiLookup, type RostiResult } from '../../engines/provider_19.js';
+import engine, { rostiDetails, rostiLookup, type RostiResult } from '../../engines/rosti.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { EMPTY, PREFIX, fakeRoutes, fakeSettings, iocs } from '../fakes/rosti.js';
@@ -243,11 +243,11 @@ describe('provider_19 through the runner', () => {
     await fake.close();
   });
 
-  test('missing key: "API key not configured", no request', async () => {
+  test('missing key: "not configured: api_key", no request', async () => {
     fake.reset();
     const [result] = await withoutKey.analyze([{ value: 'jane.doe@example.com', type: 'Email' }], ['rosti']);
     assert.equal(result!.rosti, null);
-    assert.deepEqual(result!.errors, { rosti: 'API key not configured' });
+    assert.deepEqual(result!.errors, { rosti: 'not configured: engines.provider_19.api_key' });
     assert.equal(fake.requests.length, 0);
   });
 

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { searchQuery, urlscanDetails, urlscanLookup, type UrlscanResult } from '../../engines/provider_23.js';
+import engine, { searchQuery, urlscanDetails, urlscanLookup, type UrlscanResult } from '../../engines/urlscan.js';
 import type { ObservableType } from '../../src/observables/types.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';

@@ -183,6 +183,8 @@ export function ipapiDetails(result: IpapiResult, target: string): DetailField[]
 export default defineEngine<IpapiResult>({
   id: 'provider_11',
   service: 'ipapi',
+  // Absent from the spec's older catalog variant.
+  catalogs: ['main'],
   label: 'IPapi',
   description: 'Geolocation, ASN and owner of an IP (or of the IP a domain/URL resolves to), with VPN, proxy, Tor, abuser and datacenter flags, from ipapi.is',
   tags: ['default', 'IP', 'risk', 'VPN', 'proxy'],

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { phishTankDetails, phishTankLookup, urlToCheck, type PhishTankResult } from '../../engines/provider_17.js';
+import engine, { phishTankDetails, phishTankLookup, urlToCheck, type PhishTankResult } from '../../engines/phishtank.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { rejectsWith } from '../helpers/assert.js';

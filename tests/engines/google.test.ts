@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { searchEngineDetails, searchEngineLookup, searchEngineSummary, type SearchEngineResult } from '../../engines/search_engine.js';
+import engine, { searchEngineDetails, searchEngineLookup, searchEngineSummary, type SearchEngineResult } from '../../engines/google.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { cseResponse, fakeRoutes, fakeSettings } from '../fakes/google.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -64,7 +64,7 @@ describe('search_engine declaration', () => {
   test('id, alias, tags, types, credentials, quota', () => {
     assert.equal(engine.id, 'search_engine');
     assert.equal(engine.service, 'google');
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.tags, ['domain', 'URL', 'IP', 'hash']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email']);
     assert.equal(engine.reversedIp, false);
@@ -300,19 +300,19 @@ describe('search_engine through the runner', () => {
     }
   }
 
-  test('missing API key: "API key not configured", nothing asked', async () => {
+  test('missing API key: "not configured: api_key", nothing asked', async () => {
     fake.reset();
     const result = await analyze({ ...fakeSettings(fake.url), cx: CX });
     assert.equal(result.google, null);
-    assert.deepEqual(result.errors, { google: 'API key not configured' });
+    assert.deepEqual(result.errors, { google: 'not configured: engines.search_engine.api_key' });
     assert.equal(fake.requests.length, 0);
     assertNoSecret(result);
   });
 
-  test('missing cx: "search engine ID (cx) not configured", nothing asked', async () => {
+  test('missing cx: "not configured: cx", nothing asked', async () => {
     fake.reset();
     const result = await analyze({ ...fakeSettings(fake.url), cx: '', api_key: KEY });
-    assert.deepEqual(result.errors, { google: 'search engine ID (cx) not configured' });
+    assert.deepEqual(result.errors, { google: 'not configured: engines.search_engine.cx' });
     assert.equal(fake.requests.length, 0);
     assertNoSecret(result);
   });

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { infostealerLookup, type DomainExposure, type EmailExposure } from '../../engines/provider_08.js';
+import engine, { infostealerLookup, type DomainExposure, type EmailExposure } from '../../engines/hudsonrock.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { rejectsWith } from '../helpers/assert.js';

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { publicDnsLookup, type PublicDnsResult } from '../../engines/public_dns.js';
+import engine, { publicDnsLookup, type PublicDnsResult } from '../../engines/google_dns.js';
 import type { Zone } from '../fakes/dns.js';
 import { dohHandler } from '../fakes/doh.js';
 import { reply, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { decodeSearchUrlsResponse, lookupUrl, safeBrowsingDetails, safeBrowsingLookup, safeBrowsingSummary, type SafeBrowsingResult } from '../../engines/safe_browsing.js';
+import engine, { decodeSearchUrlsResponse, lookupUrl, safeBrowsingDetails, safeBrowsingLookup, safeBrowsingSummary, type SafeBrowsingResult } from '../../engines/google_safe_browsing.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { fakeRoutes, fakeSettings, searchUrlsResponse } from '../fakes/google_safe_browsing.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -65,7 +65,7 @@ describe('safe_browsing declaration', () => {
     assert.equal(engine.id, 'safe_browsing');
     assert.equal(engine.service, 'google_safe_browsing');
     assert.equal(engine.label, 'Safe Browsing');
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.tags, ['risk', 'domain', 'IP']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL']);
     assert.equal(engine.reversedIp, false);
@@ -331,11 +331,11 @@ describe('safe_browsing through the runner', () => {
     }
   }
 
-  test('missing API key: "API key not configured", nothing asked', async () => {
+  test('missing API key: "not configured: api_key", nothing asked', async () => {
     fake.reset();
     const result = await analyze(fakeSettings(fake.url), 'evil.example', 'FQDN');
     assert.equal(result.safe_browsing, null);
-    assert.deepEqual(result.errors, { google_safe_browsing: 'API key not configured', safe_browsing: 'API key not configured' });
+    assert.deepEqual(result.errors, { google_safe_browsing: 'not configured: engines.safe_browsing.api_key', safe_browsing: 'not configured: engines.safe_browsing.api_key' });
     assert.equal(fake.requests.length, 0);
   });
 

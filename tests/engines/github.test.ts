@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { codeSearchLookup, type CodeSearchResult } from '../../engines/provider_07.js';
+import engine, { codeSearchLookup, type CodeSearchResult } from '../../engines/github.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { rejectsWith } from '../helpers/assert.js';
@@ -64,7 +64,7 @@ describe('provider_07 declaration', () => {
   test('catalog fields', () => {
     assert.equal(engine.id, 'provider_07');
     assert.equal(engine.service, 'github');
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.tags, ['domain', 'URL', 'IP', 'hash', 'free_no_key', 'scraping']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email']);
     assert.equal(engine.reversedIp, false);

@@ -154,6 +154,8 @@ export function rostiDetails(result: RostiResult): DetailField[] {
 export default defineEngine<RostiResult>({
   id: 'provider_19',
   service: 'rosti',
+  // Absent from the spec's older catalog variant.
+  catalogs: ['main'],
   label: 'Rösti',
   description: 'IOCs that threat-intelligence reports collected by Rösti (bin.re) list for an IP, domain, URL, e-mail address or file hash',
   tags: ['IP', 'domain', 'URL', 'email'],

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { searchTerm, threatFoxDetails, threatFoxLookup, type ThreatFoxResult } from '../../engines/provider_22.js';
+import engine, { searchTerm, threatFoxDetails, threatFoxLookup, type ThreatFoxResult } from '../../engines/threatfox.js';
 import { EngineError } from '../../src/engine/contract.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import type { ObservableType } from '../../src/observables/types.js';
@@ -232,11 +232,11 @@ describe('provider_22 through the runner', () => {
     await fake.close();
   });
 
-  test('missing key: "API key not configured", no request', async () => {
+  test('missing key: "not configured: api_key", no request', async () => {
     fake.reset();
     const [result] = await withoutKey.analyze([{ value: 'evil.example.com', type: 'FQDN' }], ['threatfox']);
     assert.equal(result!.threatfox, null);
-    assert.deepEqual(result!.errors, { threatfox: 'API key not configured' });
+    assert.deepEqual(result!.errors, { threatfox: 'not configured: engines.provider_22.api_key' });
     assert.equal(fake.requests.length, 0);
   });
 

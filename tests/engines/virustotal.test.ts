@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { urlId, virusTotalDetails, virusTotalLookup, virusTotalTarget, type VirusTotalResult } from '../../engines/provider_24.js';
+import engine, { urlId, virusTotalDetails, virusTotalLookup, virusTotalTarget, type VirusTotalResult } from '../../engines/virustotal.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
 import { FILE_STATS, NOT_FOUND, PREFIX, fakeRoutes, fakeSettings, ipAddress } from '../fakes/virustotal.js';
@@ -259,11 +259,11 @@ describe('provider_24 through the runner', () => {
     await fake.close();
   });
 
-  test('missing key: "API key not configured", no request', async () => {
+  test('missing key: "not configured: api_key", no request', async () => {
     fake.reset();
     const [result] = await withoutKey.analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['virustotal']);
     assert.equal(result!.virustotal, null);
-    assert.deepEqual(result!.errors, { virustotal: 'API key not configured' });
+    assert.deepEqual(result!.errors, { virustotal: 'not configured: engines.provider_24.api_key' });
     assert.equal(fake.requests.length, 0);
   });
 

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { shodanDetails, shodanLookup, shodanSummary, type ShodanResult } from '../../engines/provider_20.js';
+import engine, { shodanDetails, shodanLookup, shodanSummary, type ShodanResult } from '../../engines/shodan.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { fakeRoutes, fakeSettings } from '../fakes/shodan.js';
@@ -78,7 +78,7 @@ describe('provider_20 declaration', () => {
     assert.deepEqual(engine.tags, ['ports', 'IP']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6']);
     assert.equal(engine.reversedIp, true);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, [{ setting: 'api_key', label: 'API key', env: ['SHODAN'] }]);
     assert.deepEqual(engine.defaults, { timeout_ms: 5000, base_url: 'https://api.shodan.io', rate_limit: 1, rate_window_ms: 1000 });
     assert.equal(engine.run, shodanLookup);
@@ -231,7 +231,7 @@ describe('provider_20 against a loopback Shodan', () => {
 
   test('no key: an error before any request (the reference sent ?key= empty)', async () => {
     fake.reset();
-    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('1.1.1.1', 'IPv4'), /^API key not configured$/);
+    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('1.1.1.1', 'IPv4'), /^not configured: api_key$/);
     assert.equal(fake.requests.length, 0);
   });
 
@@ -334,11 +334,11 @@ describe('provider_20 through the runner', () => {
     assert.equal(result!.errors, undefined);
   });
 
-  test('no key configured: "API key not configured", nothing asked', async () => {
+  test('no key configured: "not configured: api_key", nothing asked', async () => {
     fake.reset();
     const [result] = await runner({}).analyze([{ value: '45.60.13.252', type: 'IPv4' }], ['provider_20']);
     assert.equal(result!.provider_20, null);
-    assert.deepEqual(result!.errors, { provider_20: 'API key not configured' });
+    assert.deepEqual(result!.errors, { provider_20: 'not configured: engines.provider_20.api_key' });
     assert.equal(fake.requests.length, 0);
   });
 });

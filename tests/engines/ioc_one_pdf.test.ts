@@ -1,8 +1,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { iocOnePdfLookup, type IocOneResult } from '../../engines/provider_10.js';
+import engine, { iocOnePdfLookup, type IocOneResult } from '../../engines/ioc_one_pdf.js';
 import { iocOneDetails } from '../../src/scrape/ioc-one.js';
-import htmlEngine from '../../engines/provider_09.js';
+import htmlEngine from '../../engines/ioc_one_html.js';
 import { EngineError } from '../../src/engine/contract.js';
 import { parseIocOnePage } from '../../src/scrape/ioc-one.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';

@@ -1,7 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
-import engine, { iocOneHtmlLookup, type IocOneResult } from '../../engines/provider_09.js';
+import engine, { iocOneHtmlLookup, type IocOneResult } from '../../engines/ioc_one_html.js';
 import { iocOneDetails } from '../../src/scrape/ioc-one.js';
 import { EngineError } from '../../src/engine/contract.js';
 import { BROWSER_USER_AGENT, parseIocOnePage, plainText } from '../../src/scrape/ioc-one.js';

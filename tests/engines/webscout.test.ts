@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import engine, { webscoutDetails, webscoutLookup, webscoutSummary, type WebscoutResult } from '../../engines/provider_25.js';
+import engine, { webscoutDetails, webscoutLookup, webscoutSummary, type WebscoutResult } from '../../engines/webscout.js';
 import badAsn, { type BadAsnListed } from '../../engines/bad_asn.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
@@ -80,7 +80,7 @@ describe('provider_25 declaration', () => {
     assert.deepEqual(engine.tags, ['IP']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6']);
     assert.equal(engine.reversedIp, true);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, [{ setting: 'api_key', label: 'API key', env: ['WEBSCOUT'] }]);
     // The reference's 1 s sleep became a declared quota the runner enforces.
     assert.deepEqual(engine.defaults, { timeout_ms: 5000, base_url: 'https://api.webscout.io', rate_limit: 1, rate_window_ms: 1000 });
@@ -249,7 +249,7 @@ describe('provider_25 against a loopback webscout.io', () => {
 
   test('no key: an error before any request', async () => {
     fake.reset();
-    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('1.1.1.1', 'IPv4'), /^API key not configured$/);
+    await watch.rejectsWith(harness('ok', { api_key: undefined }).run('1.1.1.1', 'IPv4'), /^not configured: api_key$/);
     assert.equal(fake.requests.length, 0);
   });
 
@@ -360,11 +360,11 @@ describe('provider_25 through the runner', () => {
     assert.equal(result!.errors, undefined);
   });
 
-  test('no key configured: "API key not configured", nothing asked', async () => {
+  test('no key configured: "not configured: api_key", nothing asked', async () => {
     fake.reset();
     const [result] = await runner({}).analyze([{ value: '1.1.1.1', type: 'IPv4' }], ['provider_25']);
     assert.equal(result!.provider_25, null);
-    assert.deepEqual(result!.errors, { provider_25: 'API key not configured' });
+    assert.deepEqual(result!.errors, { provider_25: 'not configured: engines.provider_25.api_key' });
     assert.equal(fake.requests.length, 0);
   });
 

@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { otxDetails, otxIndicator, otxLookup, type OtxResult } from '../../engines/provider_02.js';
+import engine, { otxDetails, otxIndicator, otxLookup, type OtxResult } from '../../engines/alienvault.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import type { ObservableType } from '../../src/observables/types.js';
 import { fakeRoutes, fakeSettings } from '../fakes/alienvault.js';
@@ -134,7 +134,7 @@ describe('provider_02 declaration', () => {
     assert.deepEqual(engine.tags, ['IP']);
     assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256']);
     assert.equal(engine.reversedIp, false);
-    assert.equal(engine.catalog, 'main');
+    assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.credentials, [{ setting: 'api_key', label: 'API key', env: ['ALIENVAULT'] }]);
     assert.deepEqual(engine.defaults, {
       timeout_ms: 5000,
@@ -361,7 +361,7 @@ describe('provider_02 against a loopback OTX', () => {
   test('called directly without a key: refused before any request', async () => {
     fake.reset();
     const keyless = harness('ok', { api_key: undefined, retries: 0 });
-    await rejectsWith(keyless.run('example.com', 'FQDN'), /^API key not configured$/);
+    await rejectsWith(keyless.run('example.com', 'FQDN'), /^not configured: api_key$/);
     assert.equal(fake.requests.length, 0);
   });
 
@@ -395,7 +395,7 @@ describe('provider_02 through the runner (pre-pivot)', () => {
     assert.ok(!JSON.stringify(result).includes(KEY));
   });
 
-  test('no key configured: "API key not configured", OTX not called', async () => {
+  test('no key configured: "not configured: api_key", OTX not called', async () => {
     fake.reset();
     const keyless = runnerHarness([engine], { settings: { provider_02: { base_url: fake.url } } });
     try {
@@ -405,7 +405,7 @@ describe('provider_02 through the runner (pre-pivot)', () => {
       );
       for (const result of results) {
         assert.equal(result.provider_02, null);
-        assert.deepEqual(result.errors, { provider_02: 'API key not configured' });
+        assert.deepEqual(result.errors, { provider_02: 'not configured: engines.provider_02.api_key' });
       }
       assert.equal(fake.requests.length, 0);
     } finally {

@@ -1,0 +1,31 @@
+/** The `oas` binary as a subprocess, with a clean environment and a working directory of its own. */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { BIN } from './serve.js';
+
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `oas args` in `cwd` (HOME too) with only PATH and `env`; standard input is `input` or empty. */
+export function runOas(cwd: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** No stack trace in a command's output. */
+export const noStack = (text: string): void => assert.doesNotMatch(text, /\n\s+at .+:\d+:\d+/, 'no stack trace');
