@@ -1,8 +1,21 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { searchEngineDetails, searchEngineLookup, searchEngineSummary, type SearchEngineResult } from '../../engines/google.js';
+import Keyv from 'keyv';
+import * as v from 'valibot';
+import engine, {
+  CONSENT_COOKIES, hitUrl, LYNX_USER_AGENT, parseSearchPage, scrapeSearchLookup, searchEngineDetails, searchEngineLookup, searchEngineSummary,
+  type ScrapedSearchResult, type SearchEngineResult,
+} from '../../engines/google.js';
+import { Catalog } from '../../src/engine/catalog.js';
+import type { EngineDefinition } from '../../src/engine/contract.js';
+import { HttpTransport } from '../../src/http/client.js';
+import { cacheKey, EngineRunner } from '../../src/runner/runner.js';
+import { keyvEngineStore } from '../../src/store/engine-store.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { cseResponse, fakeRoutes, fakeSettings } from '../fakes/google.js';
+import {
+  CONSENT_PAGE, fakeScrapeRoutes, fakeScrapeSettings, firstPageHits, noResultsPage, pagesByStart, redirectHref, searchPage, sorryPage, type FakeHit,
+} from '../fakes/google_search_page.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness } from '../helpers/runner.js';
 import { rejectsWith } from '../helpers/assert.js';
@@ -340,6 +353,380 @@ describe('search_engine through the runner', () => {
       assertNoSecret(result);
     } finally {
       await errorFake.close();
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The older catalog: Google's results page scraped without a key (engines.md 6.2.a).
+// ---------------------------------------------------------------------------------------------
+
+/** The definition as the older catalog resolves it. */
+const older = new Catalog([engine as EngineDefinition], 'older').find('search_engine')!;
+
+/** The hits engines.md 6.2.a's parsing gives for the fake's first page, field by field. */
+function firstPageResults(term: string) {
+  return [
+    {
+      title: `Threat report – ${term}`,
+      description: `Oct 12, 2026 — … ${term} was used as C2 by the campaign; the infrastructure rotated weekly …`,
+      url: 'https://blog.example/2026/10/threat-report',
+    },
+    {
+      title: 'Tom & Jerry\'s "IOC" list <October>',
+      description: `Indicators: ${term}, 203.0.113.7 & 44d88612fea8a8f36de82e1278abb02f …`,
+      url: 'https://cert.example/iocs?year=2026&month=10#list',
+    },
+    { title: `${term} - community notes`, description: '', url: 'https://forum.example/t/notes/8841' },
+  ];
+}
+
+describe('search_engine, older catalog: declaration', () => {
+  test('no key, scraping tags, no e-mail, its own defaults, cached apart', () => {
+    assert.equal(older.id, 'search_engine');
+    assert.equal(older.service, 'google');
+    assert.equal(older.label, 'Google');
+    assert.match(older.description, /scrap/i);
+    assert.match(older.description, /without an? (API )?key/i);
+    assert.deepEqual(older.tags, ['domain', 'URL', 'IP', 'hash', 'free_no_key', 'scraping']);
+    assert.deepEqual(older.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256']);
+    assert.deepEqual(older.credentials, []);
+    assert.deepEqual(older.defaults, { timeout_ms: 15_000, search_url: 'https://www.google.com', user_agent: LYNX_USER_AGENT, concurrency: 2 });
+    assert.equal(older.cacheScope, 'older');
+    assert.equal(older.run, scrapeSearchLookup);
+    assert.equal(older.summary, searchEngineSummary);
+    assert.equal(older.details, searchEngineDetails);
+    assert.equal(new Catalog([engine as EngineDefinition], 'older').isDefault(older), false);
+  });
+
+  test('the main catalog keeps the Custom Search engine', () => {
+    const main = new Catalog([engine as EngineDefinition]).find('google')!;
+    assert.equal(main.run, searchEngineLookup);
+    assert.deepEqual(main.tags, ['domain', 'URL', 'IP', 'hash']);
+    assert.deepEqual(main.credentials.map((c) => c.setting), ['api_key', 'cx']);
+    assert.equal(main.defaults.base_url, 'https://www.googleapis.com/customsearch/v1');
+    assert.equal(main.cacheScope, undefined);
+    assert.notEqual(cacheKey(main, { value: 'Example.com', type: 'FQDN' }), cacheKey(older, { value: 'Example.com', type: 'FQDN' }));
+  });
+
+  test('settings: search_url must be a URL', () => {
+    const schema = older.settingsSchema!;
+    assert.ok(v.safeParse(schema, { search_url: 'https://www.google.de', timeout_ms: 5000 }).success);
+    assert.ok(!v.safeParse(schema, { search_url: 'www.google.de' }).success);
+    assert.ok(!v.safeParse(schema, { user_agent: '' }).success);
+    // The file is checked with the main declaration: it validates search_url too.
+    assert.ok(!v.safeParse(engine.settingsSchema!, { search_url: 'nope' }).success);
+  });
+
+  test('summary and card of scraped hits: no total, hits linked (http(s) only)', () => {
+    const result: ScrapedSearchResult = { results: firstPageResults('evil.example') };
+    assert.equal(searchEngineSummary(result), '3 hits · Threat report – evil.example');
+    assert.equal(searchEngineSummary({ results: [result.results[0]!] }), '1 hit · Threat report – evil.example');
+    assert.equal(searchEngineSummary({ results: [] }), 'no results');
+    assert.deepEqual(searchEngineDetails(result, 'evil.example'), [
+      { label: 'Result 1', value: 'Threat report – evil.example', href: 'https://blog.example/2026/10/threat-report' },
+      { label: 'Result 2', value: 'Tom & Jerry\'s "IOC" list <October>', href: 'https://cert.example/iocs?year=2026&month=10#list' },
+      { label: 'Result 3', value: 'evil.example - community notes', href: 'https://forum.example/t/notes/8841' },
+      { label: 'Search on Google', value: 'https://www.google.com/search?q=%22evil.example%22', href: 'https://www.google.com/search?q=%22evil.example%22' },
+    ]);
+    const odd = searchEngineDetails({ results: [{ title: 'x', description: '', url: 'javascript:alert(1)' }] }, 'a.example');
+    assert.deepEqual(odd[0], { label: 'Result 1', value: 'x' });
+    assert.deepEqual(searchEngineDetails({ results: [] }, 'a.example').map((f) => f.label), ['Search on Google']);
+  });
+
+  test('hit links: /url?q= unwrapped, cut at the first &, decoded; only http(s)', () => {
+    assert.equal(hitUrl('/url?q=https://blog.example/report&sa=U&ved=2ahUKE'), 'https://blog.example/report');
+    assert.equal(hitUrl(redirectHref('https://a.example/p?x=1&y=%20#z')), 'https://a.example/p?x=1&y=%20#z');
+    assert.equal(hitUrl('https://www.google.com/url?q=https%3A%2F%2Fb.example%2F&sa=U'), 'https://b.example/');
+    assert.equal(hitUrl('https://direct.example/page?a=1&b=2'), 'https://direct.example/page?a=1&b=2');
+    assert.equal(hitUrl('/url?q=javascript:alert(1)&sa=U'), undefined);
+    assert.equal(hitUrl('/url?q=%E0%A4%A&sa=U'), undefined);
+    assert.equal(hitUrl('/search?q=x&tbm=isch'), undefined);
+    assert.equal(hitUrl('/aclk?sa=l&ai=x'), undefined);
+    assert.equal(hitUrl(undefined), undefined);
+  });
+});
+
+describe('search_engine, older catalog, against a loopback Google', () => {
+  let fake: FakeHttpServer;
+  const harnesses: EngineHarness[] = [];
+
+  /** The older definition with search_url = `<fake>/<prefix>`, no key. */
+  function harness(prefix: string, settings: Record<string, unknown> = {}): EngineHarness {
+    const h = engineHarness(older, { settings: { search_url: `${fake.url}/${prefix}`, retries: 0, ...settings } });
+    harnesses.push(h);
+    return h;
+  }
+
+  const run = async (h: EngineHarness, value: string, type: Parameters<EngineHarness['run']>[1] = 'FQDN') => (await h.run(value, type)) as ScrapedSearchResult;
+
+  const termOf = (req: FakeRequest) => (req.query.get('q') ?? '').replace(/^"|"$/g, '');
+  const manyHits = (term: string, n: number, from = 0): FakeHit[] =>
+    Array.from({ length: n }, (_, i) => ({ url: `https://site${from + i}.example/${term}`, title: `Page ${from + i}`, description: `about ${term}` }));
+
+  before(async () => {
+    fake = await startFakeHttp({
+      ...fakeScrapeRoutes(),
+      'GET /scrape/search': pagesByStart,
+      // Google repeats the same hits on the next page: nothing new, so no third page.
+      'GET /repeat/search': (req) => reply.html(searchPage(req.query.get('q')!, firstPageHits(termOf(req)), { ad: true, related: true })),
+      'GET /many/search': (req) => reply.html(searchPage(req.query.get('q')!, manyHits(termOf(req), 8))),
+      // One new hit per page: the page cap ends the search.
+      'GET /trickle/search': (req) => reply.html(searchPage(req.query.get('q')!, manyHits(termOf(req), 1, Number(req.query.get('start'))))),
+      'GET /none/search': (req) => reply.html(noResultsPage(req.query.get('q')!)),
+      'GET /sorry/search': (req) => reply.html(sorryPage(req.query.get('q')!), 429),
+      'GET /blocked/search': (req) => ({ status: 302, headers: { location: `/sorry/index?continue=${encodeURIComponent(`https://www.google.com/search?q=${req.query.get('q')}`)}` }, body: '' }),
+      'GET /sorry/index': (req) => reply.html(sorryPage(req.query.get('continue') ?? ''), 429),
+      'GET /sorry200/search': (req) => reply.html(sorryPage(req.query.get('q')!)),
+      'GET /consent/search': { status: 302, headers: { location: '/consent/ml?continue=https://www.google.com/search&gl=US&hl=en&pc=s&src=1' }, body: '' },
+      'GET /consent/ml': reply.html(CONSENT_PAGE),
+      'GET /status500/search': reply.html('<html><body><h1>Server Error</h1></body></html>', 500),
+      'GET /json/search': reply.json({ error: 'no' }),
+      'GET /changed/search': reply.html('<!DOCTYPE html><html><head><title>Google</title></head><body><div class="new-layout"><p>Results moved.</p></div></body></html>'),
+      'GET /skip/search': (req) => reply.html(searchPage(req.query.get('q')!, [
+        { url: 'https://x.example/', href: '/url?q=javascript:alert(document.cookie)&sa=U&ved=1', title: 'Click me' },
+        { url: 'https://x.example/', href: '/url?q=%E0%A4%A&sa=U&ved=2', title: 'Broken escape' },
+        { url: 'https://untitled.example/', title: '' },
+        { url: 'https://good.example/a b', title: 'Good <b>one</b>', titleHtml: 'Good <b>one</b><script>x()</script>', descriptionHtml: 'Line one<br>\n   line&nbsp;two' },
+      ], { ad: true, images: true, related: true })),
+      'GET /page2-fails/search': (req) => (req.query.get('start') === '0'
+        ? reply.html(searchPage(req.query.get('q')!, manyHits(termOf(req), 2)))
+        : reply.html(sorryPage(req.query.get('q')!), 429)),
+      'GET /flaky/search': sequence({ status: 429, headers: { 'retry-after': '0' }, body: '' }, pagesByStart),
+      'GET /hang/search': reply.hang(),
+    });
+  });
+  after(async () => {
+    await Promise.all(harnesses.map((h) => h.close()));
+    await fake.close();
+  });
+
+  test('the request: GET /search, the exact phrase and the fixed parameters, Lynx, */*, consent cookies', async () => {
+    fake.reset();
+    await run(harness('google/www', fakeScrapeSettings(fake.url)), 'https://evil.example/login?x=1&y=2', 'URL');
+    const [first, second, ...more] = fake.hits('GET /google/www/search');
+    assert.equal(more.length, 0);
+    for (const [req, start] of [[first!, '0'], [second!, '10']] as const) {
+      assert.equal(req.path, '/google/www/search');
+      assert.deepEqual([...req.query.entries()], [
+        ['q', '"https://evil.example/login?x=1&y=2"'], ['num', '7'], ['hl', 'en'], ['start', start], ['safe', 'active'], ['gl', 'US'],
+      ]);
+      assert.equal(req.headers['user-agent'], LYNX_USER_AGENT);
+      assert.match(req.headers['user-agent']!, /^Lynx\/\d+\.\d+\.\d+ libwww-FM\//);
+      assert.equal(req.headers.accept, '*/*');
+      assert.equal(req.headers.cookie, 'CONSENT=PENDING+987; SOCS=CAESHAgBEhIaAB');
+      assert.equal(req.headers.cookie, CONSENT_COOKIES);
+    }
+  });
+
+  test('a search_url with a trailing slash, and a user_agent setting', async () => {
+    fake.reset();
+    await run(harness('many/', { user_agent: 'Lynx/2.8.9rel.1 libwww-FM/2.14' }), '8.8.8.8', 'IPv4');
+    const [req] = fake.hits('GET /many/search');
+    assert.equal(req!.path, '/many/search');
+    assert.equal(req!.query.get('q'), '"8.8.8.8"');
+    assert.equal(req!.headers['user-agent'], 'Lynx/2.8.9rel.1 libwww-FM/2.14');
+  });
+
+  test('parsing: every div.ezO2md with a link is a hit; entities decoded; no description is ""; ad and related blocks skipped', async () => {
+    const result = await run(harness('repeat'), 'evil.example');
+    assert.deepEqual(result, { results: firstPageResults('evil.example') });
+    assert.deepEqual(Object.keys(result), ['results']);
+    assert.equal(older.summary(result), '3 hits · Threat report – evil.example');
+  });
+
+  test('pagination: fewer than 5 hits -> next page (start=10); the result is capped at 5', async () => {
+    fake.reset();
+    const result = await run(harness('scrape'), 'evil.example');
+    assert.equal(result.results.length, 5);
+    assert.deepEqual(result.results.slice(0, 3), firstPageResults('evil.example'));
+    assert.deepEqual(result.results.slice(3).map((h) => h.url), ['https://sandbox.example/report/9f2c', 'https://pastebin.example/raw/Qx8kP2']);
+    assert.equal(result.results[4]!.description, 'evil.example 203.0.113.9 …');
+    assert.deepEqual(fake.hits('GET /scrape/search').map((r) => r.query.get('start')), ['0', '10']);
+  });
+
+  test('a page bringing nothing new ends the search', async () => {
+    fake.reset();
+    const result = await run(harness('repeat'), 'evil.example');
+    assert.equal(result.results.length, 3);
+    assert.deepEqual(fake.hits('GET /repeat/search').map((r) => r.query.get('start')), ['0', '10']);
+  });
+
+  test('a full first page: 5 hits, one request', async () => {
+    fake.reset();
+    const result = await run(harness('many'), 'a'.repeat(64), 'SHA256');
+    assert.deepEqual(result.results.map((h) => h.title), ['Page 0', 'Page 1', 'Page 2', 'Page 3', 'Page 4']);
+    assert.equal(fake.hits('GET /many/search').length, 1);
+  });
+
+  test('at most three pages', async () => {
+    fake.reset();
+    const result = await run(harness('trickle'), 'evil.example');
+    assert.deepEqual(result.results.map((h) => h.title), ['Page 0', 'Page 10', 'Page 20']);
+    assert.deepEqual(fake.hits('GET /trickle/search').map((r) => r.query.get('start')), ['0', '10', '20']);
+  });
+
+  test('no hits: {results: []}, no total, no second page', async () => {
+    fake.reset();
+    const result = await run(harness('none'), 'nothing-matches.example');
+    assert.deepEqual(result, { results: [] });
+    assert.equal(older.summary(result), 'no results');
+    assert.equal(fake.hits('GET /none/search').length, 1);
+  });
+
+  test('blocks without a usable link or title are skipped, not fatal; text stays text', async () => {
+    const result = await run(harness('skip'), 'evil.example');
+    assert.deepEqual(result, { results: [{ title: 'Good one', description: 'Line one line two', url: 'https://good.example/a b' }] });
+  });
+
+  test('429 (Google\'s "unusual traffic" block): an error, not null', async () => {
+    await rejectsWith(harness('sorry').run('evil.example', 'FQDN'), /^HTTP 429 Too Many Requests$/);
+    // The usual way: a redirect to /sorry/index, which answers 429.
+    fake.reset();
+    await rejectsWith(harness('blocked').run('evil.example', 'FQDN'), /^HTTP 429 Too Many Requests$/);
+    assert.equal(fake.hits('GET /sorry/index').length, 1);
+  });
+
+  test('a captcha page served with 200: an error', async () => {
+    await rejectsWith(harness('sorry200').run('evil.example', 'FQDN'), /^Google answered with a captcha \("unusual traffic"\) page instead of search results$/);
+  });
+
+  test('the consent page (after a redirect): an error', async () => {
+    await rejectsWith(harness('consent').run('evil.example', 'FQDN'), /^Google answered with its consent page instead of search results$/);
+  });
+
+  test('HTTP 500, a non-HTML answer, a changed layout, a hanging upstream: errors', async () => {
+    await rejectsWith(harness('status500').run('evil.example', 'FQDN'), /^HTTP 500 Internal Server Error$/);
+    await rejectsWith(harness('json').run('evil.example', 'FQDN'), /^Google answered with application\/json, not a results page$/);
+    await rejectsWith(harness('changed').run('evil.example', 'FQDN'), /^Google's answer is not a results page \("Google"\): no hits and no search box, the layout may have changed$/);
+    await rejectsWith(harness('hang', { timeout_ms: 300 }).run('evil.example', 'FQDN'), /^timeout after 300 ms$/);
+  });
+
+  test('429 then the page: retried by the shared client', async () => {
+    fake.reset();
+    const result = await run(harness('flaky', { retries: 1 }), 'evil.example');
+    assert.equal(result.results.length, 5);
+    assert.equal(fake.hits('GET /flaky/search').length, 3);
+  });
+
+  test('a refused follow-up page keeps the first page\'s hits (and is not retried)', async () => {
+    fake.reset();
+    const result = await run(harness('page2-fails', { retries: 2 }), 'evil.example');
+    assert.deepEqual(result.results.map((h) => h.title), ['Page 0', 'Page 1']);
+    assert.deepEqual(fake.hits('GET /page2-fails/search').map((r) => r.query.get('start')), ['0', '10']);
+  });
+
+  test('parseSearchPage on its own: the fake\'s first page', () => {
+    assert.deepEqual(parseSearchPage(searchPage('"x.example"', firstPageHits('x.example'), { ad: true, images: true, related: true })), firstPageResults('x.example'));
+    assert.deepEqual(parseSearchPage(noResultsPage('"x.example"')), []);
+    assert.throws(() => parseSearchPage(CONSENT_PAGE), /consent page/);
+  });
+});
+
+describe('search_engine, older catalog, through the runner', () => {
+  let fake: FakeHttpServer;
+
+  before(async () => {
+    fake = await startFakeHttp({ ...fakeScrapeRoutes(), ...fakeRoutes() });
+  });
+  after(async () => {
+    await fake.close();
+  });
+
+  test('no key configured: the older variant works, the main one is "not configured" and asks nothing', async () => {
+    // The same configuration for both: the cx and both URLs, no API key.
+    const settings = { search_engine: { ...fakeSettings(fake.url), ...fakeScrapeSettings(fake.url) } };
+    fake.reset();
+    const olderRunner = runnerHarness([older], { settings });
+    try {
+      const [result] = await olderRunner.analyze([{ value: 'evil.example', type: 'FQDN' }], ['google']);
+      assert.equal(result!.errors, undefined);
+      const hits = result!.google as ScrapedSearchResult;
+      assert.deepEqual(Object.keys(hits), ['results']);
+      assert.equal(hits.results.length, 5);
+      assert.deepEqual(hits.results[0], firstPageResults('evil.example')[0]);
+      assert.equal(fake.hits('GET /google/www/search').length, 2);
+    } finally {
+      await olderRunner.close();
+    }
+
+    fake.reset();
+    const mainRunner = runnerHarness([engine], { settings });
+    try {
+      const [result] = await mainRunner.analyze([{ value: 'evil.example', type: 'FQDN' }], ['google']);
+      assert.equal(result!.google, null);
+      assert.deepEqual(result!.errors, { google: 'not configured: engines.search_engine.api_key' });
+      assert.equal(fake.requests.length, 0);
+    } finally {
+      await mainRunner.close();
+    }
+  });
+
+  test('an e-mail address is not searched by the older variant', async () => {
+    fake.reset();
+    const runner = runnerHarness([older], { settings: { search_engine: fakeScrapeSettings(fake.url) } });
+    try {
+      const [result] = await runner.analyze([{ value: 'a@evil.example', type: 'Email' }], ['search_engine']);
+      assert.equal(result!.search_engine, null);
+      assert.equal(result!.errors, undefined);
+      assert.equal(fake.requests.length, 0);
+    } finally {
+      await runner.close();
+    }
+  });
+
+  test('a block is an errors entry under the name used', async () => {
+    const blocked = await startFakeHttp({ 'GET /search': (req) => reply.html(sorryPage(req.query.get('q')!), 429) });
+    const runner = runnerHarness([older], { settings: { search_engine: { search_url: blocked.url, retries: 0 } } });
+    try {
+      const [result] = await runner.analyze([{ value: 'evil.example', type: 'FQDN' }], ['google']);
+      assert.equal(result!.google, null);
+      assert.deepEqual(result!.errors, { google: 'HTTP 429 Too Many Requests' });
+    } finally {
+      await runner.close();
+      await blocked.close();
+    }
+  });
+
+  test('one shared cache: the main and older results do not collide', async () => {
+    const cache = new Keyv();
+    const transport = new HttpTransport();
+    const settings = { search_engine: { ...fakeSettings(fake.url), ...fakeScrapeSettings(fake.url), api_key: KEY } };
+    const runnerFor = (definition: EngineDefinition) => new EngineRunner({
+      catalog: [definition],
+      services: { transport, dnsServers: [], dataDir: '/nonexistent', storeFor: (id) => keyvEngineStore(new Keyv(), id) },
+      cache,
+      cacheTtlSeconds: 3600,
+      concurrency: 4,
+      engineSettings: settings,
+    });
+    const observable = { value: 'evil.example', type: 'FQDN' } as const;
+    const main = new Catalog([engine as EngineDefinition]).find('google')!;
+    try {
+      fake.reset();
+      const [fromMain] = await runnerFor(main).analyze([observable], [{ key: 'google', engine: main }]);
+      assert.equal((fromMain!.google as SearchEngineResult).total, 1240);
+      assert.equal(fake.hits('GET /google/customsearch/v1').length, 1);
+
+      // Same engine id, same observable, same cache: the older variant still asks Google's page.
+      const [fromOlder] = await runnerFor(older).analyze([observable], [{ key: 'google', engine: older }]);
+      const scraped = fromOlder!.google as ScrapedSearchResult;
+      assert.equal('total' in scraped, false);
+      assert.equal(scraped.results.length, 5);
+      assert.equal(fake.hits('GET /google/www/search').length, 2);
+
+      // Each is served from its own cache entry now.
+      fake.reset();
+      const [againOlder] = await runnerFor(older).analyze([observable], [{ key: 'google', engine: older }]);
+      const [againMain] = await runnerFor(main).analyze([observable], [{ key: 'google', engine: main }]);
+      assert.deepEqual(againOlder!.google, scraped);
+      assert.deepEqual(againMain!.google, fromMain!.google);
+      assert.equal(fake.requests.length, 0);
+      assert.ok(await cache.has('search_engine@older:FQDN:evil.example'));
+      assert.ok(await cache.has('search_engine:FQDN:evil.example'));
+      assertNoSecret([fromMain, fromOlder]);
+    } finally {
+      await transport.close();
     }
   });
 });
