@@ -179,4 +179,8 @@ export default defineEngine<AbuseIpdbResult>({
   summary: abuseIpdbSummary,
   details: abuseIpdbDetails,
   run: abuseIpdbLookup,
+  variants: {
+    // The spec's older catalog tags AbuseIPDB with the single tag `risk`.
+    older: { tags: ['risk'] },
+  },
 });

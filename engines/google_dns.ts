@@ -8,6 +8,9 @@
  *   CNAME, and a record returned by several queries (that CNAME, again for AAAA/MX/...) is listed once;
  * - SPF comes from the TXT answer (no second TXT request), every query runs concurrently and
  *   under the call's deadline, and a SERVFAIL is reported instead of looking like "no records".
+ *
+ * Older catalog (`variants.older`): the older record set A, AAAA, CNAME, NS, MX, TXT (PTR for an
+ * IP), without SOA and without SPF/DMARC entries apart (no `_dmarc` query; SPF stays a TXT record).
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
@@ -54,20 +57,44 @@ const MX = 15;
 const DOMAIN_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'TXT', 'NS', 'SOA'] as const;
 const NXDOMAIN = 3;
 
-export async function publicDnsLookup(observable: Observable, ctx: EngineContext): Promise<PublicDnsResult | null> {
+/** What a domain lookup asks: the record types, and whether SPF/DMARC policies are set apart. */
+interface RecordSet {
+  types: readonly string[];
+  policies: boolean;
+}
+
+const MAIN_RECORDS: RecordSet = { types: DOMAIN_TYPES, policies: true };
+
+/**
+ * The older catalog's record set (spec, "Differences in the older catalog variant"): A, AAAA,
+ * CNAME, NS, MX and TXT of a domain (PTR of an IP), with no SPF or DMARC policy apart: an SPF
+ * record is one of the TXT records, and `_dmarc` is not asked.
+ */
+const OLDER_RECORDS: RecordSet = { types: ['A', 'AAAA', 'CNAME', 'NS', 'MX', 'TXT'], policies: false };
+
+export function publicDnsLookup(observable: Observable, ctx: EngineContext): Promise<PublicDnsResult | null> {
+  return lookup(observable, ctx, MAIN_RECORDS);
+}
+
+/** The older catalog's lookup: the older record set, no SPF/DMARC entries. */
+export function publicDnsOlderLookup(observable: Observable, ctx: EngineContext): Promise<PublicDnsResult | null> {
+  return lookup(observable, ctx, OLDER_RECORDS);
+}
+
+async function lookup(observable: Observable, ctx: EngineContext, set: RecordSet): Promise<PublicDnsResult | null> {
   const target = dnsTarget(observable);
   if (!target) return null;
   if (target.kind === 'ip') {
     const response = await query(ctx, reverseName(target.ip), 'PTR');
     return { ...response, Answer: (response.Answer ?? []).map(labelled) };
   }
-  return domainRecords(ctx, target.name);
+  return domainRecords(ctx, target.name, set);
 }
 
-async function domainRecords(ctx: EngineContext, domain: string): Promise<DomainResult> {
+async function domainRecords(ctx: EngineContext, domain: string, set: RecordSet): Promise<DomainResult> {
   // DMARC is a policy lookup on the side: its failure must not cost the whole answer.
-  const dmarc = query(ctx, `_dmarc.${domain}`, 'TXT').then(dmarcPolicy, () => undefined);
-  const responses = await Promise.all(DOMAIN_TYPES.map((type) => query(ctx, domain, type)));
+  const dmarc = set.policies ? query(ctx, `_dmarc.${domain}`, 'TXT').then(dmarcPolicy, () => undefined) : undefined;
+  const responses = await Promise.all(set.types.map((type) => query(ctx, domain, type)));
 
   const records: DomainResult['Answer'] = [];
   const spf: DomainResult['Answer'] = [];
@@ -78,7 +105,7 @@ async function domainRecords(ctx: EngineContext, domain: string): Promise<Domain
     const key = `${record.name.toLowerCase()}|${record.type}|${record.data}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    if (record.type === TXT && /^v=spf/i.test(record.data)) spf.push({ type_name: 'SPF', data: record.data });
+    if (set.policies && record.type === TXT && /^v=spf/i.test(record.data)) spf.push({ type_name: 'SPF', data: record.data });
     else records.push(record);
   }
   const policy = await dmarc;
@@ -186,4 +213,10 @@ export default defineEngine<PublicDnsResult>({
   summary,
   details: publicDnsDetails,
   run: publicDnsLookup,
+  variants: {
+    older: {
+      description: 'A, AAAA, CNAME, NS, MX and TXT of a domain, or PTR of an IP, from a public DNS-over-HTTPS resolver',
+      run: publicDnsOlderLookup,
+    },
+  },
 });

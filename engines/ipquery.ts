@@ -136,4 +136,8 @@ export default defineEngine<IpqueryResult>({
   summary: ipquerySummary,
   details: ipqueryDetails,
   run: ipqueryLookup,
+  variants: {
+    // engines.md 6.5: the older catalog's default IP-intelligence engine (pre-selected).
+    older: { tags: ['default', 'IP', 'risk', 'VPN', 'proxy', 'free_no_key'] },
+  },
 });

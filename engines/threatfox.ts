@@ -17,7 +17,10 @@
  * - Errors are errors, not `null` (engines.md 8 item 3): HTTP failures, a malformed answer, and a
  *   `query_status` other than `ok`/`no_result` (e.g. `illegal_search_term`), reported with
  *   ThreatFox's own words, redacted. The key is never sent empty (engines.md 8 item 19): the
- *   runner refuses to call the engine without one.
+ *   runner refuses to call the engine without one, and no `Auth-Key` header goes out without a key.
+ *
+ * Older catalog (`variants.older`, engines.md 6.4): no key and no `Auth-Key` header, tags
+ * `IP domain URL free_no_key`; otherwise the same search and result.
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
@@ -63,11 +66,25 @@ export function searchTerm(observable: Observable): string | null {
 }
 
 export async function threatFoxLookup(observable: Observable, ctx: EngineContext): Promise<ThreatFoxResult | null> {
+  const key = typeof ctx.settings.api_key === 'string' ? ctx.settings.api_key.trim() : '';
+  return search(observable, ctx, key);
+}
+
+/**
+ * The older catalog's lookup (engines.md 6.4): the same search without any `Auth-Key` header.
+ * That variant has no key setting, so a stray `api_key` in its configuration is not sent.
+ */
+export function threatFoxKeylessLookup(observable: Observable, ctx: EngineContext): Promise<ThreatFoxResult | null> {
+  return search(observable, ctx, '');
+}
+
+/** `search_ioc` for the observable's term; the `Auth-Key` header only with a key. */
+async function search(observable: Observable, ctx: EngineContext, key: string): Promise<ThreatFoxResult | null> {
   const term = searchTerm(observable);
   if (!term) return null;
   const answer = await ctx.http.json(String(ctx.settings.base_url), AnswerSchema, {
     json: { query: 'search_ioc', search_term: term },
-    headers: { 'auth-key': String(ctx.settings.api_key ?? '') },
+    headers: key ? { 'auth-key': key } : {},
   });
   if (answer.query_status !== 'ok' && answer.query_status !== 'no_result') {
     const detail = typeof answer.data === 'string' && answer.data.trim() ? ` (${answer.data})` : '';
@@ -116,4 +133,13 @@ export default defineEngine<ThreatFoxResult>({
   summary,
   details: threatFoxDetails,
   run: threatFoxLookup,
+  variants: {
+    // engines.md 6.4: key-less, no Auth-Key header (abuse.ch has since started refusing such calls).
+    older: {
+      description: 'Malware families abuse.ch ThreatFox associates with an IP, a domain or a URL\'s host, and how many IOCs (free, no key)',
+      tags: ['IP', 'domain', 'URL', 'free_no_key'],
+      credentials: [],
+      run: threatFoxKeylessLookup,
+    },
+  },
 });

@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import engine, { abuseIpdbDetails, abuseIpdbLookup, type AbuseIpdbResult } from '../../engines/abuseipdb.js';
+import { Catalog } from '../../src/engine/catalog.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { fakeRoutes, fakeSettings } from '../fakes/abuseipdb.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
@@ -119,6 +120,22 @@ describe('provider_03 declaration', () => {
       'risk 0 · 0 reports · whitelisted',
     );
     assert.equal(engine.summary({ ...base, reports: 1, is_tor: false }), 'risk 100 · 1 report, last 2026-01-10 · DE · Data Center/Web Hosting/Transit · Tor Exit');
+  });
+});
+
+describe('provider_03 catalog variants (spec, "Differences in the older catalog variant")', () => {
+  test('main catalog: unchanged', () => {
+    assert.equal(new Catalog([engine]).find('abuseipdb'), engine);
+    assert.deepEqual(engine.tags, ['IP']);
+  });
+
+  test('older catalog: the single tag risk; key and lookup unchanged', () => {
+    const older = new Catalog([engine], 'older').find('provider_03')!;
+    assert.deepEqual(older.tags, ['risk']);
+    assert.equal(older.run, abuseIpdbLookup);
+    assert.deepEqual(older.credentials, engine.credentials);
+    assert.deepEqual(older.types, engine.types);
+    assert.deepEqual(older.defaults, engine.defaults);
   });
 });
 

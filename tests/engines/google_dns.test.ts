@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { publicDnsLookup, type PublicDnsResult } from '../../engines/google_dns.js';
+import engine, { publicDnsLookup, publicDnsOlderLookup, type PublicDnsResult } from '../../engines/google_dns.js';
+import { Catalog } from '../../src/engine/catalog.js';
 import type { Zone } from '../fakes/dns.js';
 import { dohHandler } from '../fakes/doh.js';
 import { reply, startFakeHttp, type FakeHttpServer, type FakeRoute } from '../fakes/http.js';
@@ -239,6 +240,67 @@ describe('public_dns: IPs', () => {
       Answer: [],
     });
     assert.equal(engine.summary(result), 'no PTR record');
+  });
+});
+
+describe('public_dns older catalog: A, AAAA, CNAME, NS, MX, TXT, PTR', () => {
+  const older = new Catalog([engine], 'older').find('public_dns')!;
+  let fake: FakeHttpServer;
+  let harness: EngineHarness;
+  before(async () => {
+    fake = await startFakeHttp({ 'GET /resolve': dohHandler(zone) });
+    harness = engineHarness(older, { settings: { base_url: `${fake.url}/resolve` } });
+    closers.push(() => harness.close(), () => fake.close());
+  });
+
+  test('main definition unchanged: SPF and DMARC in its description and its lookup', () => {
+    assert.equal(new Catalog([engine]).find('google_dns'), engine);
+    assert.match(engine.description, /TXT \(with SPF and DMARC\)/);
+    assert.equal(engine.run, publicDnsLookup);
+  });
+
+  test('older definition: its own description and lookup; tags, types, settings as main', () => {
+    assert.equal(older.run, publicDnsOlderLookup);
+    assert.equal(older.description, 'A, AAAA, CNAME, NS, MX and TXT of a domain, or PTR of an IP, from a public DNS-over-HTTPS resolver');
+    assert.doesNotMatch(older.description, /SPF|DMARC|SOA/);
+    assert.deepEqual(older.tags, engine.tags);
+    assert.deepEqual(older.types, engine.types);
+    assert.deepEqual(older.defaults, engine.defaults);
+    assert.equal(older.cacheScope, 'older');
+  });
+
+  test('a domain: the older record set in its order, SPF left among the TXT records, no DMARC', async () => {
+    fake.reset();
+    const result = await harness.run('example.com', 'FQDN') as PublicDnsResult;
+    assert.deepEqual(result, {
+      Answer: [
+        { name: 'example.com.', type: 1, TTL: 300, data: '93.184.215.14', type_name: 'A' },
+        { name: 'example.com.', type: 1, TTL: 300, data: '93.184.215.15', type_name: 'A' },
+        { name: 'example.com.', type: 28, TTL: 300, data: '2606:2800:21f:cb07:6820:80da:af6b:8b2c', type_name: 'AAAA' },
+        { name: 'example.com.', type: 2, TTL: 21600, data: 'a.iana-servers.net', type_name: 'NS' },
+        { name: 'example.com.', type: 2, TTL: 21600, data: 'b.iana-servers.net', type_name: 'NS' },
+        { name: 'example.com.', type: 15, TTL: 3600, data: 'mx1.example.com', type_name: 'MX' },
+        { name: 'example.com.', type: 15, TTL: 3600, data: 'mx2.example.com', type_name: 'MX' },
+        { name: 'example.com.', type: 16, TTL: 3600, data: 'google-site-verification=abc', type_name: 'TXT' },
+        { name: 'example.com.', type: 16, TTL: 3600, data: 'v=spf1 include:_spf.example.net -all', type_name: 'TXT' },
+      ],
+    });
+    assert.equal(engine.summary(result), '2 A, 1 AAAA, 2 NS, 2 MX, 2 TXT');
+    assert.deepEqual(asked(fake), [
+      'example.com A',
+      'example.com AAAA',
+      'example.com CNAME',
+      'example.com MX',
+      'example.com NS',
+      'example.com TXT',
+    ]);
+  });
+
+  test('an IP: PTR, as in the main catalog', async () => {
+    fake.reset();
+    const result = await harness.run('1.2.3.4', 'IPv4') as { Answer: { data: string; type_name: string }[] };
+    assert.deepEqual(result.Answer.map((record) => [record.type_name, record.data]), [['PTR', 'one.example.net.']]);
+    assert.deepEqual(asked(fake), ['4.3.2.1.in-addr.arpa PTR']);
   });
 });
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import engine, { ipqueryDetails, ipqueryLookup, type IpqueryResult } from '../../engines/ipquery.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeReply } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
+import { Catalog } from '../../src/engine/catalog.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness } from '../helpers/runner.js';
 import { rejectsWith } from '../helpers/assert.js';
@@ -119,6 +120,28 @@ describe('provider_13 declaration', () => {
     ]);
     // The engine declares it (checked last: the assertion narrows `engine.details` to ipqueryDetails's type).
     assert.equal(engine.details, ipqueryDetails);
+  });
+});
+
+describe('provider_13 catalog variants (engines.md 6.5)', () => {
+  test('main catalog: unchanged, not a default engine', () => {
+    const main = new Catalog([engine]);
+    assert.equal(main.find('ipquery'), engine);
+    assert.deepEqual(engine.tags, ['IP', 'risk', 'VPN', 'proxy', 'free_no_key']);
+    assert.equal(main.isDefault(engine), false);
+  });
+
+  test('older catalog: tagged default (pre-selected); the lookup is the same', () => {
+    const catalog = new Catalog([engine], 'older');
+    const older = catalog.find('provider_13')!;
+    assert.deepEqual(older.tags, ['default', 'IP', 'risk', 'VPN', 'proxy', 'free_no_key']);
+    assert.equal(catalog.isDefault(older), true);
+    assert.deepEqual(catalog.defaults().map((e) => e.id), ['provider_13']);
+    assert.equal(older.run, ipqueryLookup);
+    assert.deepEqual(older.credentials, []);
+    assert.deepEqual(older.types, engine.types);
+    assert.deepEqual(older.defaults, engine.defaults);
+    assert.equal(older.description, engine.description);
   });
 });
 

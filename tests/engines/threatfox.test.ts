@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { searchTerm, threatFoxDetails, threatFoxLookup, type ThreatFoxResult } from '../../engines/threatfox.js';
+import engine, { searchTerm, threatFoxDetails, threatFoxKeylessLookup, threatFoxLookup, type ThreatFoxResult } from '../../engines/threatfox.js';
+import { Catalog } from '../../src/engine/catalog.js';
 import { EngineError } from '../../src/engine/contract.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import type { ObservableType } from '../../src/observables/types.js';
@@ -266,6 +267,92 @@ describe('provider_22 through the runner', () => {
     } finally {
       await runner.close();
       await bad.close();
+    }
+  });
+});
+
+describe('provider_22 older catalog (engines.md 6.4: no key)', () => {
+  const older = new Catalog([engine], 'older').find('provider_22')!;
+  let keyless: FakeHttpServer;
+  let today: FakeHttpServer;
+  const harnesses: EngineHarness[] = [];
+  const harness = (definition: typeof older, settings: Record<string, unknown>): EngineHarness => {
+    const h = watch.watch(engineHarness(definition, { settings }));
+    harnesses.push(h);
+    return h;
+  };
+  before(async () => {
+    keyless = await startFakeHttp(fakeRoutes({ keyless: true }));
+    today = await startFakeHttp(fakeRoutes());
+  });
+  after(async () => {
+    await Promise.all(harnesses.map((h) => h.close()));
+    await Promise.all([keyless.close(), today.close()]);
+  });
+
+  test('main definition unchanged: tags, key, lookup', () => {
+    const main = new Catalog([engine]).find('threatfox')!;
+    assert.equal(main, engine);
+    assert.deepEqual(main.tags, ['IP', 'domain', 'URL']);
+    assert.deepEqual(main.credentials, [{ setting: 'api_key', label: 'API key', env: ['THREATFOX'] }]);
+    assert.equal(main.run, threatFoxLookup);
+    assert.equal(main.cacheScope, undefined);
+  });
+
+  test('older definition: free_no_key, no credential, the key-less lookup', () => {
+    assert.deepEqual(older.tags, ['IP', 'domain', 'URL', 'free_no_key']);
+    assert.deepEqual(older.credentials, []);
+    assert.equal(older.run, threatFoxKeylessLookup);
+    assert.deepEqual(older.types, engine.types);
+    assert.deepEqual(older.defaults, engine.defaults);
+    assert.equal(older.cacheScope, 'older');
+    assert.ok(new Catalog([engine], 'older').isConfigured(older, {}));
+  });
+
+  test('older: the same search, without any Auth-Key header', async () => {
+    keyless.reset();
+    const result = await harness(older, fakeSettings(keyless.url)).run('https://evil.example.com/gate.php', 'URL');
+    assert.deepEqual(result, {
+      count: 3,
+      malware_printable: ['Cobalt Strike', 'Emotet'],
+      link: 'https://threatfox.abuse.ch/browse.php?search=ioc%3Aevil.example.com',
+    });
+    const [req, ...more] = keyless.requests;
+    assert.equal(more.length, 0);
+    assert.equal(req!.method, 'POST');
+    assert.deepEqual(bodyOf(req!), { query: 'search_ioc', search_term: 'evil.example.com' });
+    assert.equal(req!.headers['auth-key'], undefined);
+  });
+
+  test('older: a stray api_key in its settings is not sent (the variant has no key setting)', async () => {
+    keyless.reset();
+    await harness(older, { ...fakeSettings(keyless.url), api_key: KEY }).run('185.220.101.4', 'IPv4');
+    assert.equal(keyless.requests[0]!.headers['auth-key'], undefined);
+    assert.ok(!JSON.stringify(keyless.requests[0]!.headers).includes(KEY));
+  });
+
+  test('older against today\'s ThreatFox, which refuses key-less calls: an error, not null', async () => {
+    await rejectsWith(harness(older, { ...fakeSettings(today.url), retries: 0 }).run('evil.example.com', 'FQDN'), /^HTTP 401 Unauthorized$/, HttpStatusError);
+  });
+
+  test('main lookup called without a key: no empty Auth-Key header (engines.md 8 item 19)', async () => {
+    today.reset();
+    await rejectsWith(harness(engine, { ...fakeSettings(today.url), retries: 0 }).run('evil.example.com', 'FQDN'), /^HTTP 401 Unauthorized$/);
+    assert.equal(today.requests.length, 1);
+    assert.ok(!('auth-key' in today.requests[0]!.headers));
+  });
+
+  test('older through the runner: no key needed, the result under the alias', async () => {
+    keyless.reset();
+    const runner = runnerHarness([older], { settings: { provider_22: fakeSettings(keyless.url) } });
+    try {
+      const [result] = await runner.analyze([{ value: 'evil.example.com', type: 'FQDN' }], ['threatfox']);
+      assert.equal(result!.errors, undefined);
+      assert.equal((result!.threatfox as ThreatFoxResult).count, 3);
+      assert.equal(keyless.requests.length, 1);
+      assert.equal(keyless.requests[0]!.headers['auth-key'], undefined);
+    } finally {
+      await runner.close();
     }
   });
 });

@@ -2,6 +2,8 @@
  * A loopback abuse.ch ThreatFox API (`POST /threatfox/api/v1/`) answering `search_ioc` with two
  * realistic IOCs for any search term (engines.md 5.27): `fakeRoutes()` for a fake server,
  * `fakeSettings(url)` for `engines.provider_22` pointing at it (the key is the caller's).
+ * Like abuse.ch today, a call without an `Auth-Key` header is refused (401 `unknown_auth_key`);
+ * `fakeRoutes({ keyless: true })` accepts it, as ThreatFox did for the older catalog (6.4).
  */
 import type { FakeRoute } from './http.js';
 
@@ -45,9 +47,13 @@ export function hits(term: string): Record<string, unknown> {
 
 export const NO_RESULT = { query_status: 'no_result', data: 'Your search did not yield any results' };
 
-export function fakeRoutes(): Record<string, FakeRoute> {
+/** abuse.ch's refusal of a call without (or with an unknown) Auth-Key. */
+export const UNKNOWN_AUTH_KEY = { query_status: 'unknown_auth_key' };
+
+export function fakeRoutes(options: { keyless?: boolean } = {}): Record<string, FakeRoute> {
   return {
     [`POST ${PATH}`]: (req) => {
+      if (!options.keyless && !req.headers['auth-key']) return { status: 401, json: UNKNOWN_AUTH_KEY };
       let term = '';
       try {
         term = String((JSON.parse(req.body) as { search_term?: unknown }).search_term ?? '');
