@@ -1,0 +1,344 @@
+/**
+ * provider_18 (`rl_analyze`) — what a self-hosted ReversingLabs Spectra Analyze appliance knows
+ * about an IP, a domain, a URL or a file hash (engines.md 5.23): `GET {base_url}<path>` with
+ * `Authorization: Token <key>` and `accept: application/json`.
+ *
+ * | type       | API path                                                  | link (appended to base_url)      |
+ * |------------|-----------------------------------------------------------|----------------------------------|
+ * | IPv4/IPv6  | `/api/network-threat-intel/ip/<ip>/report/`               | `/ip/<ip>/analysis/ip/`          |
+ * | FQDN       | `/api/network-threat-intel/domain/<fqdn>/`                | `/domain/<fqdn>/analysis/domain/`|
+ * | URL        | `/api/network-threat-intel/url/?url=<quote_plus(url)>`    | `/url/<quote_plus(url)>/analysis/url/` |
+ * | hashes     | `/api/samples/v3/<hash>/classification/?av_scanners=1`    | `/<hash>/`                       |
+ *
+ * Results as the reference's:
+ * - IP/domain: `{report_type: "network", report_color, reports, malicious, suspicious, total_files,
+ *   malicious_files, suspicious_files, threats, link}` from `third_party_reputations.statistics`,
+ *   `downloaded_files_statistics` and `top_threats`.
+ * - URL: `{report_type: "network", report_color, reports, malicious, suspicious, threats, link}`,
+ *   `threats` being `analysis.top_threats[].threat_name`, then `threat_name`, then `categories`.
+ * - Hash: `{report_type: "file", report_color, reports (scanner_count), scanners (scanner_match),
+ *   classification (upper-cased), riskscore, threats ([classification, classification_result,
+ *   classification_reason]), link}`.
+ * - Colours: network `red` when malicious > 2 or suspicious > 3, else `yellow` when either is > 0,
+ *   else `green`; file `red` when classified malicious with riskscore > 2, else `yellow` when not
+ *   goodware or riskscore > 5, else `green`.
+ * - "No data" (no third-party source saw the IP/domain/URL, or a sample without `av_scanners`)
+ *   is the documented empty object `{}`, not `null`.
+ * - Not found: a 404 on a hash (the appliance does not know the sample) is `null`. A 404 that is
+ *   an HTML page (a wrong base_url's web server), and any 404 on the network paths, is an error.
+ *
+ * Differences from the reference:
+ * - Bug fixed (engines.md 8 item 20): the requests go through the shared client, so `proxy_url`
+ *   and `ssl_verify` apply (the reference forced a direct connection).
+ * - Bug fixed (engines.md 8 item 19): `base_url` and `api_key` are required credentials; without
+ *   them the runner refuses the call before any request (the reference sent it anyway).
+ * - A URL answer without `analysis` is no failure: it just adds no threat names. `null` entries
+ *   are dropped from every `threats` list (the reference kept them), so it is a list of strings.
+ * - A domain is asked lower-cased without a trailing dot; a trailing `/` on base_url is ignored.
+ * - Errors are errors, not `null` (engines.md 8 item 3): a refused key (401/403) is a one-line
+ *   authentication error naming the appliance, with the key masked; other HTTP errors (429 and
+ *   5xx after the client's retries), a malformed body and a timeout are reported too.
+ */
+import * as v from 'valibot';
+import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { parseJson, type HttpResponse } from '../src/http/client.js';
+import { UpstreamError } from '../src/http/errors.js';
+import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
+import { hostOf } from '../src/observables/host.js';
+import type { Observable } from '../src/observables/types.js';
+import { field, fields, sourceLink } from '../src/view/fields.js';
+
+const LABEL = 'ReversingLabs Spectra Analyze';
+
+const num = v.nullish(v.number());
+const text = v.nullish(v.string());
+
+const TopThreatsSchema = v.nullish(v.array(v.looseObject({ threat_name: text })));
+
+/** `third_party_reputations`: counts of the reputation sources, and the sources themselves. */
+const ReputationsSchema = v.nullish(v.looseObject({
+  statistics: v.nullish(v.looseObject({ total: num, malicious: num, suspicious: num, clean: num, undetected: num })),
+}));
+
+/** The IP report and the domain answer (which adds last_seen, last_dns_records...). */
+const NetworkSchema = v.looseObject({
+  top_threats: TopThreatsSchema,
+  downloaded_files_statistics: v.nullish(v.looseObject({ total: num, malicious: num, suspicious: num })),
+  third_party_reputations: ReputationsSchema,
+});
+
+const UrlSchema = v.looseObject({
+  classification: text,
+  threat_name: text,
+  categories: v.nullish(v.array(text)),
+  analysis: v.nullish(v.looseObject({ top_threats: TopThreatsSchema })),
+  third_party_reputations: ReputationsSchema,
+});
+
+const FileSchema = v.looseObject({
+  classification: text,
+  riskscore: num,
+  classification_result: text,
+  classification_reason: text,
+  av_scanners: v.nullish(v.looseObject({ scanner_count: num, scanner_match: num })),
+});
+
+export type ReportColor = 'red' | 'yellow' | 'green';
+
+/** An IP or domain report. */
+export interface RlNetworkResult {
+  report_type: 'network';
+  report_color: ReportColor;
+  /** Third-party reputation sources that know the IP/domain. */
+  reports: number;
+  malicious: number;
+  suspicious: number;
+  /** Files seen downloaded from it, and how many of them are malicious/suspicious. */
+  total_files: number;
+  malicious_files: number;
+  suspicious_files: number;
+  threats: string[];
+  link: string;
+}
+
+/** A URL report: the network report without the downloaded-files counts. */
+export type RlUrlResult = Omit<RlNetworkResult, 'total_files' | 'malicious_files' | 'suspicious_files'>;
+
+/** A sample's classification. */
+export interface RlFileResult {
+  report_type: 'file';
+  report_color: ReportColor;
+  /** AV scanners that scanned the sample. */
+  reports: number;
+  /** AV scanners that detected it. */
+  scanners: number;
+  /** `MALICIOUS`, `SUSPICIOUS`, `GOODWARE`, `UNKNOWN`. */
+  classification: string;
+  riskscore: number;
+  threats: string[];
+  link: string;
+}
+
+/** `{}`: the appliance answered but has no data on the observable (engines.md 5.23). */
+export type RlNoData = Record<string, never>;
+
+export type RlAnalyzeResult = RlNetworkResult | RlUrlResult | RlFileResult | RlNoData;
+
+/** Python's `urllib.parse.quote_plus`: everything but `A-Za-z0-9_.-~` percent-encoded, spaces as `+`. */
+export function quotePlus(value: string): string {
+  return encodeURIComponent(value)
+    .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    .replace(/%20/g, '+');
+}
+
+type Kind = 'network' | 'url' | 'file';
+
+/** API path (with query) and UI link path for an observable; null for a type the appliance has no report for. */
+export function rlPaths(observable: Observable): { kind: Kind; api: string; link: string } | null {
+  switch (observable.type) {
+    case 'IPv4':
+    case 'IPv6':
+      return { kind: 'network', api: `/api/network-threat-intel/ip/${observable.value}/report/`, link: `/ip/${observable.value}/analysis/ip/` };
+    case 'FQDN': {
+      const domain = hostOf(observable);
+      return domain ? { kind: 'network', api: `/api/network-threat-intel/domain/${domain}/`, link: `/domain/${domain}/analysis/domain/` } : null;
+    }
+    case 'URL': {
+      const quoted = quotePlus(observable.value);
+      return { kind: 'url', api: `/api/network-threat-intel/url/?url=${quoted}`, link: `/url/${quoted}/analysis/url/` };
+    }
+    case 'MD5':
+    case 'SHA1':
+    case 'SHA256':
+      return { kind: 'file', api: `/api/samples/v3/${observable.value}/classification/?av_scanners=1`, link: `/${observable.value}/` };
+    default:
+      return null;
+  }
+}
+
+/** Network colour from the reputation counts. */
+export function networkColor(malicious: number, suspicious: number): ReportColor {
+  if (malicious > 2 || suspicious > 3) return 'red';
+  if (malicious > 0 || suspicious > 0) return 'yellow';
+  return 'green';
+}
+
+/** File colour from the classification and risk score. */
+export function fileColor(classification: string, riskscore: number): ReportColor {
+  const lower = classification.toLowerCase();
+  if (lower === 'malicious' && riskscore > 2) return 'red';
+  if (lower !== 'goodware' || riskscore > 5) return 'yellow';
+  return 'green';
+}
+
+/** `base_url` without trailing slashes; an error naming the setting when it is no http(s) URL. */
+function serverBase(ctx: EngineContext): string {
+  const raw = typeof ctx.settings.base_url === 'string' ? ctx.settings.base_url.trim() : '';
+  if (raw === '') throw new EngineError('not configured: base_url');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new EngineError(`${LABEL}: base_url is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EngineError(`${LABEL}: base_url must be an http(s) URL`);
+  return raw.replace(/\/+$/, '');
+}
+
+/** Threat names without nulls and blanks, in order. */
+function names(values: readonly (string | null | undefined)[]): string[] {
+  return values.filter((value): value is string => typeof value === 'string' && value.trim() !== '');
+}
+
+export async function rlAnalyzeLookup(observable: Observable, ctx: EngineContext): Promise<RlAnalyzeResult | null> {
+  const paths = rlPaths(observable);
+  if (!paths) return null;
+  const base = serverBase(ctx);
+  const key = typeof ctx.settings.api_key === 'string' ? ctx.settings.api_key : '';
+  if (key === '') throw new EngineError('not configured: api_key');
+  const response = await ctx.http.request(`${base}${paths.api}`, {
+    headers: { authorization: `Token ${key}`, accept: 'application/json' },
+    acceptStatus: EXPLAINED_STATUSES,
+  });
+  if (response.status === 401 || response.status === 403) {
+    throw new UpstreamError(`${LABEL}: authentication failed (${refusedError(response, ctx).message})`);
+  }
+  if (response.status === 404 && paths.kind === 'file' && !isHtml(response)) return null;
+  if (response.status >= 300) throw refusedError(response, ctx);
+  const link = `${base}${paths.link}`;
+  if (paths.kind === 'file') return fileResult(parseJson(response.text(), FileSchema), link);
+  if (paths.kind === 'url') {
+    const answer = parseJson(response.text(), UrlSchema);
+    const stats = answer.third_party_reputations?.statistics;
+    const total = stats?.total ?? 0;
+    if (total <= 0) return {};
+    const malicious = stats?.malicious ?? 0;
+    const suspicious = stats?.suspicious ?? 0;
+    return {
+      report_type: 'network',
+      report_color: networkColor(malicious, suspicious),
+      reports: total,
+      malicious,
+      suspicious,
+      threats: names([
+        ...(answer.analysis?.top_threats ?? []).map((threat) => threat.threat_name),
+        answer.threat_name,
+        ...(answer.categories ?? []),
+      ]),
+      link,
+    };
+  }
+  const answer = parseJson(response.text(), NetworkSchema);
+  const stats = answer.third_party_reputations?.statistics;
+  const total = stats?.total ?? 0;
+  if (total <= 0) return {};
+  const malicious = stats?.malicious ?? 0;
+  const suspicious = stats?.suspicious ?? 0;
+  const files = answer.downloaded_files_statistics;
+  return {
+    report_type: 'network',
+    report_color: networkColor(malicious, suspicious),
+    reports: total,
+    malicious,
+    suspicious,
+    total_files: files?.total ?? 0,
+    malicious_files: files?.malicious ?? 0,
+    suspicious_files: files?.suspicious ?? 0,
+    threats: names((answer.top_threats ?? []).map((threat) => threat.threat_name)),
+    link,
+  };
+}
+
+function fileResult(answer: v.InferOutput<typeof FileSchema>, link: string): RlFileResult | RlNoData {
+  const scanners = answer.av_scanners;
+  if (!scanners || Object.keys(scanners).length === 0) return {};
+  const classification = answer.classification || 'unknown';
+  const riskscore = answer.riskscore ?? 0;
+  return {
+    report_type: 'file',
+    report_color: fileColor(classification, riskscore),
+    reports: scanners.scanner_count ?? 0,
+    scanners: scanners.scanner_match ?? 0,
+    classification: classification.toUpperCase(),
+    riskscore,
+    threats: names([answer.classification, answer.classification_result, answer.classification_reason]),
+    link,
+  };
+}
+
+/** A web server's error page rather than the appliance's API answer. */
+function isHtml(response: HttpResponse): boolean {
+  return /html/i.test(response.headers['content-type'] ?? '') || response.text().trimStart().startsWith('<');
+}
+
+function isFile(result: RlAnalyzeResult): result is RlFileResult {
+  return (result as RlFileResult).report_type === 'file';
+}
+
+function isNetwork(result: RlAnalyzeResult): result is RlUrlResult | RlNetworkResult {
+  return (result as RlUrlResult).report_type === 'network';
+}
+
+/**
+ * `red · MALICIOUS, risk 10 · 25/29 scanners · Win32.Trojan.Emotet`;
+ * `yellow · 2/15 sources malicious · 0/1733 files malicious · Win32.Trojan.Agent`; `no data`.
+ */
+export function rlAnalyzeSummary(result: RlAnalyzeResult): string {
+  if (isFile(result)) {
+    const parts = [result.report_color, `${result.classification}, risk ${result.riskscore}`, `${result.scanners}/${result.reports} scanners`];
+    const threats = result.threats.filter((t) => t.toUpperCase() !== result.classification);
+    if (threats.length > 0) parts.push(threats.join(', '));
+    return parts.join(' · ');
+  }
+  if (isNetwork(result)) {
+    const suspicious = result.suspicious > 0 ? `, ${result.suspicious} suspicious` : '';
+    const parts = [result.report_color, `${result.malicious}/${result.reports} sources malicious${suspicious}`];
+    if ('total_files' in result && result.total_files > 0) parts.push(`${result.malicious_files}/${result.total_files} files malicious`);
+    if (result.threats.length > 0) parts.push(result.threats.join(', '));
+    return parts.join(' · ');
+  }
+  return 'no data';
+}
+
+/** The card: verdict, counts, threat names, the appliance's own page. */
+export function rlAnalyzeDetails(result: RlAnalyzeResult): DetailField[] {
+  if (isFile(result)) {
+    return fields(
+      field('Verdict', result.report_color),
+      field('Classification', result.classification),
+      field('Risk score', result.riskscore),
+      field('AV scanners', `${result.scanners} of ${result.reports} detected it`),
+      field('Threats', result.threats),
+      sourceLink('Open in Spectra Analyze', result.link),
+    );
+  }
+  if (isNetwork(result)) {
+    return fields(
+      field('Verdict', result.report_color),
+      field('Reputation sources', `${result.malicious} malicious, ${result.suspicious} suspicious of ${result.reports}`),
+      'total_files' in result && field('Downloaded files', `${result.malicious_files} malicious, ${result.suspicious_files} suspicious of ${result.total_files}`),
+      field('Threats', result.threats),
+      sourceLink('Open in Spectra Analyze', result.link),
+    );
+  }
+  return fields(field('Report', 'no data'));
+}
+
+export default defineEngine<RlAnalyzeResult>({
+  id: 'provider_18',
+  service: 'rl_analyze',
+  // Absent from the spec's older catalog variant.
+  catalogs: ['main'],
+  label: 'ReversingLabs Spectra Analyze',
+  description: 'Verdict of your ReversingLabs Spectra Analyze appliance on a file hash, an IP, a domain or a URL: reputation sources, AV scanners, threat names',
+  tags: ['domain', 'URL', 'IP', 'hash'],
+  types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
+  credentials: [
+    { setting: 'base_url', label: 'Appliance URL', env: ['RL_ANALYZE_URL'], secret: false },
+    { setting: 'api_key', label: 'API key', env: ['RL_ANALYZE_API_KEY'] },
+  ],
+  defaults: { timeout_ms: 5000 },
+  summary: rlAnalyzeSummary,
+  details: rlAnalyzeDetails,
+  run: rlAnalyzeLookup,
+});
