@@ -4,7 +4,7 @@ import engine, { dfirIrisDetails, dfirIrisLookup, searchPattern, type DfirIrisRe
 import { defineEngine } from '../../src/engine/contract.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer } from '../fakes/http.js';
 import { IOCS, MD5, SHA1, SHA256, fakeRoutes, fakeSettings, irisError, searchHandler } from '../fakes/dfir_iris.js';
-import { proxiedHarness, startForwardProxy, type FakeForwardProxy } from '../fakes/forward-proxy.js';
+import { proxiedHarness, startFakeProxy, type FakeProxy } from '../fakes/proxy.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
@@ -245,12 +245,12 @@ describe('provider_06 against a loopback DFIR-IRIS', () => {
 
 describe('provider_06 through a forward proxy (proxy_url, engines.md 8 item 20)', () => {
   let fake: FakeHttpServer;
-  let proxy: FakeForwardProxy;
+  let proxy: FakeProxy;
   const harnesses: EngineHarness[] = [];
 
   before(async () => {
     fake = await startFakeHttp(fakeRoutes({ key: KEY }));
-    proxy = await startForwardProxy();
+    proxy = await startFakeProxy();
   });
   after(async () => {
     await Promise.all(harnesses.map((h) => h.close()));

@@ -9,7 +9,7 @@ import { reply, sequence, startFakeHttp, type FakeHttpServer } from '../fakes/ht
 import {
   DOMAIN_REPORTS, GOODWARE_SHA1, MALWARE_SHA256, SUSPICIOUS_MD5, UNSCANNED_MD5, applianceHandler, fakeRoutes, fakeSettings,
 } from '../fakes/rl_analyze.js';
-import { proxiedHarness, startForwardProxy, type FakeForwardProxy } from '../fakes/forward-proxy.js';
+import { proxiedHarness, startFakeProxy, type FakeProxy } from '../fakes/proxy.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
@@ -341,12 +341,12 @@ describe('provider_18 against a loopback Spectra Analyze', () => {
 
 describe('provider_18 through a forward proxy (proxy_url, engines.md 8 item 20)', () => {
   let fake: FakeHttpServer;
-  let proxy: FakeForwardProxy;
+  let proxy: FakeProxy;
   const harnesses: EngineHarness[] = [];
 
   before(async () => {
     fake = await startFakeHttp(fakeRoutes({ key: KEY }));
-    proxy = await startForwardProxy();
+    proxy = await startFakeProxy();
   });
   after(async () => {
     await Promise.all(harnesses.map((h) => h.close()));
