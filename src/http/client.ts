@@ -95,6 +95,14 @@ export class HttpClient {
     return redact(text, this.call.secrets);
   }
 
+  /**
+   * The same client (deadline, retries, pool), also redacting secrets only known at run time,
+   * such as an OAuth access token.
+   */
+  withSecrets(extra: readonly string[]): HttpClient {
+    return new HttpClient(this.transport, { ...this.call, secrets: [...this.call.secrets, ...extra.filter((s) => s !== '')] });
+  }
+
   async request(url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
     const target = buildUrl(url, options.query);
     const retries = options.retries ?? this.call.retries;
