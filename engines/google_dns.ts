@@ -207,7 +207,8 @@ export default defineEngine<PublicDnsResult>({
   service: 'google_dns',
   label: 'Public DNS (DoH)',
   description: 'A, AAAA, CNAME, MX, TXT (with SPF and DMARC), NS and SOA of a domain, or PTR of an IP, from a public DNS-over-HTTPS resolver',
-  tags: ['IP', 'domain', 'URL', 'free_no_key'],
+  // Exactly the spec's tags (its catalog does not mark public_dns free_no_key, though it needs no key).
+  tags: ['IP', 'domain', 'URL'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL'],
   defaults: { timeout_ms: 8000, base_url: 'https://dns.google/resolve' },
   summary,

@@ -35,8 +35,11 @@ let upstreams: Upstreams;
 const servers: FakeHttpServer[] = [];
 const seen: string[] = [];
 
+/** A recognisable value for every secret credential (a self-hosted server's base_url is no secret: its fake sets it). */
 function credentialsOf(engine: EngineDefinition): Record<string, string> {
-  return Object.fromEntries(engine.credentials.map((c) => [c.setting, `OASSECRET-${engine.id}-${c.setting}-9f3b7c2e`]));
+  return Object.fromEntries(engine.credentials
+    .filter((c) => c.secret !== false)
+    .map((c) => [c.setting, `OASSECRET-${engine.id}-${c.setting}-9f3b7c2e`]));
 }
 
 /** `engines.<id>` settings for every keyed engine pointing at the fake at `url`, with the keys. */

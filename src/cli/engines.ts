@@ -43,5 +43,7 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
     e.configured ? 'yes' : 'no',
   ]);
   process.stdout.write(`${renderGrid(['Engine', 'Service', 'Tags', 'Types', 'Credentials', 'Configured'], rows)}\n`);
+  const members = catalog.engines.filter((e) => catalog.isMember(e)).length;
+  process.stdout.write(`${members} engines in the ${catalog.variant} catalog (setting catalog, --catalog main|older)\n`);
   return EXIT_OK;
 }

@@ -72,7 +72,7 @@ describe('public_dns declaration', () => {
     assert.equal(engine.id, 'public_dns');
     assert.equal(engine.service, 'google_dns');
     assert.equal(engine.label, 'Public DNS (DoH)');
-    assert.deepEqual(engine.tags, ['IP', 'domain', 'URL', 'free_no_key']);
+    assert.deepEqual(engine.tags, ['IP', 'domain', 'URL'], 'the spec\'s tags');
     assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL']);
     assert.deepEqual(engine.defaults, { timeout_ms: 8000, base_url: 'https://dns.google/resolve' });
     assert.equal(engine.pivot, false);
