@@ -35,6 +35,7 @@ import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import { serverBase } from '../src/http/server-base.js';
 
 const LABEL = 'DFIR-IRIS';
 
@@ -70,20 +71,6 @@ export function searchPattern(observable: Observable): string {
     default:
       return observable.value;
   }
-}
-
-/** `base_url` without trailing slashes; an error naming the setting when it is no http(s) URL. */
-function serverBase(ctx: EngineContext, label: string): string {
-  const raw = typeof ctx.settings.base_url === 'string' ? ctx.settings.base_url.trim() : '';
-  if (raw === '') throw new EngineError('not configured: base_url');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new EngineError(`${label}: base_url is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EngineError(`${label}: base_url must be an http(s) URL`);
-  return raw.replace(/\/+$/, '');
 }
 
 /** A case id as IRIS sends it (an integer, sometimes as a string); null when absent or not one. */

@@ -38,6 +38,7 @@ import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable, ObservableType } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import { serverBase } from '../src/http/server-base.js';
 
 const LABEL = 'MISP';
 const MAX_EVENTS = 5;
@@ -96,20 +97,6 @@ export interface MispResult {
   first_seen: string | null;
   /** UTC day of the newest attribute timestamp; null when none. */
   last_seen: string | null;
-}
-
-/** `base_url` without trailing slashes, path kept; an error naming the setting when unusable. */
-export function serverBase(ctx: EngineContext, label: string): string {
-  const raw = typeof ctx.settings.base_url === 'string' ? ctx.settings.base_url.trim() : '';
-  if (raw === '') throw new EngineError('not configured: base_url');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new EngineError(`${label}: base_url is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EngineError(`${label}: base_url must be an http(s) URL`);
-  return raw.replace(/\/+$/, '');
 }
 
 /** Epoch seconds of a MISP timestamp (`"1717200000"` or 1717200000); null when absent or unreadable. */

@@ -45,6 +45,7 @@ import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import { serverBase } from '../src/http/server-base.js';
 
 const LABEL = 'OpenCTI';
 
@@ -194,20 +195,6 @@ export function searchValue(observable: Observable): string | null {
   }
 }
 
-/** `base_url` without trailing slashes, path kept; an error naming the setting when unusable. */
-function serverBase(ctx: EngineContext): string {
-  const raw = typeof ctx.settings.base_url === 'string' ? ctx.settings.base_url.trim() : '';
-  if (raw === '') throw new EngineError('not configured: base_url');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new EngineError(`${LABEL}: base_url is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EngineError(`${LABEL}: base_url must be an http(s) URL`);
-  return raw.replace(/\/+$/, '');
-}
-
 /** The UTC day of a date-time (`2025-06-10T23:30:00-02:00` -> `2025-06-11`); null when unreadable. */
 export function utcDay(value: string | null | undefined): string | null {
   if (typeof value !== 'string' || value.trim() === '') return null;
@@ -267,7 +254,7 @@ async function graphql<S extends v.GenericSchema>(
 export async function openCtiLookup(observable: Observable, ctx: EngineContext): Promise<OpenCtiResult | null> {
   const search = searchValue(observable);
   if (!search) return null;
-  const base = serverBase(ctx);
+  const base = serverBase(ctx, LABEL);
   const key = typeof ctx.settings.api_key === 'string' ? ctx.settings.api_key : '';
   if (key.trim() === '') throw new EngineError('not configured: api_key');
   const endpoint = `${base}/graphql`;

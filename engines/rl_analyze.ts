@@ -47,6 +47,7 @@ import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import { serverBase } from '../src/http/server-base.js';
 
 const LABEL = 'ReversingLabs Spectra Analyze';
 
@@ -171,20 +172,6 @@ export function fileColor(classification: string, riskscore: number): ReportColo
   return 'green';
 }
 
-/** `base_url` without trailing slashes; an error naming the setting when it is no http(s) URL. */
-function serverBase(ctx: EngineContext): string {
-  const raw = typeof ctx.settings.base_url === 'string' ? ctx.settings.base_url.trim() : '';
-  if (raw === '') throw new EngineError('not configured: base_url');
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw new EngineError(`${LABEL}: base_url is not a URL`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new EngineError(`${LABEL}: base_url must be an http(s) URL`);
-  return raw.replace(/\/+$/, '');
-}
-
 /** Threat names without nulls and blanks, in order. */
 function names(values: readonly (string | null | undefined)[]): string[] {
   return values.filter((value): value is string => typeof value === 'string' && value.trim() !== '');
@@ -193,7 +180,7 @@ function names(values: readonly (string | null | undefined)[]): string[] {
 export async function rlAnalyzeLookup(observable: Observable, ctx: EngineContext): Promise<RlAnalyzeResult | null> {
   const paths = rlPaths(observable);
   if (!paths) return null;
-  const base = serverBase(ctx);
+  const base = serverBase(ctx, LABEL);
   const key = typeof ctx.settings.api_key === 'string' ? ctx.settings.api_key : '';
   if (key === '') throw new EngineError('not configured: api_key');
   const response = await ctx.http.request(`${base}${paths.api}`, {

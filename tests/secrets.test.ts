@@ -24,6 +24,8 @@ const TEXT = '8.8.8.8 example.com https://www.example.com/login?id=1 44d88612fea
 interface FakeModule {
   fakeRoutes(): Record<string, FakeRoute>;
   fakeSettings(url: string): Record<string, unknown>;
+  /** OAuth fakes: the access tokens they issued, secrets as much as the keys. */
+  issuedTokens?(): string[];
 }
 
 let keyed: EngineDefinition[];
@@ -58,8 +60,13 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
   });
 }
 
+/** The configured credentials and every token the fakes issued so far. */
+function allSecrets(): string[] {
+  return [...secrets, ...[...fakes.values()].flatMap((fake) => fake.issuedTokens?.() ?? [])];
+}
+
 function assertNoSecret(text: string, where: string): void {
-  for (const secret of secrets) {
+  for (const secret of allSecrets()) {
     assert.ok(!text.includes(secret), `${where} contains the credential ${secret}`);
     assert.ok(!text.includes(encodeURIComponent(secret)), `${where} contains the URL-encoded credential ${secret}`);
   }
@@ -121,7 +128,10 @@ describe('credentials never leave the process', () => {
         assertNoSecret(readFileSync(join(config.dataDir, file), 'latin1'), `${file} (${mode})`);
       }
       // The keys really were configured and sent: the fake saw them.
-      if (mode === 'success') assert.ok(secrets.some((s) => JSON.stringify(fake.requests).includes(s)), 'keys reach the upstream');
+      if (mode === 'success') {
+        assert.ok(secrets.some((s) => JSON.stringify(fake.requests).includes(s)), 'keys reach the upstream');
+        assert.ok(allSecrets().length > secrets.length, 'the OAuth fakes issued tokens, looked for as well');
+      }
     });
   }
 

@@ -193,7 +193,16 @@ export function falconFake(options: FalconFakeOptions = {}): FalconFake {
 
 /** For whole-system tests: the Falcon API at `/crowdstrike`, any credentials accepted. */
 export function fakeRoutes(): Record<string, FakeRoute> {
-  return falconFake().routes;
+  const fake = falconFake();
+  wholeSystem.push(fake);
+  return fake.routes;
+}
+
+const wholeSystem: FalconFake[] = [];
+
+/** Every token the whole-system fakes issued: leak tests look for them too. */
+export function issuedTokens(): string[] {
+  return wholeSystem.flatMap((fake) => fake.issued);
 }
 
 /** `engines.provider_04` settings (without the credentials) for a fake server at `url`. */

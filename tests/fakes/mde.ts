@@ -215,7 +215,16 @@ export function mdeFake(options: MdeFakeOptions = {}): MdeFake {
 
 /** For whole-system tests: the API at `/mde`, the token endpoint at `/mde-login`, any credentials accepted. */
 export function fakeRoutes(): Record<string, FakeRoute> {
-  return mdeFake().routes;
+  const fake = mdeFake();
+  wholeSystem.push(fake);
+  return fake.routes;
+}
+
+const wholeSystem: MdeFake[] = [];
+
+/** Every token the whole-system fakes issued: leak tests look for them too. */
+export function issuedTokens(): string[] {
+  return wholeSystem.flatMap((fake) => fake.issued);
 }
 
 /** A tenant id for whole-system tests (no secret, so set here rather than by the caller). */
