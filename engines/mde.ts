@@ -266,6 +266,8 @@ export default defineEngine<MdeResult>({
     base_url: DEFAULT_BASE_URL,
     login_url: DEFAULT_LOGIN_URL,
   },
+  /** `resource`: the token's audience when it is not `base_url` (a known setting of the engine). */
+  settingsSchema: v.looseObject({ resource: v.optional(v.pipe(v.string('expected a URL'), v.url('expected a URL such as https://api.securitycenter.microsoft.com'))) }),
   summary: mdeSummary,
   details: mdeDetails,
   run: mdeLookup,

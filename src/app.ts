@@ -41,7 +41,7 @@ export async function createApp(options: Omit<LoadOptions, 'engines'>): Promise<
     engineSettings: config.engines,
     timeoutMs: config.engine_timeout_ms,
   });
-  const analyses = new AnalysisService(catalog, runner, storage);
+  const analyses = new AnalysisService(catalog, runner, storage, { maxObservables: config.max_observables });
   return {
     config,
     catalog,

@@ -244,3 +244,63 @@ describe('the front end in Chromium', { skip }, () => {
     assert.deepEqual(consoleErrors, []);
   });
 });
+
+describe('signing in to a server with api_token, in Chromium', { skip }, () => {
+  const TOKEN = 'browser-token-Lp4Kj8Hg2Fd6';
+  let upstreams: Upstreams;
+  let server: ServeProcess;
+  let browser: Browser;
+  const consoleErrors: string[] = [];
+
+  before(async () => {
+    upstreams = await startUpstreams();
+    server = await spawnServe(configFor(upstreams, { api_token: TOKEN }).file);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await upstreams?.close();
+  });
+
+  test('a page sends the browser to the sign-in form, which comes back; the session cookie works until sign-out', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    // 401s are expected here (the page finds out it must sign in); anything else is an error.
+    page.on('console', (message) => message.type() === 'error' && !/401/.test(message.text()) && consoleErrors.push(message.text()));
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+
+    await page.goto(`${server.url}/history`);
+    await page.waitForURL(`${server.url}/signin?next=%2Fhistory`);
+    await page.screenshot({ path: join(SCREENSHOTS, 'signin-desktop-light.png'), fullPage: false });
+    await page.fill('#token', 'not-the-token');
+    await page.click('button[type="submit"]');
+    assert.match(await page.innerText('.form-error'), /not the API token/);
+    await page.fill('#token', TOKEN);
+    await page.click('button[type="submit"]');
+    await page.waitForURL(`${server.url}/history`);
+
+    await page.goto(`${server.url}/`);
+    await page.locator('#engine-reverse_dns').waitFor();
+    await page.fill('#text', 'example.com');
+    await page.focus('#text');
+    await page.keyboard.press('Control+Enter');
+    await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
+    await page.locator('#analysis-status[data-complete="true"]').waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, 'results-signed-in-desktop-light.png'), fullPage: false });
+
+    assert.equal(await page.evaluate('document.cookie'), '', 'the session cookie is HttpOnly');
+    const [cookie] = await context.cookies();
+    assert.equal(cookie!.name, 'oas_session');
+    assert.equal(cookie!.sameSite, 'Strict');
+    assert.ok(!cookie!.value.includes(TOKEN));
+    assert.ok(!page.url().includes(TOKEN));
+
+    await page.click('#signout');
+    await page.waitForURL(`${server.url}/signin`);
+    await page.goto(`${server.url}/`);
+    await page.waitForURL(`${server.url}/signin?next=%2F`);
+    assert.deepEqual(consoleErrors, []);
+    await context.close();
+  });
+});

@@ -174,4 +174,58 @@ describe('oas serve', () => {
       upstreams.doh.route('GET /resolve', dohHandler(ZONE));
     }
   });
+
+  test('with api_token: an analysis interrupted by kill -9 completes after a restart, behind the token', async () => {
+    const token = 'cli-kill-token-Vb3Nm8Qw2Er6';
+    const auth = { authorization: `Bearer ${token}` };
+    const slow = configFor(upstreams, { api_token: token });
+    let calls = 0;
+    upstreams.doh.route('GET /resolve', () => {
+      calls++;
+      return { hang: true };
+    });
+    let server = await serve(slow.file);
+    try {
+      const refused = await fetch(`${server.url}/api/analyze`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'example.com', engines: ['public_dns'] }),
+      });
+      assert.equal(refused.status, 401);
+      const res = await fetch(`${server.url}/api/analyze`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ text: 'example.com', engines: ['public_dns', 'reverse_dns'] }),
+      });
+      assert.equal(res.status, 200);
+      const { analysis_id: id } = (await res.json()) as { analysis_id: string };
+      for (let i = 0; calls === 0; i++) {
+        assert.ok(i < 500, 'the analysis reached its upstream');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      server.child.kill('SIGKILL');
+      await new Promise((resolve) => server.child.once('exit', resolve));
+
+      upstreams.doh.route('GET /resolve', dohHandler(ZONE));
+      server = await serve(slow.file);
+      assert.equal((await fetch(`${server.url}/api/is_analysis_complete/${id}`)).status, 401, 'still behind the token');
+      let complete = false;
+      for (let i = 0; !complete; i++) {
+        assert.ok(i < 600, 'the resumed analysis completes');
+        const status = await fetch(`${server.url}/api/is_analysis_complete/${id}`, { headers: auth });
+        assert.equal(status.status, 200);
+        complete = ((await status.json()) as { complete: boolean }).complete;
+        if (!complete) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.match(server.log(), /resumed 1 unfinished analysis/);
+      assert.equal((await fetch(`${server.url}/api/results/${id}`)).status, 401);
+      const [result] = (await (await fetch(`${server.url}/api/results/${id}`, { headers: auth })).json()) as Record<string, unknown>[];
+      assert.ok(Array.isArray((result!.public_dns as { Answer: unknown[] }).Answer));
+      assert.deepEqual(result!.reverse_dns, { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] });
+      assert.ok(!server.log().includes(token), 'no token in the log');
+    } finally {
+      await server.stop();
+      upstreams.doh.route('GET /resolve', dohHandler(ZONE));
+    }
+  });
 });

@@ -3,6 +3,7 @@
  * the pivot to a resolved IP, dependencies, per-engine errors, deadlines, caching, limits.
  */
 import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import Keyv from 'keyv';
 import * as v from 'valibot';
@@ -211,6 +212,59 @@ describe('runner: dependencies', () => {
     const [result] = await runner().analyze([obs('185.220.101.66', 'IPv4')], catalog.select(['asn_check']));
     assert.deepEqual(Object.keys(result!), ['observable', 'type', 'reversed_success', 'asn_check']);
     assert.deepEqual(result!.asn_check, { ip: '185.220.101.66', asn: 'AS666', listed: true });
+  });
+});
+
+/** `127.0.0.1:<port>` of a UDP port nobody listens on (a dead DNS server). */
+async function deadUdpAddress(): Promise<string> {
+  const socket = createSocket('udp4');
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', () => resolve()));
+  const { port } = socket.address();
+  await new Promise<void>((resolve) => socket.close(() => resolve()));
+  return `127.0.0.1:${port}`;
+}
+
+describe('runner: a null that comes from a failure is an error, never a cached "no data"', () => {
+  test('the resolution failed: engines waiting for the resolved IP report it; nothing is called or cached', async () => {
+    const store = new Map<string, unknown>();
+    const storage = new Keyv();
+    const r = runner({
+      cache: new Keyv({ store }),
+      services: { transport, dnsServers: [await deadUdpAddress()], dataDir: '/nonexistent', storeFor: (id) => keyvEngineStore(storage, id) },
+      engineSettings: { ip_intel: { base_url: http.url }, reverse_dns: { timeout_ms: 1000, retries: 0 } },
+    });
+    const [selected] = await r.analyze([obs('example.com', 'FQDN')], catalog.select(['reverse_dns', 'ip_intel', 'asn_check']));
+    const [unselected] = await r.analyze([obs('https://evil.example/x', 'URL')], catalog.select(['ip_intel']));
+    assert.equal(selected!.reverse_dns, null);
+    assert.match(selected!.errors!.reverse_dns!, /DNS/);
+    for (const key of ['ip_intel', 'asn_check']) {
+      assert.equal(selected![key], null);
+      assert.equal(selected!.errors![key], `reverse_dns failed: ${selected!.errors!.reverse_dns}`, key);
+    }
+    assert.equal(selected!.reversed_success, false);
+    // reverse_dns not selected: it is still named as the cause.
+    assert.equal(unselected!.ip_intel, null);
+    assert.match(unselected!.errors!.ip_intel!, /^reverse_dns failed: DNS/);
+    assert.equal(http.hits('GET /ip/').length, 0);
+    assert.deepEqual([...store.keys()], [], 'nothing cached');
+  });
+
+  test('a dependency failed: its dependent reports it and caches nothing; it answers once the dependency does', async () => {
+    http.route('GET /ip/*', reply.status(500));
+    const r = runner({ engineSettings: { ip_intel: { base_url: http.url, retries: 0 } } });
+    try {
+      const [alone] = await r.analyze([obs('185.220.101.66', 'IPv4')], catalog.select(['asn_check']));
+      assert.equal(alone!.asn_check, null);
+      assert.equal(alone!.errors!.asn_check, 'ip_intel failed: HTTP 500 Internal Server Error');
+      const [both] = await r.analyze([obs('185.220.101.66', 'IPv4')], catalog.select(['ip_intel', 'asn_check']));
+      assert.equal(both!.errors!.ip_intel, 'HTTP 500 Internal Server Error');
+      assert.equal(both!.errors!.asn_check, 'ip_intel failed: HTTP 500 Internal Server Error');
+    } finally {
+      http.route('GET /ip/*', (req) => ({ json: { ip: req.path.slice(4), asn: req.path.endsWith('.66') ? 'AS666' : 'AS15169' } }));
+    }
+    const [recovered] = await r.analyze([obs('185.220.101.66', 'IPv4')], catalog.select(['asn_check']));
+    assert.deepEqual(recovered!.asn_check, { ip: '185.220.101.66', asn: 'AS666', listed: true }, 'no "no data" was cached');
+    assert.equal(recovered!.errors, undefined);
   });
 });
 

@@ -1,7 +1,9 @@
 /**
  * Analyses: validate a request, record it, run it in the background, persist partial results as
- * observables finish and the final results before `complete` turns true. Pending analyses are
- * resumed after a restart, so an accepted analysis always completes.
+ * observables finish and the final results before `complete` turns true. Pending analyses the
+ * server accepted are resumed after a restart, so an accepted analysis always completes; one that
+ * `oas analyze` started and that was interrupted is left as it was (re-running it would spend the
+ * engines' quotas a second time for a result nobody is waiting for).
  */
 import { randomUUID } from 'node:crypto';
 import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
@@ -16,8 +18,30 @@ export class InputError extends Error {
   override name = 'InputError';
 }
 
+/** More observables than `max_observables`: the analysis is refused whole (HTTP 413, CLI exit 2). */
+export class TooManyObservablesError extends InputError {
+  override name = 'TooManyObservablesError';
+}
+
+export interface AnalysisLimits {
+  /** Most observables one analysis may hold (setting max_observables). */
+  maxObservables?: number | undefined;
+}
+
+/** An engine error of an analysis, for the server's log (the reason is already redacted). */
+export interface EngineErrorEvent {
+  analysis: string;
+  engine: string;
+  error: string;
+}
+
+/** Who started an analysis: `oas analyze` or `oas serve` (its API). */
+export type AnalysisOrigin = 'cli' | 'server';
+
 export interface AnalysisRecord {
   id: string;
+  /** Only the server's own unfinished analyses are resumed. Absent in records of older versions. */
+  origin?: AnalysisOrigin;
   created_at: string;
   finished_at: string | null;
   duration_ms: number | null;
@@ -55,7 +79,11 @@ export class AnalysisService {
     private readonly catalog: Catalog,
     private readonly runner: EngineRunner,
     private readonly storage: Storage,
+    private readonly limits: AnalysisLimits = {},
   ) {}
+
+  /** Called for every engine error of every analysis (`oas serve` logs them). */
+  onEngineError: ((event: EngineErrorEvent) => void) | undefined;
 
   /** Turns a request into observables and engine selections, or throws InputError. */
   prepare(request: AnalysisRequest): PreparedAnalysis {
@@ -73,13 +101,18 @@ export class AnalysisService {
     if (observables.length === 0) {
       throw new InputError('no observable found in the text: give a domain, IP address, URL, hash (MD5, SHA1, SHA256) or e-mail address');
     }
+    const max = this.limits.maxObservables;
+    if (max !== undefined && observables.length > max) {
+      throw new TooManyObservablesError(`too many observables: the text holds ${observables.length}, more than max_observables (${max}); split it into smaller analyses or raise max_observables`);
+    }
     return { observables, selections };
   }
 
   /** Records the analysis and starts it in the background. */
-  async start(request: AnalysisRequest, prepared = this.prepare(request)): Promise<AnalysisRecord> {
+  async start(request: AnalysisRequest, prepared = this.prepare(request), origin: AnalysisOrigin = 'server'): Promise<AnalysisRecord> {
     const record: AnalysisRecord = {
       id: randomUUID(),
+      origin,
       created_at: new Date().toISOString(),
       finished_at: null,
       duration_ms: null,
@@ -97,7 +130,7 @@ export class AnalysisService {
 
   /** Runs an analysis to the end (the CLI), recording it like any other. */
   async runToEnd(request: AnalysisRequest, onProgress?: (p: Progress) => void, prepared = this.prepare(request)): Promise<AnalysisRecord> {
-    const record = await this.start(request, prepared);
+    const record = await this.start(request, prepared, 'cli');
     const done = this.running.get(record.id)!;
     if (onProgress) this.progressListeners.set(record.id, onProgress);
     try {
@@ -119,17 +152,20 @@ export class AnalysisService {
     return this.live.get(id.toLowerCase()) ?? this.get(id);
   }
 
-  /** Stored analyses not complete yet (read in SQLite: the finished ones are never loaded). */
+  /**
+   * Stored analyses the server accepted and that are not complete yet (read in SQLite: the
+   * finished ones are never loaded). Those of `oas analyze` (or without an origin) are left out.
+   */
   private async unfinished(): Promise<AnalysisRecord[]> {
     const rows = (await this.storage.analysesTable.query(
-      "SELECT value FROM analyses WHERE json_extract(value, '$.value.complete') = 0",
+      "SELECT value FROM analyses WHERE json_extract(value, '$.value.complete') = 0 AND json_extract(value, '$.value.origin') = 'server'",
     )) as { value: string }[];
     return rows.map((row) => (JSON.parse(row.value) as { value: AnalysisRecord }).value);
   }
 
-  /** Restarts analyses that were accepted but not finished (the process stopped). */
+  /** Restarts the server's analyses that were accepted but not finished (the process stopped). */
   async resumePending(): Promise<number> {
-    const pending = (await this.unfinished()).filter((r) => !this.running.has(r.id));
+    const pending = (await this.unfinished()).filter((r) => r.origin === 'server' && !this.running.has(r.id));
     for (const record of pending) {
       let selections: Selection[];
       try {
@@ -168,6 +204,16 @@ export class AnalysisService {
         onObservable: (index, result) => {
           record.results[index] = result;
           dirty = true;
+          if (this.onEngineError && result.errors) {
+            for (const [key, error] of Object.entries(result.errors)) {
+              const engine = selections.find((s) => s.key === key)?.engine.id ?? key;
+              try {
+                this.onEngineError({ analysis: record.id, engine, error });
+              } catch {
+                // A log that cannot be written never stops an analysis.
+              }
+            }
+          }
         },
       })
       .then((results) => {

@@ -16,7 +16,14 @@ export interface AnalyzeOptions {
   catalog?: string;
 }
 
+/**
+ * Once the results are out and everything is closed, the process ends within this time even if
+ * an abandoned lookup still holds a socket or a timer.
+ */
+const EXIT_GRACE_MS = 1000;
+
 export async function analyzeCommand(words: string[], options: AnalyzeOptions): Promise<number> {
+  const output = quietOnClosedOutput();
   const input = await readInput(words);
   const engines = options.engines === undefined ? undefined : options.engines.split(',').map((s) => s.trim()).filter(Boolean);
   if (engines !== undefined && engines.length === 0) throw new UsageError('--engines needs at least one engine name');
@@ -37,18 +44,51 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
     }
     const rows = resultRows(record.results, app.catalog);
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(record.results, null, 2)}\n`);
+      await output.write(`${JSON.stringify(record.results, null, 2)}\n`);
     } else {
-      process.stdout.write(`${renderTable(rows, process.stdout.columns)}\n`);
       const failed = rows.filter((r) => r.status === 'error').length;
-      process.stdout.write(`${record.observables.length} observable(s), ${prepared.selections.length} engine(s)`
+      await output.write(`${renderTable(rows, process.stdout.columns)}\n`
+        + `${record.observables.length} observable(s), ${prepared.selections.length} engine(s)`
         + `${failed ? `, ${failed} failed lookup(s)` : ''} · analysis ${record.id}\n`);
     }
+    // Failures of every kind count, DNS ones included (the runner reports them as errors).
     const everyEngineFailed = rows.length > 0 && rows.every((r) => r.status === 'error');
     return everyEngineFailed ? EXIT_FAILED : EXIT_OK;
   } finally {
     await app.close();
+    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
   }
+}
+
+/**
+ * `oas analyze ... | head -1`: when the reader of standard output (or error) goes away, what is
+ * left to print has nowhere to go; the analysis is recorded all the same and the command ends
+ * with its usual exit code, without a word (no EPIPE stack trace). Any other output error is one
+ * line and exit 1.
+ */
+function quietOnClosedOutput(): { write(text: string): Promise<void> } {
+  let closed = false;
+  const onError = (stream: NodeJS.WriteStream) => (error: NodeJS.ErrnoException) => {
+    if (closed || error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') {
+      closed = true;
+      return;
+    }
+    closed = true;
+    if (stream !== process.stderr) process.stderr.write(`oas: cannot write the results: ${error.code ?? error.message}\n`);
+    process.exit(EXIT_FAILED);
+  };
+  process.stdout.on('error', onError(process.stdout));
+  process.stderr.on('error', onError(process.stderr));
+  return {
+    // Resolves once the text is handed to the system (or cannot be): never rejects.
+    write: (text) => new Promise((resolve) => {
+      if (closed || process.stdout.destroyed) {
+        resolve();
+        return;
+      }
+      process.stdout.write(text, () => resolve());
+    }),
+  };
 }
 
 /** The text from the arguments, or standard input when there are none or the argument is "-". */

@@ -59,6 +59,7 @@ function buildProgram(): Command {
     .option('--host <address>', 'address to bind (setting host; default 127.0.0.1)')
     .option('-p, --port <number>', 'port to listen on (setting port; default 8080)')
     .option('--prefix <path>', 'API path prefix (setting api_prefix; default /api/)')
+    .option('--log-format <format>', 'request log lines on stderr: text or json (setting log_format; default text)')
     .addOption(catalogOption())
     .addOption(configOption())
     .addOption(dataDirOption())
@@ -82,12 +83,17 @@ export async function main(argv: string[]): Promise<number> {
       return EXIT_USAGE;
     }
     if (error instanceof UsageError || error instanceof InputError || error instanceof ConfigError) {
-      process.stderr.write(`oas: ${error.message}\n`);
+      process.stderr.write(`oas: ${oneLine(error.message)}\n`);
       return EXIT_USAGE;
     }
     process.stderr.write(`oas: unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
     return EXIT_FAILED;
   }
+}
+
+/** An error message as one line (a path or a value may hold a line break). */
+function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 process.exitCode = await main(process.argv);

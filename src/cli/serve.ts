@@ -1,7 +1,15 @@
-/** `oas serve`: the HTTP API on @hono/node-server, bound to 127.0.0.1 unless told otherwise. */
-import { createApp } from '../app.js';
+/**
+ * `oas serve`: the HTTP API on @hono/node-server, bound to 127.0.0.1 unless told otherwise.
+ * Bound to any other address it needs `api_token` (or the explicit `allow_unauthenticated`).
+ * One log line per request on stderr (`log_format`); "listening on <url>" on stdout.
+ */
+import ipaddr from 'ipaddr.js';
+import { createApp, loadSettings } from '../app.js';
+import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { listen } from '../server/listen.js';
+import { createLogger } from '../server/access-log.js';
+import { invalidHosts } from '../server/host-guard.js';
+import { listen, secretValues } from '../server/listen.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 export interface ServeOptions {
@@ -11,6 +19,7 @@ export interface ServeOptions {
   config?: string;
   dataDir?: string;
   catalog?: string;
+  logFormat?: string;
 }
 
 export async function serveCommand(options: ServeOptions): Promise<number> {
@@ -19,16 +28,21 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   if (options.prefix !== undefined) flags.api_prefix = options.prefix;
   if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
   if (options.catalog !== undefined) flags.catalog = options.catalog as Config['catalog'];
+  if (options.logFormat !== undefined) flags.log_format = options.logFormat as Config['log_format'];
   if (options.port !== undefined) {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${options.port}"`);
     flags.port = port;
   }
+  // Refusals come before anything is opened or created.
+  checkAccess((await loadSettings({ file: options.config, flags })).config);
   const app = await createApp({ file: options.config, flags });
   const { config } = app;
+  const logger = createLogger({ format: config.log_format, secrets: secretValues(config, app.catalog) });
+  app.analyses.onEngineError = (entry) => logger.engineError(entry);
   let running;
   try {
-    running = await listen(app);
+    running = await listen(app, { logger });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? `${config.host}:${config.port} is already in use`
@@ -39,6 +53,9 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     return EXIT_FAILED;
   }
   process.stdout.write(`oas listening on ${running.url} (API under ${config.api_prefix}, data in ${config.data_dir})\n`);
+  if (isWildcard(config.host) && config.allowed_hosts.length === 0) {
+    process.stdout.write(`oas: bound to ${config.host}: only requests naming localhost, 127.0.0.1 or [::1] as their Host are answered (421 otherwise); list the names clients use in allowed_hosts (OAS_ALLOWED_HOSTS)\n`);
+  }
   const resumed = await app.analyses.resumePending();
   if (resumed > 0) process.stdout.write(`oas: resumed ${resumed} unfinished analysis(es)\n`);
 
@@ -54,4 +71,31 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+}
+
+/**
+ * Serving beyond this machine without a token would let anyone who can reach it run analyses on
+ * the team's keys: refused unless `api_token` is set or `allow_unauthenticated` says so.
+ */
+function checkAccess(config: Config): void {
+  const bad = invalidHosts(config.allowed_hosts);
+  if (bad.length > 0) {
+    throw new ConfigError(`invalid "allowed_hosts": ${JSON.stringify(bad[0])} is not a host name (expected a name or an address, optionally with :port)`);
+  }
+  if (!config.api_token && !config.allow_unauthenticated && !isLoopback(config.host)) {
+    throw new UsageError(`refusing to serve on ${config.host} without an API token: anyone who can reach it could run analyses on your engines' keys; set api_token (OAS_API_TOKEN), or allow_unauthenticated: true (OAS_ALLOW_UNAUTHENTICATED=true) to serve it without one`);
+  }
+}
+
+/** 127.0.0.0/8, ::1 (also IPv4-mapped) and `localhost`. */
+export function isLoopback(host: string): boolean {
+  const name = host.trim().replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (!ipaddr.isValid(name)) return false;
+  return ipaddr.process(name).range() === 'loopback';
+}
+
+function isWildcard(host: string): boolean {
+  const name = host.trim().replace(/^\[(.*)\]$/, '$1');
+  return ipaddr.isValid(name) && ipaddr.parse(name).range() === 'unspecified';
 }

@@ -40,11 +40,14 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
   const merged: Config = { ...defaultConfig(env), ...fromFile, ...fromEnv, ...fromFlags };
   merged.api_prefix = normalizePrefix(merged.api_prefix);
   merged.data_dir = resolve(cwd, merged.data_dir);
-  merged.engines = mergeEngineSettings(fromFile.engines, fromEnv.engines, options.flags?.engines);
-  if (options.engines) {
-    merged.engines = normalizeEngineSettings(merged.engines, options.engines, file);
-    applyCredentialEnv(merged.engines, options.engines, env);
-  }
+  const layers: [Record<string, Record<string, unknown>> | undefined, string][] = [
+    [fromFile.engines, file ? `configuration file ${file}` : 'configuration'],
+    [fromEnv.engines, 'environment variable OAS_ENGINES'],
+    [options.flags?.engines, 'configuration'],
+  ];
+  const catalog = options.engines;
+  merged.engines = mergeEngineSettings(...layers.map(([settings, where]) => (catalog ? normalizeEngineSettings(settings ?? {}, catalog, where) : settings)));
+  if (catalog) applyCredentialEnv(merged.engines, catalog, env);
   return { config: merged, file };
 }
 
@@ -71,9 +74,7 @@ function readConfigFile(path: string): Partial<Config> {
   }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
-    if (!(key in KEYS)) {
-      throw new ConfigError(`configuration file ${path}: unknown key "${key}" (valid keys: ${Object.keys(KEYS).join(', ')})`);
-    }
+    if (!(key in KEYS)) throw new ConfigError(`configuration file ${path}: ${unknownSetting(key, key, Object.keys(KEYS))}`);
     out[key] = check(key as ConfigKey, value, `configuration file ${path}`);
   }
   return out as Partial<Config>;
@@ -131,9 +132,103 @@ function fromString(raw: string, kind: string, where: string): unknown {
 function check(key: ConfigKey, value: unknown, where: string): unknown {
   const result = v.safeParse(KEYS[key].schema, value);
   if (result.success) return result.output;
-  const issue = result.issues[0];
-  const path = [key, ...(issue.path ?? []).map((p: { key: unknown }) => String(p.key))].join('.');
-  throw new ConfigError(`${where}: invalid "${path}": ${issue.message}`);
+  throw new ConfigError(`${where}: ${describeIssue([key], result.issues[0], !UNECHOED.has(key))}`);
+}
+
+/** Keys whose values never appear in an error: a token, a proxy URL with credentials, engine keys. */
+const UNECHOED = new Set<string>(['api_token', 'proxy_url', 'engines']);
+
+type Issue = v.BaseIssue<unknown>;
+
+/** `invalid "<path>": expected ..., got ...` for the first problem valibot found. */
+function describeIssue(prefix: string[], issue: Issue, echo = false): string {
+  const path = [...prefix, ...(issue.path ?? []).map((p) => String(p.key))].join('.');
+  // A wrong type says what it got; a wrong value only where it cannot be a secret.
+  const value = typeof issue.input === 'string' || typeof issue.input === 'number' ? issue.input : undefined;
+  const shown = echo && value !== undefined ? JSON.stringify(typeof value === 'string' && value.length > 60 ? `${value.slice(0, 60)}…` : value) : undefined;
+  // A picklist's message lists the values already: only a wrong type is worth adding.
+  const got = issue.type === 'picklist' ? (typeof issue.input === 'string' ? '' : `, got ${kindOf(issue.input)}`)
+    : issue.kind === 'schema' ? `, got ${kindOf(issue.input)}` : shown ? `, got ${shown}` : '';
+  return `invalid "${path}": ${issueMessage(issue)}${got}`;
+}
+
+/**
+ * The schema's own message, or for a schema without one (an engine's own settings) the same kind
+ * of sentence instead of valibot's default ("Invalid type: Expected ... but received ...").
+ */
+function issueMessage(issue: Issue): string {
+  if (!/^Invalid \w+: (Expected .* but r|R)eceived /s.test(issue.message)) return issue.message.split('\n')[0]!;
+  const requirement = (issue as { requirement?: unknown }).requirement;
+  switch (issue.type) {
+    case 'string': return 'expected a string';
+    case 'number': return 'expected a number';
+    case 'boolean': return 'expected true or false';
+    case 'array': return 'expected a list';
+    case 'object': case 'loose_object': case 'strict_object': case 'record': return 'expected an object';
+    case 'picklist': return `expected one of ${issue.expected?.replaceAll(' | ', ', ') ?? 'the listed values'}`;
+    case 'url': return 'expected a URL such as https://example.com';
+    case 'integer': return 'expected a whole number';
+    case 'min_value': return `expected a number of at least ${String(requirement)}`;
+    case 'max_value': return `expected a number of at most ${String(requirement)}`;
+    case 'min_length': return requirement === 1 ? 'must not be empty' : `expected at least ${String(requirement)} characters`;
+    case 'max_length': return `expected at most ${String(requirement)} characters`;
+    case 'non_empty': return 'must not be empty';
+    case 'email': return 'expected an e-mail address';
+    default: return `not a valid value (${issue.type.replaceAll('_', ' ')})`;
+  }
+}
+
+/** A JSON value's kind, for "got a string". */
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  switch (typeof value) {
+    case 'string': return 'a string';
+    case 'number': return 'a number';
+    case 'boolean': return value ? 'true' : 'false';
+    case 'object': return 'an object';
+    default: return typeof value;
+  }
+}
+
+/** `<path>: unknown setting; did you mean <closest>?`, or the known ones when none is close. */
+function unknownSetting(path: string, name: string, known: readonly string[]): string {
+  const suggestion = closest(name, known);
+  const shown = path.length > 120 ? `${path.slice(0, 120)}…` : path;
+  return suggestion
+    ? `${shown}: unknown setting; did you mean ${suggestion}?`
+    : `${shown}: unknown setting (known settings: ${[...known].sort().join(', ')})`;
+}
+
+/** The known name nearest to `name` (case-insensitive edit distance), if it is close enough. */
+export function closest(name: string, known: readonly string[]): string | undefined {
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
+    if (distance < bestDistance) {
+      best = candidate;
+      bestDistance = distance;
+    }
+  }
+  return bestDistance <= limit ? best : undefined;
+}
+
+/** Damerau-Levenshtein distance (optimal string alignment: a swap of two neighbours costs 1). */
+export function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 50) return Math.abs(a.length - b.length);
+  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
+      rows[i]![j] = d;
+    }
+  }
+  return rows[a.length]![b.length]!;
 }
 
 function mergeEngineSettings(...layers: (Record<string, Record<string, unknown>> | undefined)[]): Record<string, Record<string, unknown>> {
@@ -144,30 +239,58 @@ function mergeEngineSettings(...layers: (Record<string, Record<string, unknown>>
   return out;
 }
 
-/** Keys may name an engine by id or alias; each engine may validate its own settings. */
+/**
+ * One source's `engines` (the file, OAS_ENGINES): keys name an engine by id or alias; every
+ * setting must be one the engine knows, and valid for the common schema and the engine's own.
+ */
 function normalizeEngineSettings(
   settings: Record<string, Record<string, unknown>>,
   engines: readonly EngineDefinition[],
-  file: string | undefined,
+  where: string,
 ): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, values] of Object.entries(settings)) {
     const engine = engines.find((e) => e.id === name || e.service === name);
-    const where = file ? `configuration file ${file}` : 'configuration';
     if (!engine) {
-      throw new ConfigError(`${where}: invalid "engines.${name}": unknown engine (valid: ${engines.map((e) => e.id).join(', ')})`);
+      const names = engines.flatMap((e) => [e.id, e.service]);
+      const suggestion = closest(name, names);
+      throw new ConfigError(`${where}: invalid "engines.${name}": unknown engine${suggestion ? `; did you mean ${suggestion}?` : ` (valid: ${engines.map((e) => e.id).join(', ')})`}`);
     }
-    for (const schema of [engineSettingsSchema, engine.settingsSchema].filter(Boolean) as v.GenericSchema[]) {
-      const result = v.safeParse(schema, values);
-      if (!result.success) {
-        const issue = result.issues[0];
-        const path = ['engines', name, ...(issue.path ?? []).map((p: { key: unknown }) => String(p.key))].join('.');
-        throw new ConfigError(`${where}: invalid "${path}": ${issue.message}`);
+    const known = [...knownEngineSettings(engine)];
+    for (const key of Object.keys(values)) {
+      if (!known.includes(key)) throw new ConfigError(`${where}: ${unknownSetting(`engines.${name}.${key}`, key, known)}`);
+    }
+    for (const definition of [engine, ...Object.values(engine.variants ?? {})]) {
+      for (const schema of [engineSettingsSchema, definition.settingsSchema].filter(Boolean) as v.GenericSchema[]) {
+        const result = v.safeParse(schema, values);
+        if (!result.success) throw new ConfigError(`${where}: ${describeIssue(['engines', name], result.issues[0])}`);
       }
     }
     out[engine.id] = { ...out[engine.id], ...values };
   }
   return out;
+}
+
+/**
+ * The settings an engine knows under `engines.<id>`, in every catalog variant: the common ones,
+ * its credentials, the keys of its defaults and the entries of its own settings schema.
+ */
+export function knownEngineSettings(engine: EngineDefinition): Set<string> {
+  const known = new Set(Object.keys(engineSettingsSchema.entries));
+  for (const definition of [engine, ...Object.values(engine.variants ?? {})]) {
+    for (const credential of definition.credentials ?? []) known.add(credential.setting);
+    for (const key of Object.keys(definition.defaults ?? {})) known.add(key);
+    for (const key of Object.keys(schemaEntries(definition.settingsSchema))) known.add(key);
+  }
+  return known;
+}
+
+/** An object schema's entries, also through a pipe (`v.pipe(v.looseObject({...}), ...)`). */
+function schemaEntries(schema: unknown): Record<string, unknown> {
+  const s = schema as { entries?: Record<string, unknown>; pipe?: unknown[] } | undefined;
+  if (s?.entries && typeof s.entries === 'object') return s.entries;
+  if (Array.isArray(s?.pipe) && s.pipe.length > 0) return schemaEntries(s.pipe[0]);
+  return {};
 }
 
 /**

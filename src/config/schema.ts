@@ -1,19 +1,46 @@
 /** The configuration's keys, their types and defaults. One table drives the file, env and docs. */
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import type { CatalogVariant } from '../engine/contract.js';
 
-const hostPort = v.pipe(
-  v.string(),
-  v.regex(/^(\d{1,3}(\.\d{1,3}){3}|\[[0-9a-fA-F:.]+\]|[0-9a-fA-F:]+)(:\d{1,5})?$/, 'expected an IP address, optionally with :port'),
-);
+/**
+ * Every schema here carries its own messages ("expected ..."): `src/config/load.ts` adds what it
+ * got, and turns any message valibot would write by itself into the same form.
+ */
+
+/** `ip`, `ip:port`, `ipv6` or `[ipv6]:port`, with a real address and a port from 1 to 65535. */
+export function isHostPort(value: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(value);
+  const v4 = /^([\d.]+)(?::(\d{1,5}))?$/.exec(value);
+  const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [value, undefined];
+  if (bracketed ? isIP(host) !== 6 : isIP(host) === 0) return false;
+  return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+}
+
+/** An absolute http:// or https:// URL with a host. */
+export function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const HOST_PORT = 'expected an IP address (ip or ip:port)';
+const hostPort = v.pipe(v.string(HOST_PORT), v.check(isHostPort, HOST_PORT));
 const positiveInt = v.pipe(v.number('expected a number'), v.integer('expected a whole number'), v.minValue(1, 'expected a number of at least 1'));
 const nonNegativeInt = v.pipe(v.number('expected a number'), v.integer('expected a whole number'), v.minValue(0, 'expected a number of at least 0'));
+const PROXY = 'expected an http:// or https:// URL such as http://proxy.example:3128, or "" for a direct connection';
+const proxyUrl = v.pipe(v.string(PROXY), v.trim(), v.check((s) => s === '' || isHttpUrl(s), PROXY));
+const URL_MESSAGE = 'expected an http:// or https:// URL';
+const httpUrl = v.pipe(v.string(URL_MESSAGE), v.check(isHttpUrl, URL_MESSAGE));
 
 /** Settings every engine accepts under `engines.<id>`; engines may accept more. */
 export const engineSettingsSchema = v.looseObject({
-  base_url: v.optional(v.pipe(v.string(), v.url('expected a URL'))),
+  base_url: v.optional(httpUrl),
   api_key: v.optional(v.string('expected a string')),
   timeout_ms: v.optional(positiveInt),
   concurrency: v.optional(positiveInt),
@@ -23,7 +50,7 @@ export const engineSettingsSchema = v.looseObject({
   rate_window_ms: v.optional(positiveInt),
   /** A call that would wait longer than this for its quota fails instead. */
   quota_max_wait_ms: v.optional(nonNegativeInt),
-});
+}, 'expected an object of settings such as { "timeout_ms": 5000 }');
 
 export type ValueKind = 'string' | 'int' | 'bool' | 'list' | 'json';
 
@@ -37,19 +64,26 @@ export interface KeySpec {
 }
 
 export const KEYS = {
-  api_prefix: { schema: v.pipe(v.string(), v.regex(/^\/?[A-Za-z0-9._~\-/]*\/?$/, 'expected a URL path such as /api/')), kind: 'string', legacyEnv: 'API_PREFIX', doc: 'Path prefix of the three API endpoints.', defaultText: '/api/' },
+  api_prefix: { schema: v.pipe(v.string('expected a URL path such as /api/'), v.regex(/^\/?[A-Za-z0-9._~\-/]*\/?$/, 'expected a URL path such as /api/')), kind: 'string', legacyEnv: 'API_PREFIX', doc: 'Path prefix of the three API endpoints.', defaultText: '/api/' },
   api_cache_timeout: { schema: nonNegativeInt, kind: 'int', legacyEnv: 'API_CACHE_TIMEOUT', doc: 'Seconds an engine result stays cached (0 disables the cache).', defaultText: '86400' },
-  data_dir: { schema: v.pipe(v.string(), v.minLength(1, 'expected a directory path')), kind: 'string', doc: 'Directory of the SQLite file (cache, analyses) and downloaded lists.', defaultText: '$XDG_CACHE_HOME/oas or ~/.cache/oas' },
-  host: { schema: v.pipe(v.string(), v.minLength(1)), kind: 'string', doc: 'Address `oas serve` binds to.', defaultText: '127.0.0.1' },
-  port: { schema: v.pipe(v.number('expected a number'), v.integer('expected a whole number'), v.minValue(0), v.maxValue(65535, 'expected a port number up to 65535')), kind: 'int', doc: 'Port of `oas serve` (0 = any free port).', defaultText: '8080' },
+  data_dir: { schema: v.pipe(v.string('expected a directory path'), v.minLength(1, 'expected a directory path, not an empty string')), kind: 'string', doc: 'Directory of the SQLite file (cache, analyses) and downloaded lists.', defaultText: '$XDG_CACHE_HOME/oas or ~/.cache/oas' },
+  host: { schema: v.pipe(v.string('expected an address such as 127.0.0.1'), v.trim(), v.minLength(1, 'expected an address such as 127.0.0.1, not an empty string')), kind: 'string', doc: 'Address `oas serve` binds to.', defaultText: '127.0.0.1' },
+  port: { schema: v.pipe(v.number('expected a number'), v.integer('expected a whole number'), v.minValue(0, 'expected a port number from 0 to 65535'), v.maxValue(65535, 'expected a port number from 0 to 65535')), kind: 'int', doc: 'Port of `oas serve` (0 = any free port).', defaultText: '8080' },
   max_body_bytes: { schema: positiveInt, kind: 'int', doc: 'Largest accepted POST body, in bytes.', defaultText: '1048576' },
-  dns_servers: { schema: v.array(hostPort), kind: 'list', doc: 'DNS servers for DNS engines (`ip` or `ip:port`); empty = the system resolvers.', defaultText: '[] (system)' },
-  proxy_url: { schema: v.string(), kind: 'string', legacyEnv: 'PROXY_URL', doc: 'HTTP(S) proxy for every outbound HTTP call; empty = direct.', defaultText: '""' },
+  dns_servers: { schema: v.array(hostPort, 'expected a list of IP addresses (ip or ip:port)'), kind: 'list', doc: 'DNS servers for DNS engines (`ip` or `ip:port`); empty = the system resolvers.', defaultText: '[] (system)' },
+  proxy_url: { schema: proxyUrl, kind: 'string', legacyEnv: 'PROXY_URL', doc: 'HTTP(S) proxy for every outbound HTTP call; empty = direct.', defaultText: '""' },
   ssl_verify: { schema: v.boolean('expected true or false'), kind: 'bool', legacyEnv: 'SSL_VERIFY', doc: 'Verify upstream TLS certificates.', defaultText: 'true' },
   concurrency: { schema: positiveInt, kind: 'int', doc: 'Engine calls running at once across all analyses.', defaultText: '32' },
   engine_timeout_ms: { schema: positiveInt, kind: 'int', doc: 'Timeout of every engine call, overriding the engines\' own defaults.', defaultText: 'per engine' },
+  api_token: { schema: v.string('expected a string'), kind: 'string', doc: 'Token every API, `/ui/` and `/export/` request must carry (`Authorization: Bearer <token>` or `X-API-Key`); the web UI asks for it once. Empty = no authentication (loopback only, unless `allow_unauthenticated`).', defaultText: '""' },
+  allow_unauthenticated: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Let `oas serve` bind a non-loopback address without `api_token`.', defaultText: 'false' },
+  allowed_hosts: { schema: v.array(v.pipe(v.string('expected a host name'), v.minLength(1, 'expected a host name, not an empty string')), 'expected a list of host names'), kind: 'list', doc: '`Host` header values the server answers (others get 421); `localhost`, `127.0.0.1`, `[::1]` and the bound address are always allowed.', defaultText: '[] (the defaults only)' },
+  cors_origins: { schema: v.array(v.pipe(v.string('expected an origin such as https://soc.example'), v.url('expected an origin such as https://soc.example')), 'expected a list of origins such as ["https://soc.example"]'), kind: 'list', doc: 'Origins allowed to call the API from a browser (CORS); none by default.', defaultText: '[]' },
+  rate_limit_per_minute: { schema: nonNegativeInt, kind: 'int', doc: 'Analyses one client (token, else address) may start per minute; 0 = no limit.', defaultText: '60' },
+  max_observables: { schema: positiveInt, kind: 'int', doc: 'Most observables one analysis may hold; a larger one is refused whole.', defaultText: '10000' },
+  log_format: { schema: v.picklist(['text', 'json'], 'expected "text" or "json"'), kind: 'string', doc: 'Request log lines of `oas serve` on stderr: `text` or `json` (`--log-format`).', defaultText: 'text' },
   catalog: { schema: v.picklist(['main', 'older'], 'expected "main" or "older"'), kind: 'string', doc: 'Engine catalog variant: `main`, or `older` (the spec\'s older variant: `rdap`, key-less scraping `search_engine` and `provider_21`, key-less `provider_22`).', defaultText: 'main' },
-  engines: { schema: v.record(v.string(), engineSettingsSchema), kind: 'json', doc: 'Per-engine settings: `{ "<engine id>": { "base_url", "api_key", "timeout_ms", "concurrency", "retries", ... } }`.', defaultText: '{}' },
+  engines: { schema: v.record(v.string(), engineSettingsSchema, 'expected an object of engine settings keyed by engine id, such as { "provider_24": { "api_key": "..." } }'), kind: 'json', doc: 'Per-engine settings: `{ "<engine id>": { "base_url", "api_key", "timeout_ms", "concurrency", "retries", ... } }`.', defaultText: '{}' },
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof KEYS;
@@ -67,6 +101,13 @@ export interface Config {
   concurrency: number;
   engine_timeout_ms: number | undefined;
   catalog: CatalogVariant;
+  api_token: string;
+  allow_unauthenticated: boolean;
+  allowed_hosts: string[];
+  cors_origins: string[];
+  rate_limit_per_minute: number;
+  max_observables: number;
+  log_format: 'text' | 'json';
   engines: Record<string, Record<string, unknown>>;
 }
 
@@ -85,6 +126,13 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     concurrency: 32,
     engine_timeout_ms: undefined,
     catalog: 'main',
+    api_token: '',
+    allow_unauthenticated: false,
+    allowed_hosts: [],
+    cors_origins: [],
+    rate_limit_per_minute: 60,
+    max_observables: 10000,
+    log_format: 'text',
     engines: {},
   };
 }

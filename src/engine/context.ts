@@ -1,4 +1,5 @@
 /** Builds the EngineContext for one engine call: settings, deadline, HTTP client, storage. */
+import { setMaxListeners } from 'node:events';
 import type { HttpTransport } from '../http/client.js';
 import { TimeoutError } from '../http/errors.js';
 import type { EngineContext, EngineDefinition, EngineSettings, EngineStore } from './contract.js';
@@ -68,6 +69,9 @@ export function createEngineContext(
   const timeoutMs = settings.timeout_ms;
   const deadline = Date.now() + timeoutMs;
   const controller = new AbortController();
+  // Each request and DNS query of the call listens to its signal (public_dns asks ~10 at once,
+  // each request twice): well over the default warning threshold of 10, without any leak.
+  setMaxListeners(100, controller.signal);
   const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
   const onOuterAbort = () => controller.abort(scope.signal?.reason);
   scope.signal?.addEventListener('abort', onOuterAbort, { once: true });

@@ -3,9 +3,15 @@
  * verification setting, per-call deadline, retries with backoff on network errors, 429 and 5xx
  * (honouring Retry-After), a cap on response size, schema validation of JSON bodies, and
  * redaction of secrets in every error it raises.
+ *
+ * Nothing hangs: a call fails at its deadline whatever the upstream or proxy does (undici ignores
+ * a request's abort signal until a connection is ready, so the client does not wait for it);
+ * opening a connection (TCP, TLS handshake, the proxy's answer to CONNECT) is bounded by
+ * `connectTimeoutMs`; and closing the transport destroys every socket instead of waiting.
  */
+import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, ProxyAgent, interceptors, request, type Dispatcher } from 'undici';
+import { Agent, Pool, ProxyAgent, buildConnector, interceptors, request, type Dispatcher } from 'undici';
 import * as v from 'valibot';
 import { BadResponseError, HttpStatusError, NetworkError, statusError, TimeoutError, UpstreamError } from './errors.js';
 import { redact } from './redact.js';
@@ -16,6 +22,12 @@ export interface TransportOptions {
   userAgent?: string;
   /** Cap on a response body; larger answers are an error. */
   maxResponseBytes?: number;
+  /**
+   * Cap on opening a connection: TCP connect, TLS handshake and, through a proxy, its answer to
+   * CONNECT. Connections are shared by calls, so this bounds the pool; each call's deadline
+   * bounds the call. Default 10 s.
+   */
+  connectTimeoutMs?: number;
 }
 
 /** Per engine call: its deadline and the secrets that must never appear in an error. */
@@ -58,18 +70,38 @@ export interface HttpResponse {
 }
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/** What undici's connectors really return (their type says void): the socket being opened. */
+type Connector = (options: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined;
 
 /** Owns the connection pool; hands out per-call clients. */
 export class HttpTransport {
   readonly dispatcher: Dispatcher;
   readonly userAgent: string;
   readonly maxResponseBytes: number;
+  /** Every socket the pool opened and that is not closed yet, connecting ones included. */
+  private readonly sockets = new Set<Socket>();
 
   constructor(options: TransportOptions = {}) {
+    const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const tls = { rejectUnauthorized: options.sslVerify ?? true };
     const base: Dispatcher = options.proxyUrl
-      ? new ProxyAgent({ uri: options.proxyUrl, requestTls: tls, proxyTls: tls })
-      : new Agent({ connect: tls, keepAliveTimeout: 10_000, connections: 64 });
+      ? new ProxyAgent({
+        uri: options.proxyUrl,
+        requestTls: { ...tls, timeout },
+        proxyTls: { ...tls, timeout },
+        // The connection to the proxy carries only CONNECT requests: the proxy's answer is part of
+        // opening a connection, so it gets the connect timeout (undici's default is 300 s).
+        clientFactory: (origin, opts) => new Pool(origin, {
+          ...(opts as Pool.Options),
+          connect: this.tracked((opts as { connect: buildConnector.connector }).connect),
+          headersTimeout: timeout,
+          bodyTimeout: timeout,
+        }),
+        keepAliveTimeout: 10_000,
+      })
+      : new Agent({ connect: this.tracked(buildConnector({ ...tls, timeout })), keepAliveTimeout: 10_000, connections: 64 });
     this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
     this.userAgent = options.userAgent ?? 'oas (Observable Analysis Service)';
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
@@ -79,8 +111,26 @@ export class HttpTransport {
     return new HttpClient(this, call);
   }
 
+  /**
+   * Ends the pool at once: requests still running were abandoned by their calls, and a hung
+   * upstream or proxy must not hold the process (a graceful close would wait for them).
+   */
   async close(): Promise<void> {
-    await this.dispatcher.close();
+    for (const socket of this.sockets) socket.destroy();
+    this.sockets.clear();
+    await this.dispatcher.destroy().catch(() => {});
+  }
+
+  /** The connector, remembering each socket it opens until that socket closes. */
+  private tracked(connector: buildConnector.connector): buildConnector.connector {
+    const connect = connector as unknown as Connector;
+    return (options, callback) => {
+      const socket = connect(options, callback);
+      if (socket) {
+        this.sockets.add(socket);
+        socket.once('close', () => this.sockets.delete(socket));
+      }
+    };
   }
 }
 
@@ -159,13 +209,13 @@ export class HttpClient {
     }
     // The call's signal already fires at its deadline; a request cap needs a signal of its own.
     const signal = limit < remaining ? AbortSignal.any([this.call.signal, AbortSignal.timeout(limit)]) : this.call.signal;
-    const res = await request(target, {
+    const res = await untilAborted(request(target, {
       method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
       headers,
       body,
       signal,
       dispatcher: this.transport.dispatcher,
-    });
+    }), signal);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of res.body) {
@@ -198,6 +248,36 @@ export class HttpClient {
     const detail = code ? String(code) : String(err?.message ?? error).split('\n')[0];
     return new NetworkError(this.redact(`network error: ${detail}`), true);
   }
+}
+
+/**
+ * The request's answer, or its signal's reason as soon as the signal aborts. undici acts on an
+ * abort only once the request has a connection: while the connection is still being opened (a
+ * proxy that never answers CONNECT, a TLS handshake that never completes) it would wait for the
+ * connect timeout. The abandoned request is aborted by undici when it gets its connection.
+ */
+function untilAborted(pending: Promise<Dispatcher.ResponseData>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  if (signal.aborted) {
+    pending.then((res) => res.body.destroy(), () => {});
+    return Promise.reject(signal.reason);
+  }
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      pending.then((res) => res.body.destroy(), () => {});
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.then(
+      (res) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(res);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Parses a JSON text and validates it; any mismatch becomes a BadResponseError naming the field. */

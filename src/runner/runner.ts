@@ -4,9 +4,12 @@
  * Per observable, every applicable engine runs concurrently. IP-only "reversed IP" engines run on
  * the first address that resolving a domain/URL gave (the pivot engine's answer); engines that
  * depend on others run after them. Calls are bounded overall and per engine, each has a deadline,
- * results are cached per (engine, observable), identical calls in flight are shared, and an
- * engine failure becomes a one-line entry in `errors`: it never fails the analysis.
+ * results are cached per (engine, settings that change its answers, observable), identical calls
+ * in flight are shared, and an engine failure becomes a one-line entry in `errors`: it never
+ * fails the analysis. A failure of what an engine depended on (the resolution of the pivot, a
+ * dependency engine) is that engine's error too, never a cached "no data".
  */
+import { createHash } from 'node:crypto';
 import type { EngineDefinition, EngineSettings } from '../engine/contract.js';
 import { EngineError } from '../engine/contract.js';
 import { createEngineContext, missingCredentials, resolveSettings, secretsOf, type ContextServices } from '../engine/context.js';
@@ -58,6 +61,19 @@ export interface AnalyzeOptions {
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
 
+/** Where an engine runs for an observable: a target, nowhere (null), or not knowable (error). */
+type Target = { target: Observable | null } | { error: string };
+
+/** The call's own scope: what the cache may keep of it, and what it is told. */
+interface CallScope {
+  ignoreCache: boolean;
+  signal: AbortSignal | undefined;
+  dependencies: Record<string, unknown> | undefined;
+  onWait: (reason: string) => void;
+  /** False when a dependency failed: the answer may be incomplete, so it is not cached. */
+  cacheable?: boolean;
+}
+
 interface CachedEntry {
   value: unknown;
   at: number;
@@ -68,6 +84,7 @@ export class EngineRunner {
   private readonly perEngine = new Map<string, Semaphore>();
   private readonly quotas = new Map<string, Quota>();
   private readonly settings = new Map<string, EngineSettings>();
+  private readonly fingerprints = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly pivot: EngineDefinition | undefined;
 
@@ -83,6 +100,16 @@ export class EngineRunner {
       this.settings.set(engine.id, settings);
     }
     return settings;
+  }
+
+  /** The part of an engine's cache key that stands for its settings (see `settingsFingerprint`). */
+  private fingerprintFor(engine: EngineDefinition, settings: EngineSettings): string {
+    let fingerprint = this.fingerprints.get(engine.id);
+    if (fingerprint === undefined) {
+      fingerprint = settingsFingerprint(engine, settings, this.options.services.dnsServers);
+      this.fingerprints.set(engine.id, fingerprint);
+    }
+    return fingerprint;
   }
 
   async analyze(observables: readonly Observable[], selections: readonly Selection[], options: AnalyzeOptions = {}): Promise<ObservableResult[]> {
@@ -111,8 +138,8 @@ export class EngineRunner {
     const result: ObservableResult = { observable: observable.value, type: observable.type, reversed_success: false };
     for (const { key } of selections) result[key] = null;
     const selected = uniqueEngines(selections.map((s) => s.engine));
-    const call = (engine: EngineDefinition, target: Observable, dependencies?: Record<string, unknown>) =>
-      this.call(engine, target, { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies, onWait });
+    const call = (engine: EngineDefinition, target: Observable, dependencies?: Record<string, unknown>, cacheable = true) =>
+      this.call(engine, target, { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies, onWait, cacheable });
 
     // The address IP-only engines run on: the URL's IP host, else the pivot engine's first answer.
     const host = hostOf(observable);
@@ -131,38 +158,50 @@ export class EngineRunner {
     if (pivotSelected) pivotOutcome = runDirect(pivotSelected);
     else if (wantsReversed && needsPivot && this.pivot) pivotOutcome = call(this.pivot, observable);
 
-    const reversedTarget: Promise<Observable | null> = (async () => {
-      if (!wantsReversed) return null;
+    // The resolved IP, or why there is none: a failed resolution is not "no address" (the
+    // engines waiting for it report the failure instead of an empty answer).
+    const reversedTarget: Promise<Target> = (async () => {
+      if (!wantsReversed) return { target: null };
       let ip: string | undefined;
       if (hostIsIp) ip = host!;
       else if (needsPivot && pivotOutcome) {
         const outcome = await pivotOutcome;
-        ip = outcome.ok ? firstAddress(outcome.value) : undefined;
+        if (!outcome.ok) return { error: `${this.pivot?.id ?? 'the resolution'} failed: ${outcome.error}` };
+        ip = firstAddress(outcome.value);
       }
-      if (!ip) return null;
-      return { value: ip, type: ipVersion(ip) === 6 ? 'IPv6' : 'IPv4' };
+      if (!ip) return { target: null };
+      return { target: { value: ip, type: ipVersion(ip) === 6 ? 'IPv6' : 'IPv4' } };
     })();
 
     /** Where an engine runs for this observable: the observable itself, the reversed IP, or nowhere. */
-    const targetOf = async (engine: EngineDefinition): Promise<Observable | null> => {
-      if (appliesTo(engine, observable)) return observable;
-      if (!engine.reversedIp) return null;
-      const target = await reversedTarget;
-      return target && appliesTo(engine, target) ? target : null;
+    const targetOf = async (engine: EngineDefinition): Promise<Target> => {
+      if (appliesTo(engine, observable)) return { target: observable };
+      if (!engine.reversedIp) return { target: null };
+      const reversed = await reversedTarget;
+      if ('error' in reversed) return reversed;
+      return { target: reversed.target && appliesTo(engine, reversed.target) ? reversed.target : null };
     };
 
     const outcomeOf = async (engine: EngineDefinition): Promise<Outcome> => {
       const existing = outcomes.get(engine.id);
       if (existing) return existing;
       const promise = (async (): Promise<Outcome> => {
-        const target = await targetOf(engine);
+        const where = await targetOf(engine);
+        if ('error' in where) return { ok: false, error: where.error };
+        const { target } = where;
         if (!target) return { ok: true, value: null };
         if (engine.dependsOn.length === 0) return call(engine, target);
-        const dependencies = await this.dependenciesOf(engine, selected, outcomeOf);
-        if (dependencies === null) {
+        const inputs = await this.dependenciesOf(engine, selected, outcomeOf);
+        if (inputs === null) {
           return { ok: false, error: `needs one of ${engine.dependsOn.join(', ')}, and none of them can run` };
         }
-        return call(engine, target, dependencies);
+        const { dependencies, failures } = inputs;
+        // Nothing to work from because what it depends on failed: that failure, not "no data".
+        if (failures.length > 0 && Object.keys(dependencies).length === 0) return { ok: false, error: failures.join('; ') };
+        const outcome = await call(engine, target, dependencies, failures.length === 0);
+        // A null that may come from a missing input is not an answer either.
+        if (outcome.ok && outcome.value === null && failures.length > 0) return { ok: false, error: failures.join('; ') };
+        return outcome;
       })();
       outcomes.set(engine.id, promise);
       return promise;
@@ -180,7 +219,8 @@ export class EngineRunner {
       const pivot = await pivotOutcome;
       result.reversed_success = pivot.ok && hasAnswer(pivot.value);
     }
-    const target = await reversedTarget;
+    const reversed = await reversedTarget;
+    const target = 'target' in reversed ? reversed.target : null;
     if (target && target.value !== observable.value && selected.some((e) => e.reversedIp && !appliesTo(e, observable))) {
       result.reversed_ip = target.value;
     }
@@ -189,14 +229,15 @@ export class EngineRunner {
   }
 
   /**
-   * Results of the engines `engine` depends on. Selected ones are awaited; when none is
-   * selected the first one that can run (credentials present) is run internally, unreported.
+   * Results of the engines `engine` depends on, and which of them failed (`<id> failed: <why>`).
+   * Selected ones are awaited; when none is selected the first one that can run (credentials
+   * present) is run internally, unreported. Null when none can run.
    */
   private async dependenciesOf(
     engine: EngineDefinition,
     selected: readonly EngineDefinition[],
     outcomeOf: (e: EngineDefinition) => Promise<Outcome>,
-  ): Promise<Record<string, unknown> | null> {
+  ): Promise<{ dependencies: Record<string, unknown>; failures: string[] } | null> {
     let providers = engine.dependsOn
       .map((id) => selected.find((e) => e.id === id))
       .filter((e): e is EngineDefinition => e !== undefined);
@@ -208,31 +249,36 @@ export class EngineRunner {
       providers = [fallback];
     }
     const dependencies: Record<string, unknown> = {};
+    const failures: string[] = [];
     for (const provider of providers) {
       const outcome = await outcomeOf(provider);
-      if (outcome.ok && outcome.value !== null) dependencies[provider.id] = outcome.value;
+      if (!outcome.ok) failures.push(`${provider.id} failed: ${outcome.error}`);
+      else if (outcome.value !== null) dependencies[provider.id] = outcome.value;
     }
-    return dependencies;
+    return { dependencies, failures };
   }
 
   /** One engine on one target: cache, credentials, shared in-flight calls, limits, deadline. */
   private async call(
     engine: EngineDefinition,
     target: Observable,
-    scope: { ignoreCache: boolean; signal: AbortSignal | undefined; dependencies: Record<string, unknown> | undefined; onWait: (reason: string) => void },
+    scope: CallScope,
   ): Promise<Outcome> {
     const settings = this.settingsFor(engine);
     const missing = missingCredentials(engine, settings);
     if (missing.length > 0) return { ok: false, error: `not configured: ${missing.map((setting) => `engines.${engine.id}.${setting}`).join(', ')}` };
 
-    const key = cacheKey(engine, target);
+    const cacheable = scope.cacheable ?? true;
+    const key = cacheKey(engine, target, this.fingerprintFor(engine, settings));
     const ttlMs = this.options.cacheTtlSeconds * 1000;
     if (!scope.ignoreCache && ttlMs > 0) {
       const cached = await this.readCache(key);
       if (cached) return { ok: true, value: cached.value };
     }
-    const running = this.inflight.get(key);
+    // A call missing some of its inputs shares no one's call: its answer may differ.
+    const running = cacheable ? this.inflight.get(key) : undefined;
     if (running) return running;
+    if (!cacheable) return this.invoke(engine, settings, target, scope);
 
     const promise = (async (): Promise<Outcome> => {
       const outcome = await this.invoke(engine, settings, target, scope);
@@ -253,7 +299,7 @@ export class EngineRunner {
     engine: EngineDefinition,
     settings: EngineSettings,
     target: Observable,
-    scope: { signal: AbortSignal | undefined; dependencies: Record<string, unknown> | undefined; onWait: (reason: string) => void },
+    scope: CallScope,
   ): Promise<Outcome> {
     const limiter = this.engineLimiter(engine, settings);
     const quota = this.quotaFor(engine, settings);
@@ -327,13 +373,50 @@ export function appliesTo(engine: EngineDefinition, observable: Observable): boo
 }
 
 /**
- * Cache key: engine (with the catalog variant when that variant changes the engine) and
- * normalised observable. Never contains a setting, so never a secret.
+ * Cache key: engine (with the catalog variant when that variant changes the engine), the
+ * fingerprint of the settings that change its answers (`settingsFingerprint`), and the
+ * normalised observable. Never contains a secret.
  */
-export function cacheKey(engine: EngineDefinition, target: Observable): string {
+export function cacheKey(engine: EngineDefinition, target: Observable, fingerprint = ''): string {
   const value = target.type === 'URL' ? target.value : target.value.toLowerCase();
   const scope = engine.cacheScope ? `@${engine.cacheScope}` : '';
-  return `${engine.id}${scope}:${target.type}:${value}`;
+  return `${engine.id}${scope}${fingerprint ? `#${fingerprint}` : ''}:${target.type}:${value}`;
+}
+
+/** Settings every engine has that change how a call is made, never what it answers. */
+export const SETTINGS_OUTSIDE_CACHE_KEY: ReadonlySet<string> = new Set([
+  'timeout_ms', 'concurrency', 'retries', 'rate_limit', 'rate_window_ms', 'quota_max_wait_ms',
+]);
+
+/**
+ * A short hash of what may change an engine's answer: its resolved settings (defaults and
+ * `engines.<id>`: `base_url`, `bootstrap_url`, `whois_server`, `zone`, `search_url`,
+ * `max_results`, a self-hosted server's URL, a tenant id...) and the top-level `dns_servers`.
+ * Left out: the settings of `SETTINGS_OUTSIDE_CACHE_KEY`, and every secret credential (nor its
+ * hash: the key holds nothing derived from a secret). Two configurations that differ in any of
+ * the rest never share a cached answer.
+ */
+export function settingsFingerprint(engine: EngineDefinition, settings: EngineSettings, dnsServers: readonly string[]): string {
+  const secretSettings = new Set(engine.credentials.filter((c) => c.secret !== false).map((c) => c.setting));
+  const secretValues = new Set(secretsOf(engine, settings));
+  const kept = Object.entries(settings)
+    .filter(([name, value]) => !SETTINGS_OUTSIDE_CACHE_KEY.has(name) && !secretSettings.has(name) && value !== undefined)
+    .filter(([, value]) => !(typeof value === 'string' && secretValues.has(value)))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const material = canonicalJson({ settings: Object.fromEntries(kept), dns_servers: [...dnsServers] });
+  return createHash('sha256').update(material).digest('base64url').slice(0, 16);
+}
+
+/** JSON with object keys sorted at every level, so equal settings always hash alike. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 /** One line, no stack, no secret. */

@@ -5,7 +5,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
-import { InputError, type AnalysisService } from '../analysis/service.js';
+import { InputError, TooManyObservablesError, type AnalysisService } from '../analysis/service.js';
 
 export interface ApiOptions {
   prefix: string;
@@ -41,12 +41,26 @@ export function createApi(options: ApiOptions): Hono {
   });
   app.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
 
+  const limit = bodyLimit({
+    maxSize: options.maxBodyBytes,
+    onError: (c) => c.json({ error: `request body larger than ${options.maxBodyBytes} bytes` }, 413),
+  });
   app.post(
     `${prefix}analyze`,
-    bodyLimit({
-      maxSize: options.maxBodyBytes,
-      onError: (c) => c.json({ error: `request body larger than ${options.maxBodyBytes} bytes` }, 413),
-    }),
+    // The limit reads a chunked body itself: an upload the client cuts off (or a malformed chunk)
+    // is the client's error (400), not the server's.
+    async (c, next) => {
+      let handled = false;
+      try {
+        return await limit(c, () => {
+          handled = true;
+          return next();
+        });
+      } catch (error) {
+        if (handled) throw error;
+        return c.json({ error: 'request body could not be read (the upload was cut off or malformed)' }, 400);
+      }
+    },
     async (c) => {
       const type = c.req.header('content-type') ?? '';
       if (!/^application\/json\s*(;|$)/i.test(type)) {
@@ -74,6 +88,7 @@ export function createApi(options: ApiOptions): Hono {
         });
         return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
       } catch (error) {
+        if (error instanceof TooManyObservablesError) return c.json({ error: error.message }, 413);
         if (error instanceof InputError) return c.json({ error: error.message }, 400);
         throw error;
       }

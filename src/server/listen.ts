@@ -1,10 +1,17 @@
 /** Starts the API and the pages for an App on its configured host and port. */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { App } from '../app.js';
+import type { Config } from '../config/schema.js';
+import type { Catalog } from '../engine/catalog.js';
+import { accessLog, type Logger } from './access-log.js';
 import { createApi } from './api.js';
+import { createAuth } from './auth.js';
+import { corsFor } from './cors.js';
+import { allowedHosts, hostGuard } from './host-guard.js';
 import { createPages } from './pages.js';
+import { analysisLimiter, rateLimitAnalyses } from './rate-limit.js';
 
 export interface RunningServer {
   server: ServerType;
@@ -13,17 +20,45 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** The whole HTTP surface: the spec's three endpoints, then the pages. */
-export function createHttpApp(app: App): Hono {
+export interface HttpOptions {
+  /** The request log (`oas serve`); none when omitted. */
+  logger?: Logger;
+}
+
+/**
+ * The whole HTTP surface, in the order a request meets it: the request log, the Host check
+ * (421), CORS (closed unless `cors_origins`), the token (401, when `api_token` is set) with the
+ * sign-in pages, the analyses' rate limit (429), then the spec's three endpoints and the pages.
+ */
+export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   const { config } = app;
-  const root = createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses });
+  const root = new Hono();
+  if (options.logger) root.use('*', accessLog(options.logger));
+  root.use('*', hostGuard(allowedHosts(config.host, config.allowed_hosts)));
+  const cors = corsFor(config.cors_origins);
+  if (cors) root.use('*', cors);
+  if (config.api_token) {
+    const auth = createAuth({ token: config.api_token, prefix: config.api_prefix });
+    root.use('*', auth.middleware);
+    root.route('/', auth.routes);
+  }
+  const limiter = analysisLimiter(config.rate_limit_per_minute);
+  if (limiter) root.post(`${config.api_prefix}analyze`, rateLimitAnalyses(limiter));
+  root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses }));
   root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses, storage: app.storage }));
+  root.onError((error, c) => {
+    const line = `internal error on ${c.req.method} ${c.req.path}: ${error.message.split('\n')[0]}`;
+    if (options.logger) options.logger.error(line);
+    else process.stderr.write(`oas: ${line}\n`);
+    return c.json({ error: 'internal error' }, 500);
+  });
+  root.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
   return root;
 }
 
-export async function listen(app: App): Promise<RunningServer> {
+export async function listen(app: App, options: HttpOptions = {}): Promise<RunningServer> {
   const { config } = app;
-  const server = serve({ fetch: createHttpApp(app).fetch, hostname: config.host, port: config.port });
+  const server = serve({ fetch: createHttpApp(app, options).fetch, hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -38,4 +73,23 @@ export async function listen(app: App): Promise<RunningServer> {
       if ('closeAllConnections' in server) server.closeAllConnections();
     }),
   };
+}
+
+/** The values no log line may show: the API token and every engine secret that is set. */
+export function secretValues(config: Config, catalog: Catalog): string[] {
+  const secrets = new Set<string>();
+  if (config.api_token) secrets.add(config.api_token);
+  for (const engine of catalog.engines) {
+    for (const credential of engine.credentials) {
+      if (credential.secret === false) continue;
+      const value = config.engines[engine.id]?.[credential.setting];
+      if (typeof value === 'string' && value) secrets.add(value);
+    }
+  }
+  for (const settings of Object.values(config.engines)) {
+    for (const [name, value] of Object.entries(settings)) {
+      if (typeof value === 'string' && value && /key|secret|token|password/i.test(name)) secrets.add(value);
+    }
+  }
+  return [...secrets];
 }

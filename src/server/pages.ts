@@ -36,6 +36,10 @@ export const PAGE_CSP = [
 ].join('; ');
 
 const PER_PAGE_MAX = 100;
+/** Highest `?page=` of /ui/history (pages past the last one are empty, not errors). */
+const PAGE_MAX = 1_000_000;
+/** Longest `?q=` of /ui/history (a long URL still fits). */
+const QUERY_MAX = 2000;
 
 export function createPages(options: PagesOptions): Hono {
   const { config, catalog, analyses } = options;
@@ -50,7 +54,8 @@ export function createPages(options: PagesOptions): Hono {
     c.header('X-Frame-Options', 'DENY');
   });
 
-  const data = { 'api-prefix': config.api_prefix };
+  // data-auth: the pages add a sign-out link and go to /signin on a 401 (setting api_token).
+  const data: Record<string, string> = { 'api-prefix': config.api_prefix, ...(config.api_token ? { auth: 'token' } : {}) };
   app.get('/', (c) => page(c, renderShell({ title: 'oas · analyze', page: 'index', data })));
   app.get('/history', (c) => page(c, renderShell({ title: 'oas · history', page: 'history', data })));
   app.get('/results/:id', async (c) => {
@@ -72,20 +77,36 @@ export function createPages(options: PagesOptions): Hono {
 
   app.get('/ui/engines', (c) => json(c, catalogView(catalog, config)));
   app.get('/ui/analyses/:id', async (c) => {
+    const have = queryParam(c, 'have', '');
+    if (isBad(have)) return json(c, have, 400);
+    if (!/^[A-Za-z0-9_-]*$/.test(have) || have.length % 4 === 1) {
+      return json(c, { error: '"have" must be a base64url bitmap of the observables the page holds (A-Z, a-z, 0-9, "-" and "_")' }, 400);
+    }
     const record = await analyses.latest(c.req.param('id'));
     if (!record) return notFound(c);
-    return json(c, analysisView(record, catalog, parseHave(c.req.query('have'))));
+    // One bit per observable: anything longer says nothing about this analysis.
+    const longest = Math.ceil((Math.ceil(record.observables.length / 8) * 4) / 3);
+    if (have.length > longest) {
+      return json(c, { error: `"have" is too long: this analysis has ${record.observables.length} observable(s), at most ${longest} base64url characters` }, 400);
+    }
+    return json(c, analysisView(record, catalog, parseHave(have)));
   });
   app.get('/ui/history', async (c) => {
-    const pageNumber = positiveInt(c.req.query('page'), 1);
-    const perPage = Math.min(positiveInt(c.req.query('per_page'), 20), PER_PAGE_MAX);
-    const query = { query: (c.req.query('q') ?? '').slice(0, 200), page: pageNumber, perPage };
+    const pageNumber = wholeParam(c, 'page', 1, PAGE_MAX);
+    if (isBad(pageNumber)) return json(c, pageNumber, 400);
+    const perPage = wholeParam(c, 'per_page', 20, PER_PAGE_MAX);
+    if (isBad(perPage)) return json(c, perPage, 400);
+    const q = queryParam(c, 'q', '');
+    if (isBad(q)) return json(c, q, 400);
+    if (q.length > QUERY_MAX) return json(c, { error: `"q" must be at most ${QUERY_MAX} characters` }, 400);
+    const query = { query: q, page: pageNumber, perPage };
     return json(c, await historyPage(options.storage, query, (key) => catalog.find(key)?.label ?? key));
   });
 
   app.get('/export/:id', async (c) => {
-    const format = c.req.query('format') ?? 'json';
-    if (format !== 'csv' && format !== 'json') return json(c, { error: 'format must be csv or json' }, 400);
+    const format = queryParam(c, 'format', 'json');
+    if (isBad(format)) return json(c, format, 400);
+    if (format !== 'csv' && format !== 'json') return json(c, { error: '"format" must be csv or json' }, 400);
     const record = await analyses.get(c.req.param('id'));
     if (!record) return notFound(c);
     if (!record.complete) return json(c, { error: 'analysis not complete yet: export it once it is' }, 409);
@@ -119,7 +140,29 @@ function notFoundShell(id: string): string {
   });
 }
 
-function positiveInt(value: string | undefined, fallback: number): number {
-  const n = Number(value);
-  return Number.isInteger(n) && n >= 1 ? n : fallback;
+/** A query parameter that cannot be used: the 400 body saying what is allowed. */
+interface BadParam {
+  error: string;
+}
+
+function isBad(value: unknown): value is BadParam {
+  return typeof value === 'object' && value !== null;
+}
+
+/** `?name=` given at most once; `fallback` when absent. */
+function queryParam(c: Context, name: string, fallback: string): string | BadParam {
+  const values = c.req.queries(name);
+  if (!values || values.length === 0) return fallback;
+  if (values.length > 1) return { error: `"${name}" must be given at most once` };
+  return values[0]!;
+}
+
+/** `?name=` as a whole number from 1 to `max` (digits only: no sign, exponent or fraction). */
+function wholeParam(c: Context, name: string, fallback: number, max: number): number | BadParam {
+  const value = queryParam(c, name, '');
+  if (isBad(value)) return value;
+  if (c.req.queries(name) === undefined) return fallback;
+  const n = /^\d{1,10}$/.test(value) ? Number(value) : NaN;
+  if (!(n >= 1 && n <= max)) return { error: `"${name}" must be a whole number from 1 to ${max}` };
+  return n;
 }

@@ -2,10 +2,12 @@
  * The one SQLite file in the data directory, shared by `oas analyze` and `oas serve`.
  * Three Keyv stores, one table each: engine results (with TTL), analyses, engine-private data.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
+import { ConfigError } from '../config/load.js';
 
 export const DATABASE_FILE = 'oas.sqlite';
 
@@ -22,9 +24,102 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'read-only file system',
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  ENOTDIR: 'a parent is not a directory',
+  ELOOP: 'too many symbolic links',
+  ENAMETOOLONG: 'name too long',
+  ENOENT: 'no such file or directory',
+};
+
+function reason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const message = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+  return REASONS[code] ?? (message || code);
+}
+
+/**
+ * Makes sure the data directory exists (created 0700 when missing), is a directory and can be
+ * written, before any work starts; else a ConfigError naming `data_dir`, e.g.
+ * `data_dir /srv/oas: not writable (read-only file system)`. The test is a real write (a file
+ * created and removed), which also holds for root and for read-only mounts.
+ */
+export function checkDataDir(dataDir: string): void {
+  const fail = (what: string): never => {
+    throw new ConfigError(`data_dir ${dataDir}: ${what}`);
+  };
+  let isDirectory: boolean | undefined;
+  try {
+    isDirectory = statSync(dataDir).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOTDIR') fail('not a directory (a parent is a file)');
+    if (code !== 'ENOENT') fail(`not accessible (${reason(error)})`);
+  }
+  if (isDirectory === false) fail('not a directory');
+  if (isDirectory === undefined) {
+    try {
+      makeDirectories(dataDir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      fail(code === 'EEXIST' ? 'not a directory' : `cannot be created (${reason(error)})`);
+    }
+  }
+  const probe = join(dataDir, `.oas-write-test-${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    writeFileSync(probe, '', { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    fail(`not writable (${reason(error)})`);
+  }
+  try {
+    unlinkSync(probe);
+  } catch {
+    // left behind: harmless
+  }
+  const database = join(dataDir, DATABASE_FILE);
+  try {
+    if (!statSync(database).isFile()) fail(`${database} is not a regular file`);
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') fail(`${database}: not accessible (${reason(error)})`);
+  }
+}
+
+/**
+ * `mkdir -p`, one level at a time (0700). Node's recursive mkdir retries forever where a parent
+ * exists but refuses children with ENOENT (/proc), so missing parents are found first.
+ */
+function makeDirectories(dir: string): void {
+  const missing: string[] = [];
+  for (let current = resolve(dir); ; current = dirname(current)) {
+    try {
+      statSync(current);
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(current) === current) throw error;
+      missing.unshift(current);
+    }
+  }
+  for (const path of missing) mkdirSync(path, { mode: 0o700 });
+}
+
 export async function openStorage(dataDir: string): Promise<Storage> {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  checkDataDir(dataDir);
   const path = join(dataDir, DATABASE_FILE);
+  try {
+    return await openDatabase(path);
+  } catch (error) {
+    // SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_NOTADB...: the data directory's file, not oas.
+    throw new ConfigError(`data_dir ${dataDir}: cannot open the database ${path} (${reason(error)})`);
+  }
+}
+
+async function openDatabase(path: string): Promise<Storage> {
   const open = (table: string) => new KeyvSqlite({ uri: `sqlite://${path}`, table, busyTimeout: 10_000 });
   const resultsTable = open('results');
   // WAL lets a running server and a CLI analysis share the file without blocking readers.

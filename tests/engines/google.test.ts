@@ -9,7 +9,8 @@ import engine, {
 import { Catalog } from '../../src/engine/catalog.js';
 import type { EngineDefinition } from '../../src/engine/contract.js';
 import { HttpTransport } from '../../src/http/client.js';
-import { cacheKey, EngineRunner } from '../../src/runner/runner.js';
+import { cacheKey, EngineRunner, settingsFingerprint } from '../../src/runner/runner.js';
+import { resolveSettings } from '../../src/engine/context.js';
 import { keyvEngineStore } from '../../src/store/engine-store.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';
 import { cseResponse, fakeRoutes, fakeSettings } from '../fakes/google.js';
@@ -722,8 +723,13 @@ describe('search_engine, older catalog, through the runner', () => {
       assert.deepEqual(againOlder!.google, scraped);
       assert.deepEqual(againMain!.google, fromMain!.google);
       assert.equal(fake.requests.length, 0);
-      assert.ok(await cache.has('search_engine@older:FQDN:evil.example'));
-      assert.ok(await cache.has('search_engine:FQDN:evil.example'));
+      // The key: engine, variant (when it changes the engine), settings fingerprint, observable.
+      const keyOf = (definition: EngineDefinition) =>
+        cacheKey(definition, observable, settingsFingerprint(definition, resolveSettings(definition, settings.search_engine), []));
+      assert.match(keyOf(older), /^search_engine@older#[\w-]+:FQDN:evil\.example$/);
+      assert.match(keyOf(main), /^search_engine#[\w-]+:FQDN:evil\.example$/);
+      assert.ok(await cache.has(keyOf(older)));
+      assert.ok(await cache.has(keyOf(main)));
       assertNoSecret([fromMain, fromOlder]);
     } finally {
       await transport.close();

@@ -14,10 +14,12 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-export function spawnServe(configFile: string, options: { cwd?: string; args?: string[] } = {}): Promise<ServeProcess> {
+/** `env`: variables added to this process's environment (e.g. OAS_API_TOKEN). */
+export function spawnServe(configFile: string, options: { cwd?: string; args?: string[]; env?: Record<string, string> } = {}): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', configFile, ...(options.args ?? [])], {
       cwd: options.cwd,
+      env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let log = '';

@@ -1,6 +1,10 @@
 /**
  * Requests to oas: the spec's three endpoints under the configured prefix, and the JSON the pages
  * read besides them (/ui/...). Every failure becomes an ApiError with a message fit to show.
+ *
+ * When the server has an API token (`data-auth` on <body>), the browser holds a session cookie
+ * (HttpOnly: no script ever sees the token or the session); a 401 sends the page to /signin, which
+ * comes back here afterwards, and the header gets a sign-out link. Nothing secret goes in a URL.
  */
 export class ApiError extends Error {
   constructor(message: string, readonly status: number) {
@@ -10,6 +14,23 @@ export class ApiError extends Error {
 
 /** The API prefix the server was started with, e.g. `/api/`. */
 export const apiPrefix = document.body.dataset['apiPrefix'] ?? '/api/';
+
+/** Whether the server asks for a token (setting api_token). */
+export const authEnabled = document.body.dataset['auth'] === 'token';
+
+if (authEnabled) {
+  const signOut = document.createElement('a');
+  signOut.href = '/signout';
+  signOut.className = 'signout';
+  signOut.id = 'signout';
+  signOut.textContent = 'Sign out';
+  document.querySelector('.topbar')?.appendChild(signOut);
+}
+
+/** To the sign-in page, which brings the user back to this page (its path only) afterwards. */
+export function goToSignIn(): void {
+  window.location.assign(`/signin?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+}
 
 export function apiPath(path: string): string {
   return `${apiPrefix}${path}`;
@@ -27,6 +48,10 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
     body = await response.json();
   } catch {
     throw new ApiError(`oas answered ${response.status} without JSON`, response.status);
+  }
+  if (response.status === 401) {
+    goToSignIn();
+    throw new ApiError('Sign in to continue: opening the sign-in page…', 401);
   }
   if (!response.ok) {
     const error = typeof body === 'object' && body !== null && 'error' in body ? String((body as { error: unknown }).error) : `HTTP ${response.status}`;

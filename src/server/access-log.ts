@@ -1,0 +1,107 @@
+/**
+ * The log of `oas serve`, on stderr: one line per request (time, client address, method, path,
+ * status, milliseconds) and one per engine error of an analysis (engine id and its one-line,
+ * already redacted reason). `log_format: "text"` (default) or `"json"` (one object per line).
+ *
+ * The path is logged without its query string (a client may put anything there), and every line
+ * goes through the same masking as engine errors: the API token and the engines' secrets are
+ * replaced by `***` should they ever turn up (they never should).
+ */
+import type { MiddlewareHandler } from 'hono';
+import { redact } from '../http/redact.js';
+import { remoteAddress } from './rate-limit.js';
+
+export type LogFormat = 'text' | 'json';
+
+export interface RequestLogEntry {
+  time: string;
+  client: string;
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+export interface EngineErrorEntry {
+  analysis: string;
+  engine: string;
+  error: string;
+}
+
+export interface Logger {
+  request(entry: RequestLogEntry): void;
+  engineError(entry: EngineErrorEntry): void;
+  /** A server error (one line, no stack trace). */
+  error(message: string): void;
+}
+
+export interface LoggerOptions {
+  format: LogFormat;
+  /** Values never to print (the API token, engine keys). */
+  secrets?: Iterable<string>;
+  write?: (line: string) => void;
+}
+
+const MAX_FIELD = 2000;
+
+/** One line: no control character, bounded, secrets masked. */
+function clean(value: string, secrets: readonly string[]): string {
+  // eslint-disable-next-line no-control-regex
+  const line = value.replace(/[\u0000-\u001f\u007f]+/g, ' ');
+  return redact(line.length > MAX_FIELD ? `${line.slice(0, MAX_FIELD)}…` : line, secrets);
+}
+
+export function createLogger(options: LoggerOptions): Logger {
+  const secrets = [...(options.secrets ?? [])].filter((s) => s.length >= 4);
+  const write = options.write ?? ((line: string) => process.stderr.write(line));
+  const json = options.format === 'json';
+  return {
+    request(entry) {
+      const e = { ...entry, client: clean(entry.client, secrets), method: clean(entry.method, secrets), path: clean(entry.path, secrets) };
+      write(json
+        ? `${JSON.stringify(e)}\n`
+        : `${e.time} ${e.client} ${e.method} ${e.path} ${e.status} ${e.ms}ms\n`);
+    },
+    engineError(entry) {
+      const time = new Date().toISOString();
+      const e = { analysis: clean(entry.analysis, secrets), engine: clean(entry.engine, secrets), error: clean(entry.error, secrets) };
+      write(json
+        ? `${JSON.stringify({ time, event: 'engine_error', ...e })}\n`
+        : `${time} engine error: ${e.engine} (analysis ${e.analysis}): ${e.error}\n`);
+    },
+    error(message) {
+      const time = new Date().toISOString();
+      const text = clean(message, secrets);
+      write(json ? `${JSON.stringify({ time, event: 'error', error: text })}\n` : `${time} error: ${text}\n`);
+    },
+  };
+}
+
+/** The path of a request as sent, without its query string. */
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url.replace(/[?#].*$/s, '');
+  }
+}
+
+/** Logs every request once its response is ready (errors included: they are 500s by then). */
+export function accessLog(logger: Logger): MiddlewareHandler {
+  return async (c, next) => {
+    const started = performance.now();
+    const time = new Date().toISOString();
+    try {
+      await next();
+    } finally {
+      logger.request({
+        time,
+        client: remoteAddress(c),
+        method: c.req.method,
+        path: pathOf(c.req.url),
+        status: c.res.status,
+        ms: Math.round(performance.now() - started),
+      });
+    }
+  };
+}

@@ -1,0 +1,48 @@
+/**
+ * `rate_limit_per_minute`: analyses (POST {prefix}analyze) one client may start per minute.
+ * The client is the token (a digest of it, set by the auth middleware) when the request is
+ * authenticated, else the remote address. Over the limit: 429 with `Retry-After` (seconds).
+ * A request refused for another reason (400, 413, ...) gives its point back: only analyses that
+ * start count.
+ *
+ * The limiter is any rate-limiter-flexible limiter: RateLimiterMemory (one process) today; a
+ * RateLimiterRedis with the same points and duration can be passed instead to share the limit
+ * between several servers.
+ */
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { Context, MiddlewareHandler } from 'hono';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+/** A limiter of `perMinute` analyses per client and minute; undefined for 0 (no limit). */
+export function analysisLimiter(perMinute: number): RateLimiterAbstract | undefined {
+  if (perMinute <= 0) return undefined;
+  return new RateLimiterMemory({ keyPrefix: 'oas-analyze', points: perMinute, duration: 60 });
+}
+
+/** The peer address of the request's connection ('unknown' outside a Node server). */
+export function remoteAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export function rateLimitAnalyses(limiter: RateLimiterAbstract): MiddlewareHandler {
+  return async (c, next) => {
+    const key = c.get('oasClient') ?? `address:${remoteAddress(c)}`;
+    try {
+      await limiter.consume(key, 1);
+    } catch (error) {
+      if (!(error instanceof RateLimiterRes)) throw error;
+      const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
+      return c.json(
+        { error: `too many analyses: at most ${limiter.points} per minute per client (setting rate_limit_per_minute); retry in ${seconds} s` },
+        429,
+        { 'Retry-After': String(seconds), 'Cache-Control': 'no-store' },
+      );
+    }
+    await next();
+    if (c.res.status >= 400) await limiter.reward(key, 1).catch(() => undefined);
+  };
+}
