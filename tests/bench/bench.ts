@@ -1,133 +1,522 @@
 /**
- * `npm run bench`: 100 domains with reverse_dns, rdap_whois and public_dns, then 100 other domains
- * with every keyless engine, against loopback fakes that add a fixed latency to every answer.
- * Prints for each the wall time, the critical-path lower bound (perfect parallelism within the
- * concurrency settings), their ratio and the same analysis fully cached; then peak RSS and
- * extraction speed on 1 MB of text, and what the pages cost (live view, history over 2000
- * analyses). Not a test: nothing is asserted.
+ * `npm run bench` (issue 12): how close oas gets to the physical limit of its upstreams, what a
+ * poll costs, how fast the CLI starts, and what 10 000 observables cost in time and memory.
+ * Not a test: nothing is asserted, it prints a report.
+ *
+ * Set-up: the upstream fakes run in a worker thread (fleet.ts: every keyless HTTP engine on its own
+ * loopback origin, and DNS), answering every request after BENCH_LATENCY_MS (default 200 ms). oas
+ * runs as a real `oas serve` subprocess (bin/oas.js, so its CPU and memory are its own), driven
+ * through its HTTP API by this process; the CLI figures are whole `oas` processes.
+ *
+ * The "lower bound" of a workload is physical: the longest chain of upstream round trips that must
+ * follow one another for one (engine, observable) pair — the pivot's DNS answer before an IP-only
+ * engine can run on a domain, the engines it depends on, its own call — times the latency. It is
+ * computed from the engines' declarations (types, reversedIp, dependsOn) and never from oas's own
+ * concurrency settings, which are printed in the header as settings only.
  */
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { createApp } from '../../src/app.js';
 import { historyPage } from '../../src/analysis/history.js';
+import type { AnalysisRecord } from '../../src/analysis/service.js';
+import { createApp } from '../../src/app.js';
+import type { EngineDefinition } from '../../src/engine/contract.js';
+import { missingCredentials } from '../../src/engine/context.js';
 import { extractObservables } from '../../src/observables/extract.js';
+import { hostOf, ipVersion } from '../../src/observables/host.js';
+import type { Observable } from '../../src/observables/types.js';
+import type { ObservableResult } from '../../src/runner/result.js';
+import { appliesTo } from '../../src/runner/runner.js';
 import { analysisView } from '../../src/view/analysis-view.js';
-import { configFor, type Upstreams } from '../helpers/upstreams.js';
+import { CPU_TICK_MS, OAS_BIN, cpuMsOf, peakRssKiBOf, runNode, startServer, type ExitStats, type ServerProcess } from './proc.js';
 
-const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 50);
-const OBSERVABLES = Number(process.env.BENCH_OBSERVABLES ?? 100);
+const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 200);
+/** Latency of the fleet for the big runs (10 000 observables, the 500-observable poll target, cache fills). */
+const FAST_LATENCY_MS = Number(process.env.BENCH_FAST_LATENCY_MS ?? 3);
+const RUNS = 5;
+const STARTUP_RUNS = 7;
+const POLLS = 2000;
+const POLL_EVERY_MS = 5;
+/**
+ * Poll interval for the big analyses (the web page polls every second): polling a 10 000-observable
+ * analysis every 5 ms would measure the poll, not the analysis. 50 ms, up to 500 ms at 10 000.
+ */
+const bigPollEveryMs = (observables: number) => Math.min(500, Math.max(50, Math.round(observables / 20)));
+const SCALE = (process.env.BENCH_SCALE ?? '1000,5000,10000').split(',').map(Number);
+/**
+ * Deadline of each many-observable run (CLI and API): past it the run is stopped and reported as
+ * such, with its peak RSS so far, so that a super-linear oas cannot make the bench last forever.
+ */
+const BIG_DEADLINE_MS = Number(process.env.BENCH_BIG_DEADLINE_MS ?? 40_000);
 
-/** The issue's headline measurement: the three backbone engines. */
-const CORE = ['reverse_dns', 'rdap_whois', 'public_dns'];
+const benchStarted = performance.now();
+const dir = mkdtempSync(join(tmpdir(), 'oas-bench-'));
 
-const coreDomains = Array.from({ length: OBSERVABLES }, (_, i) => `site${i}.com`);
-const keylessDomains = Array.from({ length: OBSERVABLES }, (_, i) => `web${i}.com`);
+// ---------------------------------------------------------------------------------------------
+// The fleet of fakes, in a worker thread.
+const fleet = new Worker(new URL('./fleet.js', import.meta.url), { workerData: { latencyMs: LATENCY_MS } });
+const ask = async <T>(message: unknown): Promise<T> => {
+  const reply = once(fleet, 'message');
+  fleet.postMessage(message);
+  return ((await reply) as [T])[0];
+};
+const { settings } = ((await once(fleet, 'message')) as [{ settings: { dns_servers: string[]; engines: Record<string, Record<string, unknown>> } }])[0];
+const setLatency = (ms: number) => ask<{ latencyMs: number }>({ type: 'latency', ms });
+/** Upstream requests since the last call (HTTP requests, DNS queries), then reset. */
+const upstreamCounts = () => ask<{ http: number; dns: number }>({ type: 'counts' });
 
-// The fakes run in a worker thread: their CPU time must not count against the analysis.
-const fleet = new Worker(new URL('./fleet.js', import.meta.url), {
-  workerData: { domains: [...coreDomains, ...keylessDomains, 'warmup.com'], latencyMs: LATENCY_MS },
-});
-const [settings] = (await once(fleet, 'message')) as [Upstreams['settings']];
-const { file, dir } = configFor({ settings } as Upstreams);
-const app = await createApp({ file, env: {} });
-/** Every registered engine of the main catalog that needs no key. */
-const KEYLESS = app.catalog.engines.filter((e) => app.catalog.isMember(e) && e.credentials.every((c) => c.required === false)).map((e) => e.id);
+const writeConfig = (name: string) => {
+  const file = join(dir, `${name}.json`);
+  writeFileSync(file, JSON.stringify({ data_dir: join(dir, name), dns_servers: settings.dns_servers, engines: settings.engines }, null, 2));
+  return file;
+};
+const serverConfig = writeConfig('server');
+const cliConfig = writeConfig('cli');
 
-const run = async (text: string, engines: string[]) => {
-  const started = performance.now();
-  const record = await app.analyses.runToEnd({ text, engines });
-  const ms = performance.now() - started;
-  const failures = record.results.reduce((n, r) => n + Object.keys(r?.errors ?? {}).length, 0);
-  return { ms, failures, record };
+// The settings in effect, read from an app built from the same configuration (own data dir):
+// also the catalog for the bounds, and the in-process library calls of the "pages" section.
+const app = await createApp({ file: serverConfig, env: {}, flags: { data_dir: join(dir, 'in-process') } });
+const prefix = app.config.api_prefix;
+const engineOf = (name: string): EngineDefinition => {
+  const engine = app.catalog.find(name);
+  if (!engine) throw new Error(`bench: unknown engine ${name}`);
+  return engine;
 };
 
-/**
- * Lower bound in round trips for domains only: every engine call costs one round trip; calls of
- * one engine run at most `concurrency` at a time, all calls at most `config.concurrency` at a time.
- * IP-only engines wait for the pivot's answer (1 round trip); rdap_whois downloads the bootstrap
- * once; bad_asn is a local lookup after its provider, plus one list download.
- */
-function lowerBound(engines: string[]): number {
-  let calls = 0;
-  let bound = 0;
-  for (const id of engines) {
-    const engine = app.catalog.find(id)!;
-    if (id === 'bad_asn') {
-      bound = Math.max(bound, 3);
-      continue;
+// ---------------------------------------------------------------------------------------------
+// Observables: distinct in every run, so every run is cold even for a cache oas might keep
+// outside `ignore_cache` (none should exist).
+let seed = 0;
+const domains = (n: number, tag = `r${++seed}`) => Array.from({ length: n }, (_, i) => `${tag}-site${i}.com`);
+const ips = (n: number, octet = 1 + (++seed % 200)) => Array.from({ length: n }, (_, i) => `34.${octet}.${Math.floor(i / 250) % 256}.${(i % 250) + 1}`);
+const hashes = (n: number, tag = `h${++seed}`) => Array.from({ length: n }, (_, i) => createHash('sha256').update(`${tag}-${i}`).digest('hex'));
+/** Interleaves lists: a, b, c, a, b, c, ... then whatever is left. */
+const mix = (...lists: string[][]) => {
+  const out: string[] = [];
+  for (let i = 0; i < Math.max(...lists.map((l) => l.length)); i++) for (const list of lists) if (i < list.length) out.push(list[i]!);
+  return out;
+};
+const mixed = (d: number, ip: number, h: number) => mix(domains(d), ips(ip), hashes(h)).join('\n');
+
+// ---------------------------------------------------------------------------------------------
+// The physical lower bound, from the declarations.
+const pivot = app.catalog.engines.find((e) => e.pivot);
+/** Engines keeping first-time downloads (RDAP bootstrap, bad-ASN lists): one more round on a fresh data dir. */
+const bootstraps = (engine: EngineDefinition) => 'bootstrap_url' in engine.defaults || 'refresh_hours' in engine.defaults;
+
+/** Round trips one after another for `engine` on `target`: its dependencies, then its own call. */
+function roundsOn(engine: EngineDefinition, target: Observable, selected: readonly EngineDefinition[]): number {
+  let before = 0;
+  if (engine.dependsOn.length > 0) {
+    let providers = engine.dependsOn.map((id) => selected.find((e) => e.id === id)).filter((e): e is EngineDefinition => e !== undefined);
+    if (providers.length === 0) {
+      const fallback = engine.dependsOn.map((id) => app.catalog.find(id))
+        .find((e) => e !== undefined && missingCredentials(e, app.runner.settingsFor(e)).length === 0);
+      providers = fallback ? [fallback] : [];
     }
-    const concurrency = app.runner.settingsFor(engine).concurrency;
-    const before = (engine.reversedIp && !engine.types.includes('FQDN') ? 1 : 0) + (id === 'rdap_whois' ? 1 : 0);
-    calls += OBSERVABLES;
-    bound = Math.max(bound, before + Math.ceil(OBSERVABLES / concurrency));
+    before = Math.max(0, ...providers.filter((p) => appliesTo(p, target)).map((p) => roundsOn(p, target, selected)));
   }
-  return Math.max(bound, Math.ceil(calls / app.config.concurrency)) * LATENCY_MS;
+  return before + 1;
 }
 
-// One observable first: loads modules lazily loaded on first use, compiles undici's HTTP parser
-// and opens first connections, as any running server has done. Reported separately.
-const warmup = await run('warmup.com', KEYLESS);
+/** Rounds for one (engine, observable) pair; 0 when the engine does not apply. */
+function pairRounds(engine: EngineDefinition, observable: Observable, selected: readonly EngineDefinition[]): number {
+  if (appliesTo(engine, observable)) return roundsOn(engine, observable, selected);
+  if (!engine.reversedIp) return 0;
+  const host = hostOf(observable);
+  if (host !== null && ipVersion(host) !== 0) {
+    const target: Observable = { value: host, type: ipVersion(host) === 6 ? 'IPv6' : 'IPv4' };
+    return appliesTo(engine, target) ? roundsOn(engine, target, selected) : 0;
+  }
+  if ((observable.type === 'FQDN' || observable.type === 'URL') && pivot) {
+    // The fakes resolve every name to a public IPv4 address.
+    const target: Observable = { value: '45.0.0.1', type: 'IPv4' };
+    return appliesTo(engine, target) ? roundsOn(pivot, observable, selected) + roundsOn(engine, target, selected) : 0;
+  }
+  return 0;
+}
 
-const scenarios = [
-  { name: `${OBSERVABLES} domains x ${CORE.join(', ')}`, text: coreDomains.join('\n'), engines: CORE },
-  { name: `${OBSERVABLES} domains x ${KEYLESS.length} keyless engines`, text: keylessDomains.join('\n'), engines: KEYLESS },
+interface Plan {
+  rounds: number;
+  /** Engine calls the analysis needs (pivot calls included), for the CPU-per-call figures. */
+  calls: number;
+  pivotCalls: number;
+  bootstrapping: string[];
+}
+
+function plan(text: string, names: readonly string[]): Plan {
+  const selected = [...new Map(names.map((n) => engineOf(n)).map((e) => [e.id, e])).values()];
+  let rounds = 0;
+  let calls = 0;
+  let pivotCalls = 0;
+  for (const observable of extractObservables(text)) {
+    let pivotNeeded = false;
+    for (const engine of selected) {
+      const r = pairRounds(engine, observable, selected);
+      rounds = Math.max(rounds, r);
+      if (r > 0) calls++;
+      if (r > 0 && !appliesTo(engine, observable) && (observable.type === 'FQDN' || observable.type === 'URL')) pivotNeeded = true;
+    }
+    if (pivotNeeded && !selected.some((e) => e.pivot)) pivotCalls++;
+  }
+  return { rounds, calls: calls + pivotCalls, pivotCalls, bootstrapping: selected.filter(bootstraps).map((e) => e.id) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The API client.
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface ApiRun {
+  ms: number;
+  id: string;
+  results: ObservableResult[];
+  failures: number;
+  firstErrors: string[];
+  /** is_analysis_complete requests sent. */
+  polls: number;
+  /** Not complete at the deadline: stopped polling, no results. */
+  timedOut: boolean;
+}
+
+function failuresOf(results: readonly ObservableResult[]): { failures: number; firstErrors: string[] } {
+  const errors = results.flatMap((r) => Object.entries(r.errors ?? {}).map(([key, message]) => `${r.observable} ${key}: ${message}`));
+  return { failures: errors.length, firstErrors: errors.slice(0, 3) };
+}
+
+async function analyze(server: ServerProcess, text: string, engines: readonly string[], ignoreCache: boolean, pollEveryMs = POLL_EVERY_MS, deadlineMs = Infinity): Promise<ApiRun> {
+  const api = `${server.url}${prefix}`;
+  const started = performance.now();
+  const posted = await fetch(`${api}analyze`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text, engines, ignore_cache: ignoreCache }),
+  });
+  if (!posted.ok) throw new Error(`bench: POST analyze answered ${posted.status}: ${await posted.text()}`);
+  const { analysis_id: id } = (await posted.json()) as { analysis_id: string };
+  let polls = 0;
+  for (;;) {
+    polls++;
+    const poll = await fetch(`${api}is_analysis_complete/${id}`);
+    if (!poll.ok) throw new Error(`bench: is_analysis_complete answered ${poll.status}: ${await poll.text()}`);
+    if (((await poll.json()) as { complete: boolean }).complete) break;
+    if (performance.now() - started > deadlineMs) return { ms: performance.now() - started, id, results: [], polls, failures: 0, firstErrors: [], timedOut: true };
+    await sleep(pollEveryMs);
+  }
+  const answer = await fetch(`${api}results/${id}`);
+  if (!answer.ok) throw new Error(`bench: results answered ${answer.status}: ${(await answer.text()).slice(0, 300)}`);
+  const results = (await answer.json()) as ObservableResult[];
+  const ms = performance.now() - started;
+  return { ms, id, results, polls, timedOut: false, ...failuresOf(results) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Formatting.
+const median = (values: readonly number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+const percentile = (values: readonly number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+const ms = (value: number, digits = 0) => `${value.toFixed(digits)} ms`;
+const mib = (kib: number | undefined) => (kib === undefined ? 'n/a' : `${(kib / 1024).toFixed(0)} MiB`);
+const row = (name: string, value: string) => console.log(`  ${name.padEnd(58)} ${value}`);
+const title = (text: string) => console.log(`\n${text}`);
+const elapsed = () => `${((performance.now() - benchStarted) / 1000).toFixed(0)} s`;
+
+// ---------------------------------------------------------------------------------------------
+// Header.
+const WORKLOADS = [
+  { name: 'W1', what: '1 domain', engines: ['urlscan', 'phishtank', 'hudsonrock', 'github'], text: () => domains(1).join('\n'), goal: 1.25 },
+  { name: 'W2', what: '10 domains', engines: ['urlscan', 'phishtank', 'hudsonrock', 'github'], text: () => domains(10).join('\n'), goal: 1.25 },
+  { name: 'W3', what: '10 public IPs', engines: ['ipquery', 'urlscan', 'github', 'ipapi'], text: () => ips(10).join('\n'), goal: 1.25 },
+  { name: 'W4', what: '50 mixed (20 dom., 20 IPs, 10 hashes)', engines: ['urlscan', 'github', 'ipquery'], text: () => mixed(20, 20, 10), goal: 2 },
 ];
-const measured = [];
-for (const scenario of scenarios) {
-  const cold = await run(scenario.text, scenario.engines);
-  const cached = await run(scenario.text, scenario.engines);
-  measured.push({ ...scenario, cold, cached, bound: lowerBound(scenario.engines) });
+const allEngines = [...new Set(WORKLOADS.flatMap((w) => w.engines))];
+
+console.log('oas benchmark (issue 12)');
+row('upstream latency (every HTTP request and DNS query)', `${LATENCY_MS} ms (big runs: ${FAST_LATENCY_MS} ms)`);
+row('Node.js', `${process.version} on ${availableParallelism()} cores`);
+row('oas under test', `\`oas serve\` subprocess (${OAS_BIN}); the fakes in a worker thread, one origin per engine`);
+console.log('  settings in effect (oas\'s own limits: shown for reading the figures, never part of a bound)');
+row('  global concurrency', String(app.config.concurrency));
+const perClient = (app.config as unknown as Record<string, unknown>).rate_limit_per_minute;
+if (typeof perClient === 'number') row('  API: analyses per client and minute', `${perClient || 'no limit'} (this bench starts at most ~30 per server)`);
+for (const name of [...allEngines, ...(pivot ? [pivot.id] : [])]) {
+  const engine = engineOf(name);
+  const s = app.runner.settingsFor(engine);
+  const quota = typeof s.rate_limit === 'number' ? `${s.rate_limit} per ${typeof s.rate_window_ms === 'number' ? s.rate_window_ms : 60_000} ms` : 'none';
+  row(`  ${name} (${engine.id})${engine.pivot ? ', the pivot' : ''}`, `concurrency ${s.concurrency}, quota ${quota}, timeout ${s.timeout_ms} ms`);
 }
 
-// The pages: building the live view of the keyless analysis (what /ui/analyses/<id> sends every
-// second while it runs), and the history query over many stored analyses.
-const big = measured[1]!.cold.record;
-const viewStart = performance.now();
-const viewBytes = Buffer.byteLength(JSON.stringify(analysisView(big, app.catalog)));
-const viewMs = performance.now() - viewStart;
-const allHeld = new Set(big.observables.map((_, i) => i));
-const heldBytes = Buffer.byteLength(JSON.stringify(analysisView(big, app.catalog, allHeld)));
-const HISTORY = 2000;
-const small = measured[0]!.cold.record;
-for (let i = 0; i < HISTORY; i++) {
-  const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-  await app.storage.analyses.set(id, { ...small, id, observables: small.observables.slice(i % 90, (i % 90) + 10), results: small.results.slice(i % 90, (i % 90) + 10) });
-}
-const historyStart = performance.now();
-await historyPage(app.storage, { query: '', page: 1, perPage: 20 });
-const historyMs = performance.now() - historyStart;
-const searchStart = performance.now();
-const found = await historyPage(app.storage, { query: 'site42.com', page: 1, perPage: 20 });
-const searchMs = performance.now() - searchStart;
+// ---------------------------------------------------------------------------------------------
+// 1. Workloads W1-W4 through the API, cold.
+const server = await startServer(serverConfig, join(dir, 'server.stats'), prefix);
+const warmStart = performance.now();
+const warm = await analyze(server, mix(domains(2), ips(2), hashes(1)).join('\n'), allEngines, true);
+const warmMs = performance.now() - warmStart;
 
-const mb = `Host 10.0.0.5 hit hxxps://evil[.]com/a?b=1 and 2001:db8::1 from a@b.example.org `.repeat(13_000);
-const extractStart = performance.now();
-const extracted = extractObservables(mb).length;
-const extractMs = performance.now() - extractStart;
-
-const rssMb = process.resourceUsage().maxRSS / 1024;
-const row = (name: string, value: string) => console.log(`  ${name.padEnd(42)} ${value}`);
-console.log(`oas benchmark: upstream fakes answer after ${LATENCY_MS} ms; concurrency ${app.config.concurrency} overall, 8 per engine`);
-row('first analysis in the process', `${warmup.ms.toFixed(0)} ms (1 observable, module loading, first connections)`);
-for (const m of measured) {
-  console.log(m.name);
-  row('wall time (cold cache)', `${m.cold.ms.toFixed(0)} ms (${m.cold.failures} engine failures)`);
-  row('critical-path lower bound', `${m.bound} ms`);
-  row('ratio wall / lower bound (goal <= 1.2)', (m.cold.ms / m.bound).toFixed(2));
-  row('wall time (fully cached, goal < 300 ms)', `${m.cached.ms.toFixed(0)} ms (${m.cached.failures} engine failures)`);
+title(`Workloads through the API, cold (ignore_cache true), median of ${RUNS}; poll every ${POLL_EVERY_MS} ms`);
+row('first analysis of the server (not counted)', `${ms(warmMs)} (5 observables x ${allEngines.length} engines: lazy loading, first connections; ${warm.failures} failures)`);
+console.log(`  ${'workload'.padEnd(68)} ${'runs (ms)'.padEnd(28)} ${'median'.padStart(7)} ${'bound'.padStart(15)} ${'ratio'.padStart(6)} ${'goal'.padStart(6)}  failures/run`);
+let w4Cpu: { cpuMs: number; calls: number; http: number; dns: number; polls: number } | undefined;
+const workloadRecords: ObservableResult[][] = [];
+for (const w of WORKLOADS) {
+  const runs: ApiRun[] = [];
+  let p: Plan | undefined;
+  await upstreamCounts();
+  const cpuBefore = cpuMsOf(server.pid);
+  for (let i = 0; i < RUNS; i++) {
+    const text = w.text();
+    p = plan(text, w.engines);
+    runs.push(await analyze(server, text, w.engines, true));
+  }
+  const cpuAfter = cpuMsOf(server.pid);
+  const counts = await upstreamCounts();
+  if (w.name === 'W4' && cpuBefore !== undefined && cpuAfter !== undefined) {
+    w4Cpu = { cpuMs: cpuAfter - cpuBefore, calls: p!.calls * RUNS, http: counts.http, dns: counts.dns, polls: runs.reduce((n, r) => n + r.polls, 0) };
+  }
+  workloadRecords.push(runs[0]!.results);
+  const wall = median(runs.map((r) => r.ms));
+  const bound = p!.rounds * LATENCY_MS;
+  const label = `${w.name} ${w.what} x ${w.engines.join(', ')}`;
+  const boundText = `${bound} (${p!.rounds} rnd${p!.rounds > 1 ? 's' : ''})`;
+  console.log(`  ${label.padEnd(68)} ${runs.map((r) => r.ms.toFixed(0)).join(' ').padEnd(28)} ${wall.toFixed(0).padStart(7)} ${boundText.padStart(15)} ${(wall / bound).toFixed(2).padStart(6)} ${`<=${w.goal}`.padStart(6)}  ${runs.map((r) => r.failures).join(' ')}`);
+  for (const r of runs) for (const e of r.firstErrors) console.log(`      failure: ${e}`);
+  if (p!.bootstrapping.length > 0) console.log(`      (+1 round on a fresh data dir for ${p!.bootstrapping.join(', ')}: not in the bound above)`);
+  const expectedHttp = (p!.calls - p!.pivotCalls) * RUNS;
+  if (counts.http !== expectedHttp) console.log(`      note: the fakes saw ${counts.http} HTTP requests for ${expectedHttp} planned engine calls`);
 }
-console.log('pages');
-row(`live view of ${OBSERVABLES} x ${KEYLESS.length} engines`, `${viewMs.toFixed(0)} ms to build, ${(viewBytes / 1024).toFixed(0)} KiB of JSON`);
-row('the same, every observable already held', `${(heldBytes / 1024).toFixed(1)} KiB (what a poll sends once all are shown)`);
-row(`history page 1 of ${HISTORY + 4} analyses`, `${historyMs.toFixed(0)} ms`);
-row('history search by observable', `${searchMs.toFixed(0)} ms (${found.total} matches)`);
-console.log('process');
-row('peak RSS', `${rssMb.toFixed(0)} MiB`);
-row('extraction of 1 MB of alert text', `${extractMs.toFixed(0)} ms (${(mb.length / 1e6).toFixed(2)} MB, ${extracted} distinct observables)`);
-row('reference, per observable, core engines', `>= ${LATENCY_MS * 12} ms: 1 A + 10 DoH + 1 RDAP round trips one after another`);
+console.log('  bound = longest chain of upstream rounds for one (engine, observable) pair x latency: 1 for the call, +1 when an');
+console.log('  IP-only engine waits for the pivot\'s DNS answer on a domain, + the rounds of its dependencies; no concurrency limit.');
+
+// ---------------------------------------------------------------------------------------------
+// 2. Cached 100-observable analysis through the API.
+title(`Cached 100-observable analysis through the API (POST -> complete -> results), median of ${RUNS}`);
+{
+  const text = mixed(40, 40, 20);
+  const engines = WORKLOADS[3]!.engines;
+  await setLatency(FAST_LATENCY_MS);
+  const fill = await analyze(server, text, engines, false);
+  await setLatency(LATENCY_MS);
+  await upstreamCounts();
+  const runs: ApiRun[] = [];
+  for (let i = 0; i < RUNS; i++) runs.push(await analyze(server, text, engines, false));
+  const counts = await upstreamCounts();
+  row(`100 mixed x ${engines.join(', ')} (goal < 150 ms)`, `${ms(median(runs.map((r) => r.ms)))} (runs ${runs.map((r) => r.ms.toFixed(0)).join(' ')}; failures ${runs.map((r) => r.failures).join(' ')})`);
+  row('upstream requests during the cached runs', `${counts.http} HTTP, ${counts.dns} DNS (0 = every engine answered from the cache; fill run: ${fill.failures} failures)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. Poll cost on a stored 500-observable analysis.
+title(`Poll cost: ${POLLS} sequential GET ${prefix}is_analysis_complete/<id> over HTTP`);
+let big: ApiRun;
+{
+  const engines = ['urlscan', 'github', 'ipquery', 'phishtank', 'hudsonrock', 'ipapi'];
+  await setLatency(FAST_LATENCY_MS);
+  big = await analyze(server, mixed(200, 200, 100), engines, true, bigPollEveryMs(500));
+  const small = await analyze(server, domains(1).join('\n'), ['urlscan'], true);
+  await setLatency(LATENCY_MS);
+  const api = `${server.url}${prefix}is_analysis_complete/`;
+  const pollCost = async (id: string, count: number) => {
+    const times: number[] = [];
+    let refused = 0;
+    for (let i = 0; i < 50; i++) await (await fetch(`${api}${id}`)).arrayBuffer(); // warm-up
+    const before = cpuMsOf(server.pid);
+    for (let i = 0; i < count; i++) {
+      const started = performance.now();
+      const answer = await fetch(`${api}${id}`);
+      await answer.arrayBuffer();
+      times.push(performance.now() - started);
+      if (!answer.ok) refused++;
+    }
+    const after = cpuMsOf(server.pid);
+    const cpu = before !== undefined && after !== undefined ? `${((after - before) / count).toFixed(3)} ms server CPU per poll` : 'server CPU n/a (no /proc)';
+    return `p50 ${ms(percentile(times, 50), 2)}, p99 ${ms(percentile(times, 99), 2)}, max ${ms(Math.max(...times), 1)}; ${cpu}${refused ? `; ${refused} answers not 200!` : ''}`;
+  };
+  row(`500 observables x ${engines.length} engines (goal p99 < 2 ms)`, await pollCost(big.id, POLLS));
+  row('for comparison: 1 observable x 1 engine', await pollCost(small.id, 500));
+  const bytes = Buffer.byteLength(JSON.stringify(big.results));
+  console.log(`  the 500-observable analysis: ${(bytes / 1024).toFixed(0)} KiB of results, ${big.failures} engine failures; client round trip included; CPU resolution ${CPU_TICK_MS} ms over the whole series`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. CPU per engine call (W4).
+title('CPU per engine call (the oas server process, user + system)');
+if (w4Cpu) {
+  row(`over the ${RUNS} W4 runs (reference ~1.4 ms)`, `${ms(w4Cpu.cpuMs / w4Cpu.calls, 2)} per call (${w4Cpu.cpuMs.toFixed(0)} ms CPU / ${w4Cpu.calls} calls; includes serving ${RUNS} POSTs, ${w4Cpu.polls} polls, ${RUNS} results)`);
+  row('  upstream requests seen by the fakes', `${w4Cpu.http} HTTP + ${w4Cpu.dns} DNS queries (the pivot asks A and AAAA)`);
+} else {
+  row('over the W4 runs', 'n/a: needs /proc to read the server\'s CPU time');
+}
+
+const mainStats = await server.stop();
+
+// ---------------------------------------------------------------------------------------------
+// 5. CLI start-up, whole processes.
+title(`CLI start-up: whole processes, spawn to exit, stdio ignored, median of ${STARTUP_RUNS}`);
+{
+  const domain = domains(1)[0]!;
+  const fill = await runNode([OAS_BIN, 'analyze', domain, '--engines', 'urlscan', '--json', '--config', cliConfig], { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir });
+  if (fill.code !== 0) console.log(`  note: filling the cache exited ${fill.code}: ${fill.stderr.trim()}`);
+  const commands = [
+    { name: 'node -e 0', args: ['-e', '0'] },
+    { name: 'oas --version', args: [OAS_BIN, '--version'], goal: 'within 50 ms' },
+    { name: 'oas engines --json', args: [OAS_BIN, 'engines', '--json'], goal: 'within 50 ms' },
+    { name: `oas analyze ${domain} --engines urlscan --json (cached)`, args: [OAS_BIN, 'analyze', domain, '--engines', 'urlscan', '--json', '--config', cliConfig], goal: 'under 150 ms' },
+  ];
+  await runNode(['-e', '0'], { cwd: dir }); // file system cache
+  await upstreamCounts();
+  const times = commands.map(() => [] as number[]);
+  const codes = commands.map(() => new Set<number | null>());
+  for (let round = 0; round < STARTUP_RUNS; round++) {
+    for (const [i, command] of commands.entries()) {
+      const run = await runNode(command.args, { cwd: dir });
+      times[i]!.push(run.ms);
+      codes[i]!.add(run.code);
+    }
+  }
+  const counts = await upstreamCounts();
+  const bare = median(times[0]!);
+  for (const [i, command] of commands.entries()) {
+    const m = median(times[i]!);
+    const exit = [...codes[i]!].join(',');
+    row(command.name, i === 0 ? ms(m) : `${ms(m)} (+${ms(m - bare)} over node -e 0; goal ${command.goal}${exit === '0' ? '' : `; exit ${exit}`})`);
+  }
+  row('upstream requests during the cached analyses', `${counts.http} HTTP, ${counts.dns} DNS (0 = answered from the cache)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. 10 000 observables: CLI from stdin, and the API.
+const BIG_ENGINES = ['urlscan', 'github', 'ipquery'];
+title(`Many observables (40% domains, 40% IPs, 20% hashes) x ${BIG_ENGINES.join(', ')}, fakes at ${FAST_LATENCY_MS} ms; goal peak RSS <= 256 MiB, time linear`);
+console.log(`  ${'run'.padEnd(34)} ${'time'.padStart(9)} ${'per obs.'.padStart(10)} ${'peak RSS'.padStart(9)} ${'CPU/call'.padStart(9)} ${'calls'.padStart(7)}  failures`);
+await setLatency(FAST_LATENCY_MS);
+const bigRow = (name: string, time: number, n: number, rssKiB: number | undefined, cpuMs: number | undefined, calls: number, failures: string, timedOut: boolean) => {
+  if (timedOut) {
+    console.log(`  ${name.padEnd(34)} ${`>${(BIG_DEADLINE_MS / 1000).toFixed(0)} s`.padStart(9)} ${`>${ms(BIG_DEADLINE_MS / n, 2)}`.padStart(10)} ${`>=${mib(rssKiB)}`.padStart(9)} ${'n/a'.padStart(9)} ${String(calls).padStart(7)}  stopped at the deadline, unfinished`);
+    return;
+  }
+  console.log(`  ${name.padEnd(34)} ${ms(time).padStart(9)} ${ms(time / n, 2).padStart(10)} ${mib(rssKiB).padStart(9)} ${(cpuMs === undefined ? 'n/a' : ms(cpuMs / calls, 2)).padStart(9)} ${String(calls).padStart(7)}  ${failures}`);
+};
+let cliOver = false;
+let apiOver = false;
+const skipped = (name: string) => console.log(`  ${name.padEnd(34)} skipped: a smaller run was already stopped at the deadline`);
+for (const n of SCALE) {
+  const text = mixed(Math.round(n * 0.4), Math.round(n * 0.4), n - 2 * Math.round(n * 0.4));
+  const p = plan(text, BIG_ENGINES);
+  // CLI: `oas analyze --json --engines ... < file`, a fresh data dir, stdout to a file.
+  const input = join(dir, `in-${n}.txt`);
+  const output = join(dir, `out-${n}.json`);
+  writeFileSync(input, text);
+  if (cliOver) skipped(`CLI ${n} from stdin`);
+  else {
+    const stdin = openSync(input, 'r');
+    const stdout = openSync(output, 'w');
+    const cli = await runNode([OAS_BIN, 'analyze', '--json', '--engines', BIG_ENGINES.join(','), '--config', cliConfig, '--data-dir', join(dir, `cli-${n}`)], {
+      stdio: [stdin, stdout, 'pipe'],
+      statsFile: join(dir, `cli-${n}.stats`),
+      deadlineMs: BIG_DEADLINE_MS,
+    });
+    closeSync(stdin);
+    closeSync(stdout);
+    let cliFailures = '';
+    if (!cli.timedOut) {
+      try {
+        const { failures, firstErrors } = failuresOf(JSON.parse(readFileSync(output, 'utf8')) as ObservableResult[]);
+        cliFailures = `${failures}${firstErrors.length ? ` (${firstErrors[0]})` : ''}`;
+      } catch {
+        cliFailures = `no JSON output (exit ${cli.code}: ${cli.stderr.trim().split('\n')[0] ?? ''})`;
+      }
+    }
+    rmSync(output, { force: true });
+    bigRow(`CLI ${n} from stdin`, cli.ms, n, cli.stats?.maxRssKiB, cli.stats?.cpuMs, p.calls, cliFailures, cli.timedOut);
+    cliOver = cli.timedOut;
+  }
+
+  // API: a fresh server, POST, poll, GET the results.
+  if (apiOver) {
+    skipped(`API ${n}`);
+    continue;
+  }
+  const apiConfig = writeConfig(`api-${n}`);
+  const apiServer = await startServer(apiConfig, join(dir, `api-${n}.stats`), prefix);
+  const before = cpuMsOf(apiServer.pid);
+  const run = await analyze(apiServer, text, BIG_ENGINES, true, bigPollEveryMs(n), BIG_DEADLINE_MS);
+  const after = cpuMsOf(apiServer.pid);
+  const rssSoFar = peakRssKiBOf(apiServer.pid);
+  const stats: ExitStats | undefined = await apiServer.stop();
+  const cpu = before !== undefined && after !== undefined ? after - before : undefined;
+  bigRow(`API ${n} (poll every ${bigPollEveryMs(n)} ms)`, run.ms, n, stats?.maxRssKiB ?? rssSoFar, cpu, p.calls, `${run.failures}${run.firstErrors.length ? ` (${run.firstErrors[0]})` : ''}`, run.timedOut);
+  apiOver = run.timedOut;
+  await upstreamCounts();
+}
+await setLatency(LATENCY_MS);
+console.log('  time: spawn to exit (CLI, start-up included), POST to results received (API). peak RSS: the oas process alone');
+console.log('  (maxRSS at exit, preload.js). CPU/call: whole CLI process life (start-up included) / engine calls; API: server CPU');
+console.log('  from POST to results / engine calls. engine calls include the pivot\'s calls for domains. A run still going');
+console.log(`  after ${(BIG_DEADLINE_MS / 1000).toFixed(0)} s (BENCH_BIG_DEADLINE_MS) is stopped: its peak RSS is the peak until then (/proc).`);
+
+// ---------------------------------------------------------------------------------------------
+// 7. The pages' building blocks, as library calls in this process.
+title('Pages and extraction (library calls in the bench process)');
+{
+  const names = ['urlscan', 'github', 'ipquery', 'phishtank', 'hudsonrock', 'ipapi'];
+  const record: AnalysisRecord = {
+    id: '00000000-0000-4000-8000-000000000500',
+    created_at: new Date().toISOString(),
+    finished_at: new Date().toISOString(),
+    duration_ms: 1,
+    engines: names,
+    ignore_cache: true,
+    observables: big.results.map((r) => ({ value: r.observable, type: r.type })),
+    complete: true,
+    progress: { done: big.results.length * names.length, total: big.results.length * names.length },
+    results: big.results,
+  };
+  const viewStart = performance.now();
+  const viewBytes = Buffer.byteLength(JSON.stringify(analysisView(record, app.catalog)));
+  const viewMs = performance.now() - viewStart;
+  const heldBytes = Buffer.byteLength(JSON.stringify(analysisView(record, app.catalog, new Set(record.observables.map((_, i) => i)))));
+  row(`live view of 500 observables x ${names.length} engines`, `${ms(viewMs)} to build, ${(viewBytes / 1024).toFixed(0)} KiB of JSON (${(heldBytes / 1024).toFixed(1)} KiB once every observable is held)`);
+
+  const HISTORY = 2000;
+  const writeStart = performance.now();
+  for (let i = 0; i < HISTORY; i++) {
+    const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const from = (i * 10) % 490;
+    await app.storage.analyses.set(id, { ...record, id, created_at: new Date(Date.now() - i * 1000).toISOString(), observables: record.observables.slice(from, from + 10), results: record.results.slice(from, from + 10) });
+  }
+  const writeMs = performance.now() - writeStart;
+  const historyStart = performance.now();
+  await historyPage(app.storage, { query: '', page: 1, perPage: 20 });
+  const historyMs = performance.now() - historyStart;
+  const needle = record.observables[42]!.value;
+  const searchStart = performance.now();
+  const found = await historyPage(app.storage, { query: needle, page: 1, perPage: 20 });
+  const searchMs = performance.now() - searchStart;
+  row(`history page 1 of ${HISTORY} analyses`, `${ms(historyMs)} (writing them: ${ms(writeMs)})`);
+  row('history search by observable', `${ms(searchMs)} (${found.total} matches)`);
+
+  const mb = 'Host 10.0.0.5 hit hxxps://evil[.]com/a?b=1 and 2001:db8::1 from a@b.example.org '.repeat(13_000);
+  const extractStart = performance.now();
+  const extracted = extractObservables(mb).length;
+  const extractMs = performance.now() - extractStart;
+  row('extraction of 1 MB of alert text', `${ms(extractMs)} (${(mb.length / 1e6).toFixed(2)} MB, ${extracted} distinct observables)`);
+}
+
+title('Processes');
+row('oas serve (W1-W4, cached, polls): peak RSS', `${mib(mainStats?.maxRssKiB)}, ${mainStats ? ms(mainStats.cpuMs) : 'n/a'} CPU over its life`);
+row('this bench process (client, in-process library calls)', `peak RSS ${mib(process.resourceUsage().maxRSS)}`);
+row('total bench time', elapsed());
 
 await app.close();
-fleet.postMessage('close');
-await once(fleet, 'exit');
+const fleetExit = once(fleet, 'exit');
+fleet.postMessage({ type: 'close' });
+await fleetExit;
 rmSync(dir, { recursive: true, force: true });
