@@ -10,6 +10,7 @@ import { createApi } from './api.js';
 import { createAuth } from './auth.js';
 import { corsFor } from './cors.js';
 import { allowedHosts, hostGuard } from './host-guard.js';
+import { drainUnreadBody } from './drain-body.js';
 import { createPages } from './pages.js';
 import { analysisLimiter, rateLimitAnalyses } from './rate-limit.js';
 
@@ -26,7 +27,8 @@ export interface HttpOptions {
 }
 
 /**
- * The whole HTTP surface, in the order a request meets it: the request log, the Host check
+ * The whole HTTP surface, in the order a request meets it: the request log, an unread upload
+ * drained before the answer (see drain-body.ts), the Host check
  * (421), CORS (closed unless `cors_origins`), the token (401, when `api_token` is set) with the
  * sign-in pages, the analyses' rate limit (429), then the spec's three endpoints and the pages.
  */
@@ -34,6 +36,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   const { config } = app;
   const root = new Hono();
   if (options.logger) root.use('*', accessLog(options.logger));
+  root.use('*', drainUnreadBody(config.max_body_bytes));
   root.use('*', hostGuard(allowedHosts(config.host, config.allowed_hosts)));
   const cors = corsFor(config.cors_origins);
   if (cors) root.use('*', cors);
