@@ -73,7 +73,7 @@ export const KEYS = {
   dns_servers: { schema: v.array(hostPort, 'expected a list of IP addresses (ip or ip:port)'), kind: 'list', doc: 'DNS servers for DNS engines (`ip` or `ip:port`); empty = the system resolvers.', defaultText: '[] (system)' },
   proxy_url: { schema: proxyUrl, kind: 'string', legacyEnv: 'PROXY_URL', doc: 'HTTP(S) proxy for every outbound HTTP call; empty = direct.', defaultText: '""' },
   ssl_verify: { schema: v.boolean('expected true or false'), kind: 'bool', legacyEnv: 'SSL_VERIFY', doc: 'Verify upstream TLS certificates.', defaultText: 'true' },
-  concurrency: { schema: positiveInt, kind: 'int', doc: 'Engine calls running at once across all analyses.', defaultText: '32' },
+  concurrency: { schema: positiveInt, kind: 'int', doc: 'Engine calls running at once across all analyses (each engine is also bounded by its own `engines.<id>.concurrency`, default 64, and its quota).', defaultText: '512' },
   engine_timeout_ms: { schema: positiveInt, kind: 'int', doc: 'Timeout of every engine call, overriding the engines\' own defaults.', defaultText: 'per engine' },
   api_token: { schema: v.string('expected a string'), kind: 'string', doc: 'Token every API, `/ui/` and `/export/` request must carry (`Authorization: Bearer <token>` or `X-API-Key`); the web UI asks for it once. Empty = no authentication (loopback only, unless `allow_unauthenticated`).', defaultText: '""' },
   allow_unauthenticated: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Let `oas serve` bind a non-loopback address without `api_token`.', defaultText: 'false' },
@@ -123,7 +123,9 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dns_servers: [],
     proxy_url: '',
     ssl_verify: true,
-    concurrency: 32,
+    // Room for several engines at their own default of 64 calls each (the reference ran every
+    // observable at once, unbounded).
+    concurrency: 512,
     engine_timeout_ms: undefined,
     catalog: 'main',
     api_token: '',

@@ -28,7 +28,13 @@ export interface BoundContext {
 /** Abort reason once a call is over; shared, as building an Error per call costs a stack trace. */
 const CALL_FINISHED = Object.freeze(new Error('engine call finished'));
 
-export const SETTING_DEFAULTS = { concurrency: 8, retries: 2 } as const;
+/**
+ * Defaults of every engine, under its own `defaults` and the operator's `engines.<id>`.
+ * `concurrency`: calls of one engine at once. 64 for an upstream that documents no limit (the
+ * reference ran every observable at once, unbounded); an engine with a documented limit sets a
+ * quota (`rate_limit` / `rate_window_ms`) or a lower concurrency in its own defaults.
+ */
+export const SETTING_DEFAULTS = { concurrency: 64, retries: 2 } as const;
 
 /** Engine defaults, then the operator's `engines.<id>` settings. */
 export function resolveSettings(

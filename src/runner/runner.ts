@@ -86,6 +86,12 @@ export class EngineRunner {
   private readonly settings = new Map<string, EngineSettings>();
   private readonly fingerprints = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<Outcome>>();
+  /**
+   * Answers on their way to the cache, read from here until stored: an engine's answer never
+   * waits for the disk (one SQLite transaction per write), and the next call still finds it.
+   */
+  private readonly unwritten = new Map<string, CachedEntry>();
+  private readonly writes = new Set<Promise<void>>();
   private readonly pivot: EngineDefinition | undefined;
 
   constructor(private readonly options: RunnerOptions) {
@@ -282,9 +288,7 @@ export class EngineRunner {
 
     const promise = (async (): Promise<Outcome> => {
       const outcome = await this.invoke(engine, settings, target, scope);
-      if (outcome.ok && ttlMs > 0) {
-        await this.options.cache.set(key, { value: outcome.value, at: Date.now() } satisfies CachedEntry, ttlMs).catch(() => {});
-      }
+      if (outcome.ok && ttlMs > 0) this.store(key, { value: outcome.value, at: Date.now() }, ttlMs);
       return outcome;
     })();
     this.inflight.set(key, promise);
@@ -356,7 +360,26 @@ export class EngineRunner {
     return quota;
   }
 
+  /** Writes an answer to the cache in the background (see `unwritten`; `flush` waits for it). */
+  private store(key: string, entry: CachedEntry, ttlMs: number): void {
+    this.unwritten.set(key, entry);
+    const write: Promise<void> = this.options.cache.set(key, entry, ttlMs)
+      .then(() => {}, () => {}) // a cache that cannot be written costs a later call, never this one
+      .finally(() => {
+        if (this.unwritten.get(key) === entry) this.unwritten.delete(key);
+        this.writes.delete(write);
+      });
+    this.writes.add(write);
+  }
+
+  /** Resolves once every answer given so far is in the cache (before closing the storage). */
+  async flush(): Promise<void> {
+    while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
+  }
+
   private async readCache(key: string): Promise<CachedEntry | undefined> {
+    const unwritten = this.unwritten.get(key);
+    if (unwritten) return unwritten;
     try {
       return (await this.options.cache.get(key)) as CachedEntry | undefined;
     } catch {
