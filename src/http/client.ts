@@ -11,10 +11,20 @@
  */
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, Pool, ProxyAgent, buildConnector, interceptors, request, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type * as Undici from 'undici';
+import type { Dispatcher, Pool, buildConnector } from 'undici';
 import * as v from 'valibot';
 import { BadResponseError, HttpStatusError, NetworkError, statusError, TimeoutError, UpstreamError } from './errors.js';
 import { redact } from './redact.js';
+
+/**
+ * undici, loaded by the first transport (not on import): engines import this module for its pure
+ * helpers (parseJson, buildUrl), and `oas engines` or an analysis answered from the cache make no
+ * request, so they must not pay for loading undici.
+ */
+let undiciModule: typeof Undici | undefined;
+const undici = (): typeof Undici => (undiciModule ??= createRequire(import.meta.url)('undici') as typeof Undici);
 
 export interface TransportOptions {
   proxyUrl?: string;
@@ -86,6 +96,7 @@ export class HttpTransport {
   constructor(options: TransportOptions = {}) {
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const tls = { rejectUnauthorized: options.sslVerify ?? true };
+    const { Agent, Pool, ProxyAgent, buildConnector, interceptors } = undici();
     const base: Dispatcher = options.proxyUrl
       ? new ProxyAgent({
         uri: options.proxyUrl,
@@ -101,7 +112,10 @@ export class HttpTransport {
         }),
         keepAliveTimeout: 10_000,
       })
-      : new Agent({ connect: this.tracked(buildConnector({ ...tls, timeout })), keepAliveTimeout: 10_000, connections: 64 });
+      // Connections per origin: unbounded (null), as through the proxy. The runner bounds the calls
+      // (global `concurrency`, each engine's `concurrency` and quota): a cap here would queue an
+      // engine's requests behind a limit below its own setting, that no setting could raise.
+      : new Agent({ connect: this.tracked(buildConnector({ ...tls, timeout })), keepAliveTimeout: 10_000, connections: null });
     this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
     this.userAgent = options.userAgent ?? 'oas (Observable Analysis Service)';
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
@@ -209,6 +223,7 @@ export class HttpClient {
     }
     // The call's signal already fires at its deadline; a request cap needs a signal of its own.
     const signal = limit < remaining ? AbortSignal.any([this.call.signal, AbortSignal.timeout(limit)]) : this.call.signal;
+    const { request } = undici();
     const res = await untilAborted(request(target, {
       method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
       headers,
