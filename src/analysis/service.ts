@@ -38,7 +38,12 @@ export interface EngineErrorEvent {
 /** Who started an analysis: `oas analyze` or `oas serve` (its API). */
 export type AnalysisOrigin = 'cli' | 'server';
 
-export interface AnalysisRecord {
+/**
+ * What the analyses table keeps of an analysis: everything but the results, which are stored one
+ * row per observable (`analysis_results`) as observables finish. Small next to the results: a poll,
+ * a save or the history never reads or rewrites them.
+ */
+export interface AnalysisHeader {
   id: string;
   /** Only the server's own unfinished analyses are resumed. Absent in records of older versions. */
   origin?: AnalysisOrigin;
@@ -50,7 +55,16 @@ export interface AnalysisRecord {
   ignore_cache: boolean;
   observables: Observable[];
   complete: boolean;
+  /** Stored: as of the start, and at the end. The running analysis's own copy is live. */
   progress: Progress;
+  /** 2: results in `analysis_results`. Absent in records of older versions, which hold `results`. */
+  format?: 2;
+  /** Only in records of older versions: every result, in the record itself. */
+  results?: (ObservableResult | null)[];
+}
+
+/** An analysis with its results (the live view; records of older versions). */
+export interface AnalysisRecord extends AnalysisHeader {
   /** In input order; null for an observable not finished yet. */
   results: (ObservableResult | null)[];
 }
@@ -68,12 +82,43 @@ export interface PreparedAnalysis {
 }
 
 const SAVE_INTERVAL_MS = 250;
+/** Finished observables waiting for their save: past this many they are saved at once. */
+const SAVE_BATCH = 500;
+/** Rows per INSERT statement (3 parameters each: under SQLite's oldest limit of 999). */
+const INSERT_ROWS = 300;
+/** Rows read at once when results are read back in order. */
+const READ_PAGE = 500;
+/**
+ * Observables of one analysis handed to the runner at once (a sliding window): far more calls than
+ * any concurrency limit lets run, so the engines are never starved, while the state of a
+ * 10 000-observable analysis stays bounded.
+ */
+const OBSERVABLE_WINDOW = 256;
+/** Ids known to be complete (they stay complete): a poll for them reads nothing. */
+const COMPLETE_IDS_KEPT = 10_000;
+/** storage.ts's ANALYSIS_RESULTS_TABLE (not imported: this module loads no SQLite binding). */
+const ANALYSIS_RESULTS_TABLE = 'analysis_results';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
+/**
+ * Stands for the result of an observable the caller said it holds (`latest(id, have)`): never
+ * read, never sent (the view leaves such observables out).
+ */
+const HELD: ObservableResult = Object.freeze({ observable: '', type: 'FQDN', reversed_success: false }) as ObservableResult;
+
+/** A running analysis: its header (progress live) and its results not saved yet. */
+interface Live {
+  header: AnalysisHeader;
+  /** Index -> result JSON, until its row is written. */
+  unsaved: Map<number, string>;
+}
+
 export class AnalysisService {
-  private readonly running = new Map<string, Promise<AnalysisRecord>>();
-  /** Records of running analyses: fresher than the stored copy, which is saved every 250 ms. */
-  private readonly live = new Map<string, AnalysisRecord>();
+  private readonly running = new Map<string, Promise<AnalysisHeader>>();
+  /** Running analyses: progress and results not saved yet. */
+  private readonly live = new Map<string, Live>();
+  /** Ids seen complete, oldest first. */
+  private readonly completeIds = new Set<string>();
 
   constructor(
     private readonly catalog: Catalog,
@@ -109,8 +154,8 @@ export class AnalysisService {
   }
 
   /** Records the analysis and starts it in the background. */
-  async start(request: AnalysisRequest, prepared = this.prepare(request), origin: AnalysisOrigin = 'server'): Promise<AnalysisRecord> {
-    const record: AnalysisRecord = {
+  async start(request: AnalysisRequest, prepared = this.prepare(request), origin: AnalysisOrigin = 'server'): Promise<AnalysisHeader> {
+    const header: AnalysisHeader = {
       id: randomUUID(),
       origin,
       created_at: new Date().toISOString(),
@@ -121,61 +166,174 @@ export class AnalysisService {
       observables: prepared.observables,
       complete: false,
       progress: { done: 0, total: prepared.observables.length * prepared.selections.length },
-      results: prepared.observables.map(() => null),
+      format: 2,
     };
-    await this.storage.analyses.set(record.id, record);
-    this.launch(record, prepared.selections);
-    return record;
+    await this.storage.analyses.set(header.id, header);
+    this.launch(header, prepared.selections, new Set());
+    return header;
   }
 
-  /** Runs an analysis to the end (the CLI), recording it like any other. */
-  async runToEnd(request: AnalysisRequest, onProgress?: (p: Progress) => void, prepared = this.prepare(request)): Promise<AnalysisRecord> {
-    const record = await this.start(request, prepared, 'cli');
-    const done = this.running.get(record.id)!;
-    if (onProgress) this.progressListeners.set(record.id, onProgress);
+  /**
+   * Runs an analysis to the end (the CLI), recording it like any other. Its results are read
+   * back with `resultTexts`.
+   */
+  async runToEnd(request: AnalysisRequest, onProgress?: (p: Progress) => void, prepared = this.prepare(request)): Promise<AnalysisHeader> {
+    const header = await this.start(request, prepared, 'cli');
+    const done = this.running.get(header.id)!;
+    if (onProgress) this.progressListeners.set(header.id, onProgress);
     try {
       return await done;
     } finally {
-      this.progressListeners.delete(record.id);
+      this.progressListeners.delete(header.id);
     }
   }
 
   private readonly progressListeners = new Map<string, (p: Progress) => void>();
 
-  async get(id: string): Promise<AnalysisRecord | undefined> {
+  /** The stored header (with the results inside for records of older versions). */
+  async get(id: string): Promise<AnalysisHeader | undefined> {
     if (!UUID.test(id)) return undefined;
-    return (await this.storage.analyses.get(id.toLowerCase())) as AnalysisRecord | undefined;
+    return (await this.storage.analyses.get(id.toLowerCase())) as AnalysisHeader | undefined;
   }
 
-  /** The freshest copy: the running analysis in memory, else the stored record. */
-  async latest(id: string): Promise<AnalysisRecord | undefined> {
-    return this.live.get(id.toLowerCase()) ?? this.get(id);
+  /**
+   * Whether the analysis is complete; undefined for an unknown id. Reads nothing for an analysis
+   * this process runs or has seen complete; else one field of its header.
+   */
+  async isComplete(id: string): Promise<boolean | undefined> {
+    if (!UUID.test(id)) return undefined;
+    const key = id.toLowerCase();
+    if (this.running.has(key)) return false;
+    if (this.completeIds.has(key)) return true;
+    const rows = (await this.storage.analysesTable.query(
+      "SELECT json_extract(value, '$.value.complete') AS complete FROM analyses WHERE key = ?",
+      key,
+    )) as { complete: unknown }[];
+    if (rows.length === 0) return undefined;
+    const complete = rows[0]!.complete === 1 || rows[0]!.complete === true;
+    if (complete) this.rememberComplete(key);
+    return complete;
+  }
+
+  private rememberComplete(id: string): void {
+    this.completeIds.add(id);
+    if (this.completeIds.size > COMPLETE_IDS_KEPT) this.completeIds.delete(this.completeIds.values().next().value!);
+  }
+
+  /**
+   * The freshest copy with its results: the running analysis in memory and its saved rows, else
+   * the stored record. `have`: indices the caller already holds; their results, when finished,
+   * are a placeholder (the live view leaves them out) and are not read.
+   */
+  async latest(id: string, have: ReadonlySet<number> = new Set()): Promise<AnalysisRecord | undefined> {
+    const key = id.toLowerCase();
+    const running = this.live.get(key);
+    const header = running?.header ?? (await this.get(id));
+    if (!header) return undefined;
+    if (header.results) return { ...header, results: header.results };
+    const results: (ObservableResult | null)[] = header.observables.map(() => null);
+    const rows = (await this.storage.analysesTable.query(
+      `SELECT idx, CASE WHEN idx IN (SELECT value FROM json_each(?2)) THEN NULL ELSE value END AS value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?1`,
+      header.id,
+      JSON.stringify([...have]),
+    )) as { idx: number; value: string | null }[];
+    for (const row of rows) {
+      if (row.idx >= 0 && row.idx < results.length) results[row.idx] = row.value === null ? HELD : (JSON.parse(row.value) as ObservableResult);
+    }
+    // Live may have ended meanwhile: its unsaved results are then in the rows just read.
+    for (const [index, text] of running?.unsaved ?? []) {
+      if (results[index] === null) results[index] = have.has(index) ? HELD : (JSON.parse(text) as ObservableResult);
+    }
+    let progress = header.progress;
+    if (!running && !header.complete) {
+      // Stored while running: its progress is as of the start; the rows say how far it got.
+      progress = { done: Math.min(progress.total, rows.length * header.engines.length), total: progress.total };
+    }
+    return { ...header, progress: { ...progress }, results };
+  }
+
+  /**
+   * The results of an analysis in input order, as JSON texts (one per finished observable), a
+   * page at a time: the whole document is never built.
+   */
+  async *resultTexts(header: AnalysisHeader): AsyncGenerator<string[]> {
+    if (header.results) {
+      for (let i = 0; i < header.results.length; i += READ_PAGE) {
+        yield header.results.slice(i, i + READ_PAGE).filter((r) => r !== null).map((r) => JSON.stringify(r));
+      }
+      return;
+    }
+    for (let after = -1; ;) {
+      const rows = (await this.storage.analysesTable.query(
+        `SELECT idx, value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ? AND idx > ? ORDER BY idx LIMIT ${READ_PAGE}`,
+        header.id,
+        after,
+      )) as { idx: number; value: string }[];
+      if (rows.length === 0) return;
+      after = rows[rows.length - 1]!.idx;
+      yield rows.map((row) => row.value);
+      if (rows.length < READ_PAGE) return;
+    }
   }
 
   /**
    * Stored analyses the server accepted and that are not complete yet (read in SQLite: the
    * finished ones are never loaded). Those of `oas analyze` (or without an origin) are left out.
    */
-  private async unfinished(): Promise<AnalysisRecord[]> {
+  private async unfinished(): Promise<AnalysisHeader[]> {
     const rows = (await this.storage.analysesTable.query(
       "SELECT value FROM analyses WHERE json_extract(value, '$.value.complete') = 0 AND json_extract(value, '$.value.origin') = 'server'",
     )) as { value: string }[];
-    return rows.map((row) => (JSON.parse(row.value) as { value: AnalysisRecord }).value);
+    return rows.map((row) => (JSON.parse(row.value) as { value: AnalysisHeader }).value);
   }
 
-  /** Restarts the server's analyses that were accepted but not finished (the process stopped). */
+  /**
+   * Restarts the server's analyses that were accepted but not finished (the process stopped).
+   * Results already saved are kept; only the other observables run again.
+   */
   async resumePending(): Promise<number> {
     const pending = (await this.unfinished()).filter((r) => r.origin === 'server' && !this.running.has(r.id));
-    for (const record of pending) {
+    for (const stored of pending) {
       let selections: Selection[];
       try {
-        selections = this.catalog.select(record.engines);
+        selections = this.catalog.select(stored.engines);
       } catch {
-        selections = this.catalog.select(record.engines.filter((name) => this.catalog.find(name)));
+        selections = this.catalog.select(stored.engines.filter((name) => this.catalog.find(name)));
       }
-      this.launch(record, selections);
+      const header = await this.migrate(stored);
+      const rows = (await this.storage.analysesTable.query(
+        `SELECT idx FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`,
+        header.id,
+      )) as { idx: number }[];
+      const saved = new Set(rows.map((row) => row.idx).filter((idx) => idx >= 0 && idx < header.observables.length));
+      this.launch(header, selections, saved);
     }
     return pending.length;
+  }
+
+  /** A record of an older version (results inside) as a header and rows: the rows first. */
+  private async migrate(record: AnalysisHeader): Promise<AnalysisHeader> {
+    const { results, ...header } = record;
+    if (!results) return record;
+    const rows: [number, string][] = [];
+    results.forEach((result, index) => {
+      if (result) rows.push([index, JSON.stringify(result)]);
+    });
+    await this.insertRows(record.id, rows);
+    const migrated: AnalysisHeader = { ...header, format: 2 };
+    await this.storage.analyses.set(record.id, migrated);
+    return migrated;
+  }
+
+  /** Writes result rows (replacing any of the same index), a few hundred per statement. */
+  private async insertRows(id: string, rows: readonly (readonly [number, string])[]): Promise<void> {
+    for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+      const chunk = rows.slice(i, i + INSERT_ROWS);
+      await this.storage.analysesTable.query(
+        `INSERT OR REPLACE INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
+        chunk.flatMap(([index, text]) => [id, index, text]),
+      );
+    }
   }
 
   /** Resolves when every running analysis has finished (for shutdown and tests). */
@@ -183,65 +341,114 @@ export class AnalysisService {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
   }
 
-  private launch(record: AnalysisRecord, selections: Selection[]): void {
+  /** Runs the observables of `header` whose index is not in `saved`, saving each result as a row. */
+  private launch(header: AnalysisHeader, selections: Selection[], saved: ReadonlySet<number>): void {
     const started = Date.now();
-    let dirty = false;
+    const { id, observables } = header;
+    const live: Live = { header: { ...header, progress: { ...header.progress } }, unsaved: new Map() };
+    const perObservable = selections.length;
+    const total = observables.length * perObservable;
+    let done = saved.size * perObservable;
+    live.header.progress = { done, total };
+
+    // Finished results are queued and written in batches (every SAVE_INTERVAL_MS, or at once past
+    // SAVE_BATCH); each stays in `unsaved` until its row is written.
+    let queue: [number, string][] = [];
     let saving: Promise<void> = Promise.resolve();
     const save = () => {
-      dirty = false;
-      saving = saving.then(() => this.storage.analyses.set(record.id, record)).then(() => {}, () => {});
+      if (queue.length === 0) return;
+      const batch = queue;
+      queue = [];
+      saving = saving.then(() => this.insertRows(id, batch)).then(() => {
+        for (const [index, text] of batch) if (live.unsaved.get(index) === text) live.unsaved.delete(index);
+      }, () => {});
     };
-    const timer = setInterval(() => dirty && save(), SAVE_INTERVAL_MS);
+    const timer = setInterval(save, SAVE_INTERVAL_MS);
     timer.unref();
 
-    const work = this.runner
-      .analyze(record.observables, selections, {
-        ignoreCache: record.ignore_cache,
-        onProgress: (p) => {
-          record.progress = { done: p.done, total: p.total };
-          this.progressListeners.get(record.id)?.(p);
-        },
-        onObservable: (index, result) => {
-          record.results[index] = result;
-          dirty = true;
-          if (this.onEngineError && result.errors) {
-            for (const [key, error] of Object.entries(result.errors)) {
-              const engine = selections.find((s) => s.key === key)?.engine.id ?? key;
-              try {
-                this.onEngineError({ analysis: record.id, engine, error });
-              } catch {
-                // A log that cannot be written never stops an analysis.
-              }
-            }
+    const report = (waiting?: string) => {
+      live.header.progress = { done, total };
+      this.progressListeners.get(id)?.(waiting === undefined ? { done, total } : { done, total, waiting });
+    };
+    const finish = (index: number, result: ObservableResult) => {
+      const text = JSON.stringify(result);
+      live.unsaved.set(index, text);
+      queue.push([index, text]);
+      if (queue.length >= SAVE_BATCH) save();
+      if (this.onEngineError && result.errors) {
+        for (const [key, error] of Object.entries(result.errors)) {
+          const engine = selections.find((s) => s.key === key)?.engine.id ?? key;
+          try {
+            this.onEngineError({ analysis: id, engine, error });
+          } catch {
+            // A log that cannot be written never stops an analysis.
           }
-        },
-      })
-      .then((results) => {
-        record.results = results;
-      })
-      .catch((error: unknown) => {
+        }
+      }
+    };
+
+    const runOne = async (index: number) => {
+      const observable = observables[index]!;
+      let counted = 0;
+      try {
+        const [result] = await this.runner.analyze([observable], selections, {
+          ignoreCache: header.ignore_cache,
+          onProgress: (p) => {
+            done += p.done - counted;
+            counted = p.done;
+            report(p.waiting);
+          },
+        });
+        finish(index, result!);
+      } catch (error) {
         // Never expected (engine failures are results), but an accepted analysis must finish.
-        record.results = record.results.map((r, i) => r ?? {
-          observable: record.observables[i]!.value,
-          type: record.observables[i]!.type,
+        done += perObservable - counted;
+        report();
+        finish(index, {
+          observable: observable.value,
+          type: observable.type,
           reversed_success: false,
           errors: { analysis: `internal error: ${error instanceof Error ? error.message : String(error)}` },
         });
-      })
+      }
+    };
+
+    const todo: number[] = [];
+    for (let index = 0; index < observables.length; index++) if (!saved.has(index)) todo.push(index);
+    let next = 0;
+    const worker = async () => {
+      while (next < todo.length) await runOne(todo[next++]!);
+    };
+
+    report();
+    const work = Promise.all(Array.from({ length: Math.min(OBSERVABLE_WINDOW, todo.length) }, worker))
       .then(async () => {
         clearInterval(timer);
+        save();
         await saving;
-        // One write carries the final results and complete=true together. The live record never
-        // says complete: whoever sees complete=true can read the stored results.
-        const final: AnalysisRecord = { ...record, complete: true, finished_at: new Date().toISOString(), duration_ms: Date.now() - started };
-        await this.storage.analyses.set(record.id, final);
+        // A batch whose write failed is still unsaved: written now, or the analysis stays
+        // incomplete (and, from the server, resumes at the next start).
+        if (live.unsaved.size > 0) await this.insertRows(id, [...live.unsaved].sort(([a], [b]) => a - b));
+        // Every row is written before complete turns true: whoever sees it can read them all.
+        const final: AnalysisHeader = {
+          ...header,
+          complete: true,
+          finished_at: new Date().toISOString(),
+          duration_ms: Date.now() - started,
+          progress: { done: total, total },
+          format: 2,
+        };
+        delete final.results;
+        await this.storage.analyses.set(id, final);
+        this.rememberComplete(id);
         return final;
       })
       .finally(() => {
-        this.running.delete(record.id);
-        this.live.delete(record.id);
+        clearInterval(timer);
+        this.running.delete(id);
+        this.live.delete(id);
       });
-    this.running.set(record.id, work);
-    this.live.set(record.id, record);
+    this.running.set(id, work);
+    this.live.set(id, live);
   }
 }

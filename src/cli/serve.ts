@@ -63,7 +63,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     const stop = () => {
       // Unfinished analyses stay recorded and resume at the next start; in-flight lookups are
       // abandoned, so the process exits rather than waiting for them.
-      void running.close().then(() => app.storage.close()).finally(() => {
+      void running.close().then(() => app.runner.flush()).then(() => app.storage.close()).finally(() => {
         resolve(EXIT_OK);
         setImmediate(() => process.exit(EXIT_OK));
       });

@@ -5,6 +5,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
+import { jsonChunks } from '../analysis/output.js';
 import { InputError, TooManyObservablesError, type AnalysisService } from '../analysis/service.js';
 
 export interface ApiOptions {
@@ -95,22 +96,59 @@ export function createApi(options: ApiOptions): Hono {
     },
   );
 
+  // O(1): the running analyses and those seen complete are known in memory; else one field of
+  // the stored header (never the results).
   app.get(`${prefix}is_analysis_complete/:id`, async (c) => {
-    const record = await analyses.get(c.req.param('id'));
-    if (!record) return notFound(c);
-    return c.json({ complete: record.complete });
+    const complete = await analyses.isComplete(c.req.param('id'));
+    if (complete === undefined) return notFound(c);
+    return c.json({ complete });
   });
 
+  // The stored rows in order, streamed: the array is never built whole.
   app.get(`${prefix}results/:id`, async (c) => {
     const record = await analyses.get(c.req.param('id'));
     if (!record) return notFound(c);
     if (!record.complete) {
       return c.json({ error: 'analysis not complete yet: poll is_analysis_complete until it reports true' }, 409);
     }
-    return c.json(record.results);
+    c.header('Content-Type', 'application/json');
+    return sendChunks(c, jsonChunks(analyses.resultTexts(record)));
   });
 
   return app;
+}
+
+/**
+ * A body written a chunk at a time. A body of one chunk is sent as it is (with its length); a
+ * longer one is streamed, the next chunk read only when the client has taken the previous one.
+ */
+export async function sendChunks(c: Context, chunks: AsyncGenerator<string>): Promise<Response> {
+  const first = await chunks.next();
+  if (first.done) return c.body('');
+  const second = await chunks.next();
+  if (second.done) return c.body(first.value);
+  const ready = [first.value, second.value];
+  const encoder = new TextEncoder();
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const piece = ready.shift();
+      if (piece !== undefined) {
+        controller.enqueue(encoder.encode(piece));
+        return;
+      }
+      try {
+        const next = await chunks.next();
+        if (next.done) controller.close();
+        else controller.enqueue(encoder.encode(next.value));
+      } catch (error) {
+        controller.error(error);
+      }
+    },
+    async cancel() {
+      await chunks.return(undefined);
+    },
+  });
+  return c.body(stream);
 }
 
 /** 404 for an unknown or malformed analysis id (`:id` in the route). */

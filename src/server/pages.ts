@@ -4,14 +4,14 @@
  */
 import { Hono, type Context } from 'hono';
 import { historyPage } from '../analysis/history.js';
+import { csvChunks, jsonChunks } from '../analysis/output.js';
 import type { AnalysisService } from '../analysis/service.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { Storage } from '../store/storage.js';
 import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
-import { resultsCsv } from '../view/export-csv.js';
-import { notFound } from './api.js';
+import { notFound, sendChunks } from './api.js';
 import { loadAssets } from './assets.js';
 import { escapeHtml } from './html.js';
 import { renderShell } from './shell.js';
@@ -82,14 +82,15 @@ export function createPages(options: PagesOptions): Hono {
     if (!/^[A-Za-z0-9_-]*$/.test(have) || have.length % 4 === 1) {
       return json(c, { error: '"have" must be a base64url bitmap of the observables the page holds (A-Z, a-z, 0-9, "-" and "_")' }, 400);
     }
-    const record = await analyses.latest(c.req.param('id'));
+    const held = parseHave(have);
+    const record = await analyses.latest(c.req.param('id'), held);
     if (!record) return notFound(c);
     // One bit per observable: anything longer says nothing about this analysis.
     const longest = Math.ceil((Math.ceil(record.observables.length / 8) * 4) / 3);
     if (have.length > longest) {
       return json(c, { error: `"have" is too long: this analysis has ${record.observables.length} observable(s), at most ${longest} base64url characters` }, 400);
     }
-    return json(c, analysisView(record, catalog, parseHave(have)));
+    return json(c, analysisView(record, catalog, held));
   });
   app.get('/ui/history', async (c) => {
     const pageNumber = wholeParam(c, 'page', 1, PAGE_MAX);
@@ -112,12 +113,13 @@ export function createPages(options: PagesOptions): Hono {
     if (!record.complete) return json(c, { error: 'analysis not complete yet: export it once it is' }, 409);
     c.header('Content-Disposition', `attachment; filename="oas-${record.id}.${format}"`);
     c.header('Cache-Control', 'no-store');
+    // The stored rows in order, streamed: the document is never built whole.
     if (format === 'json') {
       c.header('Content-Type', 'application/json; charset=utf-8');
-      return c.body(JSON.stringify(record.results, null, 2));
+      return sendChunks(c, jsonChunks(analyses.resultTexts(record), true));
     }
     c.header('Content-Type', 'text/csv; charset=utf-8');
-    return c.body(resultsCsv(record.results, catalog));
+    return sendChunks(c, csvChunks(analyses.resultTexts(record), catalog));
   });
 
   return app;

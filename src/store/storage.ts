@@ -1,6 +1,7 @@
 /**
  * The one SQLite file in the data directory, shared by `oas analyze` and `oas serve`.
- * Three Keyv stores, one table each: engine results (with TTL), analyses, engine-private data.
+ * Three Keyv stores, one table each: engine results (with TTL), analyses, engine-private data;
+ * and one plain table beside the analyses, `analysis_results`, one row per finished observable.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -11,12 +12,23 @@ import { ConfigError } from '../config/load.js';
 
 export const DATABASE_FILE = 'oas.sqlite';
 
+/**
+ * One row per finished observable of an analysis: `(id, idx, value)`, value the observable's
+ * result as JSON. The analyses table keeps only each analysis's header (what it is, whether it is
+ * complete): a poll or a save never reads or rewrites the results, and they are read back in
+ * order, a page at a time. Records of older versions keep their results inside the header.
+ */
+export const ANALYSIS_RESULTS_TABLE = 'analysis_results';
+
 export interface Storage {
   /** Cached engine results, keyed by engine and observable. */
   results: Keyv;
   /** Analyses by id. */
   analyses: Keyv;
-  /** Raw access to the analyses table, for listing. */
+  /**
+   * Raw access to the analyses table (for listing) and to `analysis_results` (ANALYSIS_RESULTS_TABLE),
+   * on the same connection.
+   */
   analysesTable: KeyvSqlite;
   /** Engine-private data (bootstrap files, lists...). */
   engineData: Keyv;
@@ -134,7 +146,10 @@ async function openDatabase(path: string): Promise<Storage> {
   const results = keyv(resultsTable);
   const analyses = keyv(analysesTable);
   const engineData = keyv(engineTable);
-  await Promise.all([analysesTable.query('SELECT 1'), engineTable.query('SELECT 1')]);
+  await Promise.all([
+    analysesTable.query(`CREATE TABLE IF NOT EXISTS ${ANALYSIS_RESULTS_TABLE} (id TEXT NOT NULL, idx INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (id, idx)) WITHOUT ROWID`),
+    engineTable.query('SELECT 1'),
+  ]);
   return {
     results,
     analyses,

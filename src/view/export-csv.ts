@@ -10,16 +10,20 @@ export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'stat
 
 export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog): string {
   const lines = [CSV_COLUMNS.join(',')];
-  for (const result of results) {
-    if (!result) continue;
-    for (const key of engineKeys(result)) {
-      const outcome = engineOutcome(result, key, catalog);
-      if (outcome.status === 'not_applicable') continue;
-      const data = outcome.status === 'error' ? '' : JSON.stringify(result[key] ?? null);
-      lines.push([result.observable, result.type, result.reversed_ip ?? '', key, outcome.status, outcome.summary, data].map(csvCell).join(','));
-    }
-  }
+  for (const result of results) if (result) lines.push(...csvLines(result, catalog));
   return `${lines.join('\r\n')}\r\n`;
+}
+
+/** The CSV lines (without their CRLF) of one observable's result, after the header line. */
+export function csvLines(result: ObservableResult, catalog: Catalog): string[] {
+  const lines: string[] = [];
+  for (const key of engineKeys(result)) {
+    const outcome = engineOutcome(result, key, catalog);
+    if (outcome.status === 'not_applicable') continue;
+    const data = outcome.status === 'error' ? '' : JSON.stringify(result[key] ?? null);
+    lines.push([result.observable, result.type, result.reversed_ip ?? '', key, outcome.status, outcome.summary, data].map(csvCell).join(','));
+  }
+  return lines;
 }
 
 /**
