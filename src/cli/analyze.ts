@@ -1,10 +1,11 @@
 /** `oas analyze`: text in, a table (or the API's JSON array) out. */
 import { text as readStream } from 'node:stream/consumers';
-import { resultRows } from '../analysis/rows.js';
+import { jsonChunks } from '../analysis/output.js';
+import { resultRows, type ResultRow } from '../analysis/rows.js';
 import { createApp } from '../app.js';
 import type { Config } from '../config/schema.js';
+import type { ObservableResult } from '../runner/result.js';
 import type { Progress } from '../runner/runner.js';
-import { renderTable } from './table.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 export interface AnalyzeOptions {
@@ -42,17 +43,30 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
     } finally {
       spinner?.stop();
     }
-    const rows = resultRows(record.results, app.catalog);
+    // The results are read back from the store a page at a time: the JSON is written as it is
+    // read (never built whole); the table keeps one short row per (observable, engine).
+    let lookups = 0;
+    let failed = 0;
+    const rows: ResultRow[] = [];
+    const count = (result: ObservableResult) => {
+      for (const row of resultRows([result], app.catalog)) {
+        lookups++;
+        if (row.status === 'error') failed++;
+        if (!options.json) rows.push(row);
+      }
+    };
     if (options.json) {
-      await output.write(`${JSON.stringify(record.results, null, 2)}\n`);
+      for await (const chunk of jsonChunks(app.analyses.resultTexts(record), true, count)) await output.write(chunk);
+      await output.write('\n');
     } else {
-      const failed = rows.filter((r) => r.status === 'error').length;
+      for await (const texts of app.analyses.resultTexts(record)) for (const text of texts) count(JSON.parse(text) as ObservableResult);
+      const { renderTable } = await import('./table.js'); // cli-table3: not loaded for --json
       await output.write(`${renderTable(rows, process.stdout.columns)}\n`
         + `${record.observables.length} observable(s), ${prepared.selections.length} engine(s)`
         + `${failed ? `, ${failed} failed lookup(s)` : ''} · analysis ${record.id}\n`);
     }
     // Failures of every kind count, DNS ones included (the runner reports them as errors).
-    const everyEngineFailed = rows.length > 0 && rows.every((r) => r.status === 'error');
+    const everyEngineFailed = lookups > 0 && failed === lookups;
     return everyEngineFailed ? EXIT_FAILED : EXIT_OK;
   } finally {
     await app.close();

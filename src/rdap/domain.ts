@@ -7,7 +7,7 @@
  * a domain; every optional part that is malformed is dropped rather than failing the lookup.
  */
 import { domainToASCII } from 'node:url';
-import { parse } from 'tldts';
+import { parse } from '../observables/tldts.js';
 import * as v from 'valibot';
 import type { EngineContext } from '../engine/contract.js';
 import { parseJson } from '../http/client.js';

@@ -1,0 +1,124 @@
+/**
+ * Start-up cost of `oas engines`: listing the catalog needs the engines' declarations (ids, tags,
+ * types, credentials, defaults, variants) but none of their code, and importing the ~60 modules
+ * of `engines/` and what they use costs ~80 ms of CPU on Node 20. The declarations are therefore
+ * also kept as JSON in the user's cache directory ($XDG_CACHE_HOME/oas, or ~/.cache/oas), written
+ * whenever the modules had to be imported for the listing.
+ *
+ * The copy is a cache, never a source: it is keyed by the size and modification time of every
+ * compiled file of `engines/` and `src/`, so any build or edit makes it stale, and a stale,
+ * unreadable or unwritable copy is simply not used (the modules are imported, as without it).
+ * A declaration that does not survive JSON unchanged is never cached. Settings of an engine that
+ * declares a settings schema are validated by that schema: such an engine, when configured, is
+ * imported for real.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import { ENGINES_DIR, importEngine } from './catalog.js';
+import type { EngineDefinition } from './contract.js';
+
+/** Compiled `src/`: engines build their declarations from it too (shared credentials, defaults). */
+const SRC_DIR = fileURLToPath(new URL('../', import.meta.url));
+const FORMAT = 1;
+
+interface DeclaredEngine {
+  file: string;
+  /** The engine (or one of its variants) validates its settings with a schema of its own. */
+  schema: boolean;
+  declaration: Record<string, unknown>;
+}
+
+interface CacheFile {
+  format: number;
+  fingerprint: string;
+  engines: DeclaredEngine[];
+}
+
+/** What stands for the code of an engine listed from its declaration. */
+function notLoaded(): never {
+  throw new Error('engine code not loaded (declarations only)');
+}
+
+/**
+ * The engine definitions from the cached declarations, with the code of the engines named in
+ * `configured` that have a settings schema imported for real; undefined when there is no fresh
+ * copy. The definitions of the others have no code: for listing and configuration only.
+ */
+export async function declaredDefinitions(configured: (definitions: readonly EngineDefinition[]) => readonly string[]): Promise<EngineDefinition[] | undefined> {
+  const cached = readCache();
+  if (!cached) return undefined;
+  const definitions = cached.map(({ declaration }) => ({ ...declaration, summary: notLoaded, run: notLoaded }) as unknown as EngineDefinition);
+  const names = new Set(configured(definitions));
+  return Promise.all(cached.map(async (entry, i) => {
+    const definition = definitions[i]!;
+    if (!entry.schema || !(names.has(definition.id) || names.has(definition.service))) return definition;
+    const real = await importEngine(entry.file);
+    if (real?.id !== definition.id) throw new Error(`engines/${entry.file} changed`);
+    return real;
+  }));
+}
+
+/** Keeps the declarations of freshly imported engines for the next listing; silent on failure. */
+export function saveDeclarations(modules: readonly { file: string; definition: EngineDefinition }[]): void {
+  try {
+    const engines = modules.map(({ file, definition }) => ({ file, schema: hasSchema(definition), declaration: declarationOf(definition) }));
+    if (!engines.every((e) => isDeepStrictEqual(JSON.parse(JSON.stringify(e.declaration)), e.declaration))) return;
+    const path = cachePath();
+    const body: CacheFile = { format: FORMAT, fingerprint: fingerprint(), engines };
+    mkdirSync(join(path, '..'), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify(body));
+    renameSync(temporary, path);
+  } catch {
+    // A cache: without it the next listing imports the modules again.
+  }
+}
+
+function readCache(): DeclaredEngine[] | undefined {
+  try {
+    const cached = JSON.parse(readFileSync(cachePath(), 'utf8')) as CacheFile;
+    if (cached.format !== FORMAT || cached.fingerprint !== fingerprint() || !Array.isArray(cached.engines)) return undefined;
+    return cached.engines;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One cache file per installation (its compiled `engines/` directory). */
+function cachePath(): string {
+  const cacheHome = process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache');
+  const install = createHash('sha256').update(ENGINES_DIR).digest('hex').slice(0, 16);
+  return join(cacheHome, 'oas', `engine-declarations-${install}.json`);
+}
+
+/** Size and modification time of every compiled module an engine may use. */
+function fingerprint(): string {
+  const hash = createHash('sha256');
+  hash.update(`${process.version}\n`);
+  for (const dir of [ENGINES_DIR, SRC_DIR]) {
+    for (const name of (readdirSync(dir, { recursive: true }) as string[]).sort()) {
+      if (!name.endsWith('.js')) continue;
+      const stat = statSync(join(dir, name));
+      hash.update(`${dir}${name}\0${stat.size}\0${stat.mtimeMs}\n`);
+    }
+  }
+  return hash.digest('hex');
+}
+
+function hasSchema(definition: EngineDefinition): boolean {
+  return definition.settingsSchema !== undefined || Object.values(definition.variants ?? {}).some((o) => o?.settingsSchema !== undefined);
+}
+
+/** The definition without its code and schemas: what JSON can hold. */
+function declarationOf(definition: EngineDefinition): Record<string, unknown> {
+  const data = (value: object) => Object.fromEntries(Object.entries(value).filter(([key, v]) => typeof v !== 'function' && key !== 'settingsSchema' && key !== 'variants'));
+  const declaration = data(definition);
+  if (definition.variants !== undefined) {
+    declaration.variants = Object.fromEntries(Object.entries(definition.variants).map(([variant, overrides]) => [variant, data(overrides ?? {})]));
+  }
+  return declaration;
+}
