@@ -8,6 +8,9 @@ import type { MiddlewareHandler } from 'hono';
 export function drainUnreadBody(maxBytes: number): MiddlewareHandler {
   return async (c, next) => {
     await next();
+    // A GET or HEAD has no upload, and touching `c.req.raw` would build the full web Request
+    // (an AbortController and all) that the Node adapter otherwise never needs for it.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return;
     const request = c.req.raw;
     if (!request.body || request.bodyUsed) return;
     const reader = request.body.getReader();

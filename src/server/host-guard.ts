@@ -5,7 +5,7 @@
  * whose name was made to resolve to 127.0.0.1 still sends its own name as `Host`.
  */
 import type { MiddlewareHandler } from 'hono';
-import ipaddr from 'ipaddr.js';
+import { isIPv6 } from 'node:net';
 
 const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -20,8 +20,8 @@ const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/;
 export function canonicalHost(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
   let text = value.trim();
-  // A bare IPv6 address (`::1`, as `host` may be set) stands for `[::1]`.
-  if (!text.startsWith('[') && text.includes(':') && ipaddr.IPv6.isValid(text)) text = `[${text}]`;
+  // A bare IPv6 address (`::1`, as `host` may be set) stands for `[::1]`; `name:port` has one colon.
+  if (!text.startsWith('[') && text.indexOf(':') !== text.lastIndexOf(':') && isIPv6(text)) text = `[${text}]`;
   const match = HOST_HEADER.exec(text);
   if (!match) return undefined;
   const name = match[1]!.toLowerCase().replace(/\.$/, '');
@@ -48,10 +48,24 @@ export function invalidHosts(configured: readonly string[]): string[] {
   return configured.filter((value) => canonicalHost(value) === undefined);
 }
 
+/** Host headers already judged (a server sees a handful): at most this many remembered. */
+const VERDICTS_KEPT = 256;
+
 export function hostGuard(allowed: ReadonlySet<string>): MiddlewareHandler {
+  const verdicts = new Map<string, boolean>();
+  const isAllowed = (header: string | undefined): boolean => {
+    if (header === undefined) return false;
+    let verdict = verdicts.get(header);
+    if (verdict === undefined) {
+      const host = canonicalHost(header);
+      verdict = host !== undefined && allowed.has(host);
+      if (verdicts.size >= VERDICTS_KEPT) verdicts.clear();
+      verdicts.set(header, verdict);
+    }
+    return verdict;
+  };
   return async (c, next) => {
-    const host = canonicalHost(c.req.header('host'));
-    if (host === undefined || !allowed.has(host)) {
+    if (!isAllowed(c.req.header('host'))) {
       return c.json(
         { error: 'misdirected request: this server does not answer for the Host this request names; add the name to allowed_hosts (OAS_ALLOWED_HOSTS) if it is one of its own' },
         421,
