@@ -2,6 +2,7 @@
 import type { AnalysisService } from './analysis/service.js';
 import { loadConfig, type LoadOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
+import type { EngineDefinition } from './engine/contract.js';
 import { Catalog, loadEngineDefinitions, loadEngineModules } from './engine/catalog.js';
 import type { HttpTransport } from './http/client.js';
 import type { EngineRunner } from './runner/runner.js';
@@ -33,9 +34,37 @@ export async function loadSettings(options: Omit<LoadOptions, 'engines'>): Promi
  * included) is left to loadSettings, which then reports it as usual and refreshes the copy.
  */
 export async function loadListingSettings(options: Omit<LoadOptions, 'engines'>): Promise<{ config: Config; catalog: Catalog }> {
+  return loadDeclaredSettings(options, () => new Set());
+}
+
+/**
+ * The settings and the catalog for one analysis (`oas analyze`): from the cached declarations,
+ * with the code of only the engines it may run imported (those named, else the defaults, their
+ * dependencies and the pivot). Any problem (an unknown name included) goes the usual way.
+ */
+export async function loadAnalysisSettings(options: Omit<LoadOptions, 'engines'>, engines: readonly string[] | undefined): Promise<{ config: Config; catalog: Catalog }> {
+  return loadDeclaredSettings(options, (declared) => {
+    const { config } = loadConfig({ ...options, engines: declared });
+    const catalog = new Catalog(declared, config.catalog);
+    const wanted = new Set<string>();
+    const add = (engine: EngineDefinition | undefined) => {
+      if (!engine || wanted.has(engine.id)) return;
+      wanted.add(engine.id);
+      for (const id of engine.dependsOn) add(catalog.find(id));
+    };
+    for (const { engine } of catalog.select(engines ?? catalog.defaults().map((e) => e.id))) add(engine);
+    for (const engine of catalog.engines) if (engine.pivot) add(engine);
+    return wanted;
+  });
+}
+
+async function loadDeclaredSettings(
+  options: Omit<LoadOptions, 'engines'>,
+  real: (declared: readonly EngineDefinition[]) => ReadonlySet<string>,
+): Promise<{ config: Config; catalog: Catalog }> {
   const { declaredDefinitions, saveDeclarations } = await import('./engine/declarations.js');
   try {
-    const definitions = await declaredDefinitions(() => Object.keys(loadConfig(options).config.engines ?? {}));
+    const definitions = await declaredDefinitions(() => loadConfig(options).config.engines ?? {}, real);
     if (definitions) {
       const { config } = loadConfig({ ...options, engines: definitions });
       return { config, catalog: new Catalog(definitions, config.catalog) };
@@ -50,9 +79,14 @@ export async function loadListingSettings(options: Omit<LoadOptions, 'engines'>)
   return { config, catalog: new Catalog(definitions, config.catalog) };
 }
 
-export async function createApp(options: Omit<LoadOptions, 'engines'>): Promise<App> {
+export interface CreateOptions {
+  /** For one analysis of these engines (undefined: the defaults): only their code is loaded. */
+  analysisOf?: { engines: readonly string[] | undefined };
+}
+
+export async function createApp(options: Omit<LoadOptions, 'engines'>, create: CreateOptions = {}): Promise<App> {
   const [{ config, catalog }, { openStorage }, { keyvEngineStore }, { EngineRunner }, { AnalysisService }, { HttpTransport }] = await Promise.all([
-    loadSettings(options),
+    create.analysisOf ? loadAnalysisSettings(options, create.analysisOf.engines) : loadSettings(options),
     import('./store/storage.js'),
     import('./store/engine-store.js'),
     import('./runner/runner.js'),

@@ -32,7 +32,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   const flags: Partial<Config> = {};
   if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
   if (options.catalog !== undefined) flags.catalog = options.catalog as Config['catalog'];
-  const app = await createApp({ file: options.config, flags });
+  const app = await createApp({ file: options.config, flags }, { analysisOf: { engines } });
   try {
     const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false };
     const prepared = app.analyses.prepare(request);

@@ -286,7 +286,7 @@ export function knownEngineSettings(engine: EngineDefinition): Set<string> {
 }
 
 /** An object schema's entries, also through a pipe (`v.pipe(v.looseObject({...}), ...)`). */
-function schemaEntries(schema: unknown): Record<string, unknown> {
+export function schemaEntries(schema: unknown): Record<string, unknown> {
   const s = schema as { entries?: Record<string, unknown>; pipe?: unknown[] } | undefined;
   if (s?.entries && typeof s.entries === 'object') return s.entries;
   if (Array.isArray(s?.pipe) && s.pipe.length > 0) return schemaEntries(s.pipe[0]);

@@ -8,9 +8,9 @@
  * The copy is a cache, never a source: it is keyed by the size and modification time of every
  * compiled file of `engines/` and `src/`, so any build or edit makes it stale, and a stale,
  * unreadable or unwritable copy is simply not used (the modules are imported, as without it).
- * A declaration that does not survive JSON unchanged is never cached. Settings of an engine that
- * declares a settings schema are validated by that schema: such an engine, when configured, is
- * imported for real.
+ * A declaration that does not survive JSON unchanged is never cached. An engine configured with
+ * a setting its own settings schema checks is imported for real, so the schema checks it; an
+ * analysis imports for real the engines it may run (src/app.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -20,15 +20,19 @@ import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { ENGINES_DIR, importEngine } from './catalog.js';
 import type { EngineDefinition } from './contract.js';
+import { schemaEntries } from '../config/load.js';
 
 /** Compiled `src/`: engines build their declarations from it too (shared credentials, defaults). */
 const SRC_DIR = fileURLToPath(new URL('../', import.meta.url));
-const FORMAT = 1;
+const FORMAT = 2;
 
 interface DeclaredEngine {
   file: string;
-  /** The engine (or one of its variants) validates its settings with a schema of its own. */
-  schema: boolean;
+  /**
+   * The settings the engine's own schema (or one of its variants') validates: an engine
+   * configured with one of them is imported for real, so that its schema checks them.
+   */
+  schemaKeys: string[];
   declaration: Record<string, unknown>;
 }
 
@@ -44,28 +48,37 @@ function notLoaded(): never {
 }
 
 /**
- * The engine definitions from the cached declarations, with the code of the engines named in
- * `configured` that have a settings schema imported for real; undefined when there is no fresh
- * copy. The definitions of the others have no code: for listing and configuration only.
+ * The engine definitions from the cached declarations, with the code of some imported for real;
+ * undefined when there is no fresh copy. `real(definitions)` names them (ids or aliases); the
+ * engines named in `configured` that have a settings schema are imported too (their settings are
+ * checked by it). The definitions of the others have no code: for listing, configuration and
+ * selection only.
  */
-export async function declaredDefinitions(configured: (definitions: readonly EngineDefinition[]) => readonly string[]): Promise<EngineDefinition[] | undefined> {
+export async function declaredDefinitions(
+  configured: () => Readonly<Record<string, Record<string, unknown>>>,
+  real: (definitions: readonly EngineDefinition[]) => ReadonlySet<string> = () => new Set(),
+): Promise<EngineDefinition[] | undefined> {
   const cached = readCache();
   if (!cached) return undefined;
   const definitions = cached.map(({ declaration }) => ({ ...declaration, summary: notLoaded, run: notLoaded }) as unknown as EngineDefinition);
-  const names = new Set(configured(definitions));
+  const settings = configured();
+  const wanted = real(definitions);
+  const named = (set: ReadonlySet<string>, d: EngineDefinition) => set.has(d.id) || set.has(d.service);
+  const checked = (entry: DeclaredEngine, d: EngineDefinition) => [settings[d.id], settings[d.service]]
+    .some((values) => values !== undefined && entry.schemaKeys.some((key) => key in values));
   return Promise.all(cached.map(async (entry, i) => {
     const definition = definitions[i]!;
-    if (!entry.schema || !(names.has(definition.id) || names.has(definition.service))) return definition;
-    const real = await importEngine(entry.file);
-    if (real?.id !== definition.id) throw new Error(`engines/${entry.file} changed`);
-    return real;
+    if (!named(wanted, definition) && !checked(entry, definition)) return definition;
+    const loaded = await importEngine(entry.file);
+    if (loaded?.id !== definition.id) throw new Error(`engines/${entry.file} changed`);
+    return loaded;
   }));
 }
 
 /** Keeps the declarations of freshly imported engines for the next listing; silent on failure. */
 export function saveDeclarations(modules: readonly { file: string; definition: EngineDefinition }[]): void {
   try {
-    const engines = modules.map(({ file, definition }) => ({ file, schema: hasSchema(definition), declaration: declarationOf(definition) }));
+    const engines = modules.map(({ file, definition }) => ({ file, schemaKeys: schemaKeysOf(definition), declaration: declarationOf(definition) }));
     if (!engines.every((e) => isDeepStrictEqual(JSON.parse(JSON.stringify(e.declaration)), e.declaration))) return;
     const path = cachePath();
     const body: CacheFile = { format: FORMAT, fingerprint: fingerprint(), engines };
@@ -109,8 +122,9 @@ function fingerprint(): string {
   return hash.digest('hex');
 }
 
-function hasSchema(definition: EngineDefinition): boolean {
-  return definition.settingsSchema !== undefined || Object.values(definition.variants ?? {}).some((o) => o?.settingsSchema !== undefined);
+function schemaKeysOf(definition: EngineDefinition): string[] {
+  const schemas = [definition.settingsSchema, ...Object.values(definition.variants ?? {}).map((o) => o?.settingsSchema)];
+  return [...new Set(schemas.flatMap((schema) => Object.keys(schemaEntries(schema))))];
 }
 
 /** The definition without its code and schemas: what JSON can hold. */
