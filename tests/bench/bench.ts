@@ -14,7 +14,7 @@
  * computed from the engines' declarations (types, reversedIp, dependsOn) and never from oas's own
  * concurrency settings, which are printed in the header as settings only.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -340,6 +340,15 @@ let big: ApiRun;
   };
   row(`500 observables x ${engines.length} engines (goal p99 < 2 ms)`, await pollCost(big.id, POLLS));
   row('for comparison: 1 observable x 1 engine', await pollCost(small.id, 500));
+  // The machine's own floor: a bare node:http server answering the same JSON, timed the same way.
+  {
+    const bare = spawn(process.execPath, ['-e', "const s=require('node:http').createServer((q,r)=>{r.setHeader('content-type','application/json');r.end('{\"complete\":true}')}).listen(0,'127.0.0.1',()=>console.log(s.address().port))"], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const [port] = (await once(bare.stdout!, 'data')) as [Buffer];
+    const { stdout } = await execFileAsync(process.execPath, [POLL_CLIENT, `http://127.0.0.1:${String(port).trim()}/`, String(POLLS)]);
+    const { times } = JSON.parse(stdout) as { times: number[] };
+    bare.kill();
+    row('the floor: a bare node:http server, same client', `p50 ${ms(percentile(times, 50), 2)}, p99 ${ms(percentile(times, 99), 2)}, max ${ms(Math.max(...times), 1)}`);
+  }
   const bytes = Buffer.byteLength(JSON.stringify(big.results));
   console.log(`  the 500-observable analysis: ${(bytes / 1024).toFixed(0)} KiB of results, ${big.failures} engine failures; client round trip included; CPU resolution ${CPU_TICK_MS} ms over the whole series`);
 }
