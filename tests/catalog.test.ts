@@ -58,6 +58,9 @@ const MAIN: Record<string, string[]> = {
   provider_25: ['IP'],
 };
 
+/** The reference's newer engines, beyond the spec's catalog (id = the reference's name). */
+const BEYOND = ['crtsh', 'ransomware_live', 'misp_feedback', 'hister', 'chrome_extension'];
+
 /** The spec's "Differences in the older catalog variant". */
 const OLDER_ABSENT = ['bad_asn', 'provider_06', 'provider_11', 'provider_18', 'provider_19', 'rdap_whois'];
 const OLDER_TAGS: Record<string, string[]> = {
@@ -89,14 +92,19 @@ describe('catalog variants', () => {
     assert.equal(byId.get('rdap')!.catalog, 'older');
     assert.equal(byId.get('rdap')!.default, false);
     assert.deepEqual(sorted(engines.filter((e) => e.default).map((e) => e.id)), ['provider_11', 'rdap_whois', 'reverse_dns']);
+    assert.deepEqual(sorted(engines.filter((e) => e.catalog === 'beyond').map((e) => e.id)), sorted(BEYOND));
   });
 
   test('older (--catalog older): the differences, the absences, its defaults and key-less engines', async () => {
     const engines = await listing(['--catalog', 'older']);
-    const byId = new Map(engines.map((e) => [e.id, e]));
+    // The engines beyond the spec are offered by both variants, listed apart and never default.
+    const beyond = engines.filter((e) => e.catalog === 'beyond');
+    assert.deepEqual(sorted(beyond.map((e) => e.id)), sorted(BEYOND));
+    assert.ok(beyond.every((e) => !e.default));
+    const byId = new Map(engines.filter((e) => e.catalog !== 'beyond').map((e) => [e.id, e]));
     const expected = sorted([...Object.keys(MAIN).filter((id) => !OLDER_ABSENT.includes(id)), 'rdap']);
     assert.deepEqual(sorted(byId.keys()), expected);
-    assert.ok(engines.every((e) => e.catalog === 'older'));
+    assert.ok([...byId.values()].every((e) => e.catalog === 'older'));
     for (const id of expected) {
       assert.deepEqual(sorted(byId.get(id)!.tags), sorted(OLDER_TAGS[id] ?? MAIN[id]!), id);
     }

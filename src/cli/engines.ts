@@ -35,7 +35,7 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
   }
   const { renderGrid } = await import('./table.js'); // cli-table3: not loaded for --json
   const rows = engines.map((e) => [
-    e.id + (e.catalog !== catalog.variant ? ` (${e.catalog} catalog)` : ''),
+    e.id + (e.catalog === 'beyond' ? ' (beyond the spec)' : e.catalog !== catalog.variant ? ` (${e.catalog} catalog)` : ''),
     e.service,
     e.tags.join(', '),
     e.types.join(', ') + (e.reversed_ip ? ' (+ reversed IP)' : ''),

@@ -5,7 +5,7 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
-import type { CatalogVariant, EngineDefinition } from './contract.js';
+import type { CatalogListing, CatalogVariant, EngineDefinition } from './contract.js';
 import { missingCredentials, resolveSettings } from './context.js';
 
 /** The compiled `engines/` directory, next to `src/`. */
@@ -28,7 +28,8 @@ export class Catalog {
    * The catalog of one variant, from every engine definition. An engine of the variant gets the
    * variant's overrides; the main catalog also offers, as extras that are never default, the
    * engines that belong only to another variant (the legacy `rdap`). The older catalog is the
-   * spec's list exactly: naming an engine absent from it is an unknown engine.
+   * spec's list, plus the engines beyond the spec (of no variant), which every variant offers as
+   * extras: any name a release of the reference accepted runs, whichever variant is chosen.
    */
   constructor(definitions: readonly EngineDefinition[], readonly variant: CatalogVariant = 'main') {
     const engines: EngineDefinition[] = [];
@@ -37,7 +38,7 @@ export class Catalog {
         const engine = resolveVariant(definition, variant);
         this.members.add(engine);
         engines.push(engine);
-      } else if (variant === 'main') {
+      } else if (variant === 'main' || definition.catalogs.length === 0) {
         engines.push(definition);
       }
     }
@@ -56,9 +57,12 @@ export class Catalog {
     return this.members.has(engine);
   }
 
-  /** The variant an engine is listed under: this catalog's, or the one an extra comes from. */
-  variantOf(engine: EngineDefinition): CatalogVariant {
-    return this.isMember(engine) ? this.variant : (engine.catalogs[0] ?? this.variant);
+  /**
+   * Where an engine is listed: this catalog's variant, the one an extra comes from, or `beyond`
+   * the spec for an engine of no variant.
+   */
+  variantOf(engine: EngineDefinition): CatalogListing {
+    return this.isMember(engine) ? this.variant : (engine.catalogs[0] ?? 'beyond');
   }
 
   /** Preselected: one of the variant's own engines tagged `default`. */

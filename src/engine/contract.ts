@@ -11,6 +11,8 @@ import type { DetailFieldView } from '../view/types.js';
 /** The two variants of the spec's engine catalog. */
 export const CATALOG_VARIANTS = ['main', 'older'] as const;
 export type CatalogVariant = (typeof CATALOG_VARIANTS)[number];
+/** Where an engine is listed: a spec variant, or `beyond` the spec (the reference's newer engines). */
+export type CatalogListing = CatalogVariant | 'beyond';
 
 /** Tags exactly as the spec's engine catalog spells them. */
 export type EngineTag =
@@ -96,6 +98,8 @@ export interface EngineDefinition<R = unknown> {
   /**
    * The catalog variants the engine belongs to (default: both). An engine that belongs only to
    * `older` (the legacy `rdap`) is still offered by the main catalog as an extra, never default.
+   * None (`[]`): an engine beyond the spec (the reference's newer engines, such as `crtsh`),
+   * offered by every variant as an extra, never default.
    */
   catalogs: readonly CatalogVariant[];
   /**

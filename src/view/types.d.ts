@@ -20,7 +20,8 @@ export interface EngineView {
   tags: string[];
   types: string[];
   /** The variant the engine is listed under: the server's, or `older` for the legacy extras. */
-  catalog: 'main' | 'older';
+  /** `beyond`: the reference's newer engines, outside the spec's catalog. */
+  catalog: 'main' | 'older' | 'beyond';
   /** Tagged `default` in the catalog variant the server runs: preselected. */
   default: boolean;
   /** False when a required credential is missing: shown, not selectable. */

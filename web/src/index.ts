@@ -41,7 +41,7 @@ function renderForm(catalog: CatalogView): HTMLElement {
     autocomplete: 'off',
     required: true,
     'aria-describedby': 'text-hint',
-    placeholder: 'Paste anything: an alert, an e-mail, a list of domains, IP addresses, URLs, hashes or e-mail addresses. Defanged forms like hxxps://example[.]com are understood.',
+    placeholder: 'Paste anything: an alert, an e-mail, a list of domains, IP addresses, URLs, hashes, e-mail addresses or browser extension ids. Defanged forms like hxxps://example[.]com are understood.',
   });
   const ignoreCache = el('input', { type: 'checkbox', id: 'ignore-cache', name: 'ignore_cache' });
   const formError = el('p', { id: 'form-error', class: 'form-error', role: 'alert', hidden: true });
@@ -68,7 +68,8 @@ function renderForm(catalog: CatalogView): HTMLElement {
   const groups = [
     { title: 'Ready to use', note: 'no key needed, or its key is configured', match: (e: EngineView) => e.catalog === catalog.catalog && e.configured },
     { title: 'Needs a key', note: 'set the key in the configuration or the environment to enable these', match: (e: EngineView) => e.catalog === catalog.catalog && !e.configured },
-    { title: 'Older catalog', note: 'legacy engines of the older catalog variant', match: (e: EngineView) => e.catalog !== catalog.catalog },
+    { title: 'Older catalog', note: 'legacy engines of the older catalog variant', match: (e: EngineView) => e.catalog !== catalog.catalog && e.catalog !== 'beyond' },
+    { title: 'Beyond the spec', note: 'newer engines of the reference, outside the spec\'s catalog', match: (e: EngineView) => e.catalog === 'beyond' },
   ];
   const groupElements = groups.map((group) => {
     const list = el('div', { class: 'engine-list' }, catalog.engines.filter(group.match).map((e) => items.get(e.id)!));
