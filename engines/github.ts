@@ -115,7 +115,7 @@ export default defineEngine<CodeSearchResult>({
   label: 'GitHub code (grep.app)',
   description: 'Public GitHub code mentioning the observable, from the grep.app code search (first file of up to 5 repositories)',
   tags: ['domain', 'URL', 'IP', 'hash', 'free_no_key', 'scraping'],
-  types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email'],
+  types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email', 'CHROME_EXTENSION'],
   defaults: { timeout_ms: 10000, base_url: 'https://grep.app/api/search', user_agent: BROWSER_USER_AGENT },
   settingsSchema: v.looseObject({
     user_agent: v.optional(v.pipe(v.string(), v.minLength(1, 'expected a user agent'))),

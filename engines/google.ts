@@ -150,7 +150,7 @@ const PAGE_TIMEOUT_MS = 5000;
 const FOLLOW_UP_MIN_MS = 1000;
 
 /** engines.md 6.2.a: the reference's scraping took no e-mail address. */
-const SCRAPE_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'];
+const SCRAPE_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'CHROME_EXTENSION'];
 
 /** A hit block of the basic-HTML results page. */
 const HIT = 'div.ezO2md';
@@ -327,7 +327,7 @@ export default defineEngine<GoogleResult>({
   label: 'Google',
   description: 'Web pages mentioning the observable (exact-phrase search), from a Google Programmable Search engine through the Custom Search JSON API',
   tags: ['domain', 'URL', 'IP', 'hash'],
-  types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email'],
+  types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email', 'CHROME_EXTENSION'],
   credentials: [
     { setting: 'api_key', label: 'API key', env: ['GOOGLE_CSE_KEY'] },
     { setting: 'cx', label: 'search engine ID (cx)', env: ['GOOGLE_CSE_CX'] },

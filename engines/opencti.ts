@@ -344,7 +344,7 @@ export default defineEngine<OpenCtiResult>({
   label: 'OpenCTI',
   description: 'Objects of your own OpenCTI platform matching an IP, a domain, a URL\'s host or a file hash, with the latest indicator\'s score and validity',
   tags: ['domain', 'URL', 'IP', 'hash'],
-  types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
+  types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'CHROME_EXTENSION'],
   credentials: [
     { setting: 'base_url', label: 'Server URL', env: ['OPENCTI_URL'], secret: false },
     { setting: 'api_key', label: 'API key', env: ['OPENCTI_API_KEY'] },

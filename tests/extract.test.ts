@@ -229,6 +229,113 @@ describe('extractObservables: large and hostile input', () => {
   });
 });
 
+describe('extractObservables: Chrome / Edge extension ids (engines.md 2.1, 9.5.1)', () => {
+  const ID = 'cjpalhdlnbpafiamejdnhcphjbkeiagm'; // uBlock Origin on the Chrome Web Store
+  const EDGE_ID = 'odfafepnkmbhccpbejgmiehpchacaeak'; // uBlock Origin on Edge Add-ons
+  const ext = (id: string) => `CHROME_EXTENSION:${id}`;
+
+  test('32 lowercase letters, a whole word: CHROME_EXTENSION', () => {
+    assert.deepEqual(extractObservables(ID), [{ value: ID, type: 'CHROME_EXTENSION' }]);
+    assert.deepEqual(ex(`extension ${ID} installed`), [ext(ID)]);
+    for (const text of [`"${ID}",`, `(${ID})`, `[${ID}]`, `id=${ID};`, `${ID}.`, `'${ID}'`, `${ID}-1.2.3`, `\u201c${ID}\u201d`, `\u00ab${ID}\u00bb`]) {
+      assert.deepEqual(ex(text), [ext(ID)], text);
+    }
+  });
+
+  test('any of a-z, as the reference (real ids only use a-p)', () => {
+    assert.deepEqual(ex('abcdefghijklmnopqrstuvwxyzabcdef'), [ext('abcdefghijklmnopqrstuvwxyzabcdef')]);
+  });
+
+  test('where ids are found: store links (URL and id), chrome-extension:// addresses, profile paths, .crx files', () => {
+    assert.deepEqual(ex(`https://chromewebstore.google.com/detail/ublock-origin/${ID}`), [
+      `URL:https://chromewebstore.google.com/detail/ublock-origin/${ID}`,
+      ext(ID),
+    ]);
+    assert.deepEqual(ex(`https://chrome.google.com/webstore/detail/ublock-origin/${ID}?hl=en`), [
+      `URL:https://chrome.google.com/webstore/detail/ublock-origin/${ID}?hl=en`,
+      ext(ID),
+    ]);
+    assert.deepEqual(ex(`https://microsoftedge.microsoft.com/addons/detail/ublock-origin/${EDGE_ID}`), [
+      `URL:https://microsoftedge.microsoft.com/addons/detail/ublock-origin/${EDGE_ID}`,
+      ext(EDGE_ID),
+    ]);
+    assert.deepEqual(ex(`chrome-extension://${ID}/popup.html`), [ext(ID)]);
+    assert.deepEqual(ex(`C:\\Users\\bob\\AppData\\Local\\Google\\Chrome\\User Data\\Default\\Extensions\\${ID}\\1.62.0_0\\manifest.json`), [ext(ID)]);
+    assert.deepEqual(ex(`~/.config/google-chrome/Default/Extensions/${EDGE_ID}/1.0_0/`), [ext(EDGE_ID)]);
+    assert.deepEqual(ex(`dropped ${ID}.crx`), [ext(ID)]);
+  });
+
+  test('defanged store links are refanged; the id is never altered by refanging', () => {
+    assert.deepEqual(ex(`hxxps://chromewebstore[.]google[.]com/detail/x/${ID}`), [
+      `URL:https://chromewebstore.google.com/detail/x/${ID}`,
+      ext(ID),
+    ]);
+    assert.deepEqual(ex(`hxxps[://]microsoftedge[.]microsoft[.]com/addons/detail/${EDGE_ID}`), [
+      `URL:https://microsoftedge.microsoft.com/addons/detail/${EDGE_ID}`,
+      ext(EDGE_ID),
+    ]);
+    assert.deepEqual(ex('hxxpdotatjklmnopqrstuvwxyzabcdef'), [ext('hxxpdotatjklmnopqrstuvwxyzabcdef')]);
+  });
+
+  test('not ids: other lengths, uppercase or mixed case, glued to a letter, digit or underscore', () => {
+    const texts = [
+      ID.slice(1), `${ID}p`, ID.toUpperCase(), `${ID.slice(0, 16).toUpperCase()}${ID.slice(16)}`, `C${ID}`,
+      `${ID}0`, `9${ID}`, `_${ID}`, `${ID}_`, `\u00e9${ID}`, `${ID}\u00df`, `\u{1d400}${ID}`,
+      'pneumonoultramicroscopicsilicovolcanoconiosis', 'abcdefghijklmnop'.repeat(3),
+    ];
+    for (const text of texts) assert.deepEqual(ex(text), [], text);
+  });
+
+  test('hashes: 32 letters a-f only are an MD5 (tried first), in a URL nothing more than the URL', () => {
+    const hexLetters = 'abcdefabcdefabcdefabcdefabcdefab';
+    assert.deepEqual(ex(hexLetters), [`MD5:${hexLetters}`]);
+    assert.deepEqual(ex(`https://example.com/${hexLetters}`), [`URL:https://example.com/${hexLetters}`]);
+    assert.deepEqual(ex(`md5 ${MD5} ext ${ID} sha1 ${SHA1}`), [`MD5:${MD5}`, ext(ID), `SHA1:${SHA1}`]);
+  });
+
+  test('a label of a domain or the local part of an e-mail address stays part of it', () => {
+    assert.deepEqual(ex(`${ID}.example.com`), [`FQDN:${ID}.example.com`]);
+    assert.deepEqual(ex(`${ID}@example.com`), [`Email:${ID}@example.com`]);
+    assert.deepEqual(ex(`https://${ID}.example.com/`), [`URL:https://${ID}.example.com/`]);
+  });
+
+  test('de-duplicated, in first-appearance order, with every other type unchanged', () => {
+    assert.deepEqual(ex(`${ID} https://chromewebstore.google.com/detail/u/${ID} ${ID}`), [
+      ext(ID),
+      `URL:https://chromewebstore.google.com/detail/u/${ID}`,
+    ]);
+    const alert = [
+      `EDR: extension ${ID} (uBlock) and ${EDGE_ID} loaded on host 10.0.0.5 by bob@example.com;`,
+      `it called hxxps://evil[.]example[.]net/c2?id=${ID} and 2001:db8::1, dropped ${SHA256}.`,
+      `Store: https://chromewebstore.google.com/detail/x/${EDGE_ID}, domain evil-site.com, md5 ${MD5}.`,
+    ].join('\n');
+    assert.deepEqual(ex(alert), [
+      ext(ID),
+      ext(EDGE_ID),
+      'IPv4:10.0.0.5',
+      'Email:bob@example.com',
+      `URL:https://evil.example.net/c2?id=${ID}`,
+      'IPv6:2001:db8::1',
+      `SHA256:${SHA256}`,
+      `URL:https://chromewebstore.google.com/detail/x/${EDGE_ID}`,
+      'FQDN:evil-site.com',
+      `MD5:${MD5}`,
+    ]);
+  });
+
+  test('large input: 1 MB of letters gives nothing, 1 MB of repeated ids gives one', () => {
+    const mb = 1 << 20;
+    assert.deepEqual(extractObservables('g'.repeat(mb)), []);
+    assert.deepEqual(ex(`${ID} `.repeat(Math.floor(mb / 33))), [ext(ID)]);
+  });
+
+  test('identifyObservable: exactly one id', () => {
+    assert.deepEqual(identifyObservable(` ${ID} `), { value: ID, type: 'CHROME_EXTENSION' });
+    assert.deepEqual(identifyObservable('abcdefabcdefabcdefabcdefabcdefab'), { value: 'abcdefabcdefabcdefabcdefabcdefab', type: 'MD5' });
+    for (const v of [`${ID}.`, ID.toUpperCase(), `${ID} ${EDGE_ID}`, ID.slice(1), `${ID}x`]) assert.equal(identifyObservable(v), null, v);
+  });
+});
+
 describe('identifyObservable', () => {
   test('classifies one whole value', () => {
     assert.deepEqual(identifyObservable(' 8.8.8.8 '), { value: '8.8.8.8', type: 'IPv4' });

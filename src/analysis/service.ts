@@ -144,7 +144,7 @@ export class AnalysisService {
     if (selections.length === 0) throw new InputError('no engine selected: give at least one engine');
     const observables = extractObservables(request.text);
     if (observables.length === 0) {
-      throw new InputError('no observable found in the text: give a domain, IP address, URL, hash (MD5, SHA1, SHA256) or e-mail address');
+      throw new InputError('no observable found in the text: give a domain, IP address, URL, hash (MD5, SHA1, SHA256), e-mail address or browser extension id');
     }
     const max = this.limits.maxObservables;
     if (max !== undefined && observables.length > max) {

@@ -5,6 +5,8 @@
  * order and the first one whose candidate validates consumes its text. That is what makes one
  * indicator give one observable (the host of a URL, the domain of an e-mail, an IP in a URL or
  * a hash in a URL path are never reported again on their own) and keeps first-appearance order.
+ * One exception, as in the reference: a Chrome / Edge extension id in a URL (a store link) is
+ * reported after the URL, since the id is what the extension engines look up.
  *
  * Every pattern starts with a look-behind that forbids starting in the middle of a token, and
  * every unbounded run is a single character class, so a failed candidate costs time linear in
@@ -56,7 +58,8 @@ interface Hit {
 
 interface Matcher {
   pattern: string;
-  check(raw: string): Hit | null;
+  /** `raw` is the pattern's match at `start` in `text`. */
+  check(raw: string, text: string, start: number): Hit | null;
 }
 
 /** Trailing characters that end a sentence rather than a URL. */
@@ -129,6 +132,40 @@ function stripClosingTags(url: string): string {
 
 const HASH_BY_LENGTH: Record<number, ObservableType> = { 32: 'MD5', 40: 'SHA1', 64: 'SHA256' };
 
+/**
+ * A Chrome / Edge extension id as the reference detects it (engines.md 2.1, 9.5.1): exactly 32
+ * lowercase letters forming a whole word, `\b[a-z]{32}\b` (a letter, digit or `_` on either side
+ * prevents it, uppercase letters included). Real ids only use `a`-`p` (hex digits spelled with
+ * letters); the reference accepts any of `a`-`z`, and so does this, so that both find the same
+ * observables. A run of only `a`-`f` is an MD5 (the hash matcher comes first).
+ */
+const EXTENSION_ID = '(?<![0-9A-Za-z_])[a-z]{32}(?![0-9A-Za-z_])';
+const HEX_ONLY = /^[0-9A-Fa-f]+$/;
+/** A word character of Python's `\b` beyond ASCII (`é`, `ß`, `٣`...): no id may touch one. */
+const UNICODE_WORD = /[\p{L}\p{N}_]/u;
+
+/** True when the characters around `text[start, end)` leave it a whole word, Unicode-wise. */
+function wholeWord(text: string, start: number, end: number): boolean {
+  const before = [...text.slice(Math.max(0, start - 2), start)].pop() ?? '';
+  const after = end < text.length ? String.fromCodePoint(text.codePointAt(end)!) : '';
+  return !UNICODE_WORD.test(before) && !UNICODE_WORD.test(after);
+}
+
+/**
+ * The extension ids inside a URL, after its authority (the reference reports the id of a store
+ * link such as `https://chromewebstore.google.com/detail/<slug>/<id>` as an observable of its
+ * own, besides the URL). A run of `a`-`f` only would be an MD5, and hashes inside a URL are not
+ * reported again: skipped.
+ */
+function extensionIdsIn(url: string): string[] {
+  const rest = url.replace(/^[^/]*\/\/[^/?#]*/, '');
+  const ids: string[] = [];
+  for (const m of rest.matchAll(new RegExp(EXTENSION_ID, 'g'))) {
+    if (!HEX_ONLY.test(m[0]) && wholeWord(rest, m.index, m.index + m[0].length)) ids.push(m[0]);
+  }
+  return ids;
+}
+
 /** Tried in this order at each position; the first valid candidate wins. */
 const MATCHERS: readonly Matcher[] = [
   // `<https://example.com/x>` (a delimited URL, as in e-mails) ends at the `>`.
@@ -184,6 +221,15 @@ const MATCHERS: readonly Matcher[] = [
       return type ? { type, value: raw, key: raw.toLowerCase(), length: raw.length } : null;
     },
   },
+  {
+    // Last: `<id>.example.com` is a domain, `<id>@example.com` an e-mail address, 32 letters
+    // `a`-`f` an MD5; `<id>.crx` (a file extension, no domain) and `/Extensions/<id>/` are ids.
+    pattern: EXTENSION_ID,
+    check(raw, text, start) {
+      if (!wholeWord(text, start, start + raw.length)) return null;
+      return { type: 'CHROME_EXTENSION', value: raw, key: raw, length: raw.length };
+    },
+  },
 ];
 
 const STICKY = MATCHERS.map((m) => new RegExp(m.pattern, 'y'));
@@ -197,7 +243,7 @@ function matchAt(text: string, pos: number, wholeLength?: number): Hit | null {
     sticky.lastIndex = pos;
     const m = sticky.exec(text);
     if (!m) continue;
-    const hit = MATCHERS[i]!.check(m[0]);
+    const hit = MATCHERS[i]!.check(m[0], text, pos);
     if (hit && (wholeLength === undefined || hit.length === wholeLength)) return hit;
   }
   return null;
@@ -225,6 +271,14 @@ export function extractObservables(text: string): Observable[] {
     if (seen.has(key)) continue;
     seen.add(key);
     out.push({ value: hit.value, type: hit.type });
+    if (hit.type !== 'URL') continue;
+    // Store links carry the extension id: reported too, right after the URL (as the reference).
+    for (const id of extensionIdsIn(hit.value)) {
+      const idKey = `CHROME_EXTENSION\0${id}`;
+      if (seen.has(idKey)) continue;
+      seen.add(idKey);
+      out.push({ value: id, type: 'CHROME_EXTENSION' });
+    }
   }
   return out;
 }

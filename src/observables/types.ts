@@ -1,5 +1,5 @@
 /** Observable types, spelled as the results report them. */
-export const OBSERVABLE_TYPES = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email'] as const;
+export const OBSERVABLE_TYPES = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email', 'CHROME_EXTENSION'] as const;
 export type ObservableType = (typeof OBSERVABLE_TYPES)[number];
 
 export interface Observable {

@@ -73,8 +73,8 @@ export const IOC_ONE_DEFAULT_MAX_RESULTS = 5;
 export const BROWSER_USER_AGENT =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36';
 
-/** engines.md 1.8 (the reference's CHROME_EXTENSION is not an observable type of this service). */
-export const IOC_ONE_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'];
+/** engines.md 1.8 (no e-mail address). */
+export const IOC_ONE_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'CHROME_EXTENSION'];
 
 /** Scraping is slow (the spec warns so): 20 s rather than the reference's 5 s. */
 export const IOC_ONE_DEFAULTS: EngineDefinition['defaults'] = {

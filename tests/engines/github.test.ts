@@ -66,7 +66,7 @@ describe('provider_07 declaration', () => {
     assert.equal(engine.service, 'github');
     assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.tags, ['domain', 'URL', 'IP', 'hash', 'free_no_key', 'scraping']);
-    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email']);
+    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email', 'CHROME_EXTENSION']);
     assert.equal(engine.reversedIp, false);
     assert.deepEqual(engine.credentials, []);
     assert.equal(engine.defaults.base_url, 'https://grep.app/api/search');

@@ -80,7 +80,7 @@ describe('search_engine declaration', () => {
     assert.equal(engine.service, 'google');
     assert.ok(engine.catalogs.includes('main'));
     assert.deepEqual(engine.tags, ['domain', 'URL', 'IP', 'hash']);
-    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email']);
+    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email', 'CHROME_EXTENSION']);
     assert.equal(engine.reversedIp, false);
     assert.deepEqual(engine.credentials, [
       { setting: 'api_key', label: 'API key', env: ['GOOGLE_CSE_KEY'] },
@@ -390,7 +390,7 @@ describe('search_engine, older catalog: declaration', () => {
     assert.match(older.description, /scrap/i);
     assert.match(older.description, /without an? (API )?key/i);
     assert.deepEqual(older.tags, ['domain', 'URL', 'IP', 'hash', 'free_no_key', 'scraping']);
-    assert.deepEqual(older.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256']);
+    assert.deepEqual(older.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'CHROME_EXTENSION']);
     assert.deepEqual(older.credentials, []);
     assert.deepEqual(older.defaults, { timeout_ms: 15_000, search_url: 'https://www.google.com', user_agent: LYNX_USER_AGENT, concurrency: 2 });
     assert.equal(older.cacheScope, 'older');

@@ -50,7 +50,7 @@ describe('provider_09 declaration', () => {
     assert.equal(engine.service, 'ioc_one_html');
     assert.equal(engine.label, 'Ioc.One (HTML)');
     assert.deepEqual(engine.tags, ['domain', 'URL', 'IP', 'hash', 'scraping']);
-    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256']);
+    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'CHROME_EXTENSION']);
     assert.equal(engine.reversedIp, false);
     assert.equal(engine.pivot, false);
     assert.deepEqual(engine.credentials, []);

@@ -37,7 +37,7 @@ describe('provider_10 declaration', () => {
     assert.equal(engine.service, 'ioc_one_pdf');
     assert.equal(engine.label, 'Ioc.One (PDF)');
     assert.deepEqual(engine.tags, ['domain', 'URL', 'IP', 'hash', 'scraping']);
-    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256']);
+    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'CHROME_EXTENSION']);
     assert.equal(engine.reversedIp, false);
     assert.equal(engine.defaults.timeout_ms, 20000);
     assert.equal(engine.defaults.base_url, 'https://ioc.one');

@@ -28,6 +28,7 @@ const UNKNOWN: Record<ObservableType, string> = {
   SHA1: 'da39a3ee5e6b4b0d3255bfef95601890afd80709',
   SHA256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
   Email: 'nobody@example.org',
+  CHROME_EXTENSION: 'aapbdbdomjkkjkaonfhkkikfgjllcleb',
 };
 
 const TYPES: ObservableType[] = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'];

@@ -46,7 +46,7 @@ describe('provider_16 declaration', () => {
     assert.equal(engine.service, 'opencti');
     assert.equal(engine.label, 'OpenCTI');
     assert.deepEqual(engine.tags, ['domain', 'URL', 'IP', 'hash']);
-    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256']);
+    assert.deepEqual(engine.types, ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'CHROME_EXTENSION']);
     assert.equal(engine.reversedIp, false);
     assert.deepEqual(engine.catalogs, ['main', 'older']);
     assert.deepEqual(engine.credentials, [
