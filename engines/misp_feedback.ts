@@ -1,0 +1,134 @@
+/**
+ * misp_feedback — whether an observable is on one of the MISP warning lists (public DNS
+ * resolvers, cloud ranges, top-N domains, hashes of empty files, RFC 1918...), asked of a
+ * self-hosted MISP-feedback daemon (`misp-fbd`, engines.md 9.3):
+ * `POST {base_url}/lookup` with the JSON body `{"value": <value>, "false_positives_only": false}`,
+ * headers `accept` and `content-type: application/json`, and, when a token is configured,
+ * `Authorization: Basic base64(":" + token)` (empty user name, the token as password: the daemon
+ * has no authentication of its own, a reverse proxy in front of it may).
+ *
+ * Result as the reference's, exactly these keys: `status` (`HIT` when at least one list matched,
+ * else `CLEAN`) and `warninglists` (the names of the matching lists, the daemon's order, `Unknown`
+ * for a list without a name). Not on any list is `{"status": "CLEAN", "warninglists": []}`.
+ *
+ * Differences from the reference:
+ * - Bug fixed (engines.md 9.3 "Bug", 8 items 3 and 5): every failure is reported in `errors` —
+ *   a daemon that is down (connection refused), a DNS/TLS/proxy failure, a `base_url` without
+ *   scheme and an answer that is JSON but no object used to escape the engine and make the whole
+ *   observable vanish from the results; HTTP errors, timeouts and non-JSON bodies used to be a
+ *   silent `null`.
+ * - Private and reserved IPs are looked up (`acceptsPrivateIp`): the reference left them out
+ *   (no BOGON flag) although the warning lists hold the RFC 1918 / RFC 5735 ranges, so "is this
+ *   10.0.0.5 a known private range?" is answered.
+ * - `base_url` is a required credential (not a secret); without it the runner refuses the call
+ *   before any request (the lookup too, when called directly). A path in it is kept, any number
+ *   of trailing `/` removed (the reference removed one).
+ * - The token never appears in a result or an error, neither as is nor in its Basic form.
+ * - A refused token (401/403 from the reverse proxy) is a one-line authentication error naming
+ *   MISP-feedback; 429/5xx are retried by the shared client, then reported.
+ */
+import * as v from 'valibot';
+import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { parseJson } from '../src/http/client.js';
+import { statusError } from '../src/http/errors.js';
+import { EXPLAINED_STATUSES, upstreamReason } from '../src/http/refusal.js';
+import { serverBase } from '../src/http/server-base.js';
+import { count } from '../src/lookup/wording.js';
+import type { Observable, ObservableType } from '../src/observables/types.js';
+import { field, fields } from '../src/view/fields.js';
+
+const LABEL = 'MISP-feedback';
+
+/** The types the reference sends (engines.md 9.3): not URL, not Email. */
+export const MISP_FEEDBACK_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6', 'FQDN', 'MD5', 'SHA1', 'SHA256'];
+
+/** A JSON object: valibot's `looseObject` alone would take a list (or a list item) for one. */
+function jsonObject<E extends v.ObjectEntries>(entries: E) {
+  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+  return v.pipe(v.custom<Record<string, unknown>>(isObject, 'expected a JSON object'), v.looseObject(entries));
+}
+
+/** One matching list; the daemon also sends `slug`, `description`, `list_type`, `category`... */
+const MatchSchema = jsonObject({
+  name: v.nullish(v.string()),
+});
+
+/** The daemon's answer: `{"value": str, "matched": bool, "matches": [...]}`. */
+const AnswerSchema = jsonObject({
+  value: v.nullish(v.string()),
+  matched: v.nullish(v.boolean()),
+  matches: v.nullish(v.array(MatchSchema)),
+});
+
+export interface MispFeedbackResult {
+  /** `HIT`: on at least one warning list; `CLEAN`: on none. */
+  status: 'HIT' | 'CLEAN';
+  /** Names of the matching warning lists, in the daemon's order. */
+  warninglists: string[];
+}
+
+/** The `Authorization` value for a token: `Basic base64(":" + token)`. */
+export function basicAuthorization(token: string): string {
+  return `Basic ${Buffer.from(`:${token}`, 'utf8').toString('base64')}`;
+}
+
+export async function mispFeedbackLookup(observable: Observable, ctx: EngineContext): Promise<MispFeedbackResult | null> {
+  if (!MISP_FEEDBACK_TYPES.includes(observable.type)) return null;
+  const base = serverBase(ctx, LABEL);
+  const token = typeof ctx.settings.token === 'string' && ctx.settings.token.trim() !== '' ? ctx.settings.token : undefined;
+  const authorization = token !== undefined ? basicAuthorization(token) : undefined;
+  // The Basic form is as secret as the token: masked wherever the client or this engine writes.
+  const http = authorization !== undefined ? ctx.http.withSecrets([authorization.slice('Basic '.length)]) : ctx.http;
+  const scoped: EngineContext = { ...ctx, http };
+  const response = await http.request(`${base}/lookup`, {
+    method: 'POST',
+    json: { value: observable.value, false_positives_only: false },
+    headers: {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      ...(authorization !== undefined ? { authorization } : {}),
+    },
+    acceptStatus: EXPLAINED_STATUSES,
+  });
+  if (response.status === 401 || response.status === 403) {
+    const reason = upstreamReason(response.text(), scoped);
+    throw new EngineError(`${LABEL}: authentication failed (${statusError(response.status, reason).message})`);
+  }
+  if (response.status >= 300) throw statusError(response.status, upstreamReason(response.text(), scoped));
+  const answer = parseJson(response.text(), AnswerSchema);
+  const warninglists = (answer.matches ?? []).map((match) => match.name || 'Unknown');
+  return { status: warninglists.length > 0 ? 'HIT' : 'CLEAN', warninglists };
+}
+
+/** `on 2 warning lists: List of known IPv4 public DNS resolvers, ...`; `on no warning list`. */
+export function mispFeedbackSummary(result: MispFeedbackResult): string {
+  if (result.warninglists.length === 0) return 'on no warning list';
+  return `on ${count(result.warninglists.length, 'warning list')}: ${result.warninglists.join(', ')}`;
+}
+
+/** The card: the status, then each matching list. */
+export function mispFeedbackDetails(result: MispFeedbackResult): DetailField[] {
+  return fields(
+    field('Status', result.status === 'HIT' ? 'HIT (on a warning list: likely benign or well known)' : 'CLEAN (on no warning list)'),
+    ...result.warninglists.map((name, i) => field(`Warning list ${i + 1}`, name)),
+  );
+}
+
+export default defineEngine<MispFeedbackResult>({
+  id: 'misp_feedback',
+  service: 'misp_feedback',
+  label: 'MISP-feedback',
+  description: 'Warning-list false-positive detector: whether an IP, a domain or a hash is on a MISP warning list, asked of your own MISP-feedback daemon',
+  catalogs: [],
+  tags: ['hash', 'IP', 'domain', 'free_no_key'],
+  types: MISP_FEEDBACK_TYPES,
+  acceptsPrivateIp: true,
+  credentials: [
+    { setting: 'base_url', label: 'Server URL', env: ['MISP_FEEDBACK_SERVER_URL'], secret: false },
+    { setting: 'token', label: 'Token', env: ['MISP_FEEDBACK_TOKEN'], required: false },
+  ],
+  defaults: { timeout_ms: 10000 },
+  summary: mispFeedbackSummary,
+  details: mispFeedbackDetails,
+  run: mispFeedbackLookup,
+});
