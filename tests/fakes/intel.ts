@@ -5,6 +5,8 @@
  * every registered engine must talk to 127.0.0.1 only. Engine tests use their own, richer fakes.
  */
 import { PATHS as LIST_PATHS, brianhamaCsv, lethalForensicsCsv, listReplies, spamhausBody } from './bad-asn.js';
+import * as chromeExtension from './chrome_extension.js';
+import * as crtsh from './crtsh.js';
 import { reply, startFakeHttp, type FakeHttpOptions, type FakeHttpServer, type FakeRoute } from './http.js';
 import { HTML_CARDS, PATHS as IOC_PATHS, PDF_CARDS, resultsPage } from './ioc-one.js';
 
@@ -91,6 +93,8 @@ export function intelRoutes(): Record<string, FakeRoute> {
     [`GET ${LIST_PATHS.spamhaus}`]: listReplies.spamhaus(spamhausBody()),
     [`GET ${LIST_PATHS.brianhama}`]: listReplies.csv(brianhamaCsv),
     [`GET ${LIST_PATHS.lethal_forensics}`]: listReplies.csv(lethalForensicsCsv),
+    ...crtsh.fakeRoutes(),
+    ...chromeExtension.fakeRoutes(),
   };
 }
 
@@ -110,6 +114,8 @@ export function intelSettings(url: string): Record<string, Record<string, unknow
       brianhama_url: `${url}${LIST_PATHS.brianhama}`,
       lethal_forensics_url: `${url}${LIST_PATHS.lethal_forensics}`,
     },
+    crtsh: crtsh.fakeSettings(url),
+    chrome_extension: chromeExtension.fakeSettings(url),
   };
 }
 
