@@ -141,6 +141,6 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 /** `/api/`, `api`, `/api` all mean `/api/`; `/` means the root. */
 export function normalizePrefix(prefix: string): string {
-  const trimmed = prefix.replace(/^\/+|\/+$/g, '');
+  const trimmed = prefix.replace(/\/{2,}/g, '/').replace(/^\/+|\/+$/g, '');
   return trimmed ? `/${trimmed}/` : '/';
 }

@@ -2,6 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
+import { getPath } from 'hono/utils/url';
 import type { App } from '../app.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
@@ -34,7 +35,7 @@ export interface HttpOptions {
  */
 export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   const { config } = app;
-  const root = new Hono();
+  const root = new Hono({ getPath: pathWithSingleSlashes });
   if (options.logger) root.use('*', accessLog(options.logger));
   root.use('*', drainUnreadBody(config.max_body_bytes));
   root.use('*', hostGuard(allowedHosts(config.host, config.allowed_hosts)));
@@ -95,4 +96,14 @@ export function secretValues(config: Config, catalog: Catalog): string[] {
     }
   }
   return [...secrets];
+}
+
+/**
+ * The request's path with runs of slashes as one: a client that joins its base URL and a prefix
+ * written `/api` sends `//api/analyze` (the reference's MCP server does with API_PREFIX=/api),
+ * and is answered as `/api/analyze`.
+ */
+function pathWithSingleSlashes(request: Request): string {
+  const path = getPath(request);
+  return path.includes('//') ? path.replace(/\/{2,}/g, '/') : path;
 }
