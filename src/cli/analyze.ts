@@ -15,6 +15,11 @@ export interface AnalyzeOptions {
   config?: string;
   dataDir?: string;
   catalog?: string;
+  /** Remote mode (src/cli/remote.ts): the server's URL, its API prefix, token and time limit. */
+  server?: string;
+  prefix?: string;
+  token?: string;
+  timeout?: string;
 }
 
 /**
@@ -24,6 +29,14 @@ export interface AnalyzeOptions {
 const EXIT_GRACE_MS = 1000;
 
 export async function analyzeCommand(words: string[], options: AnalyzeOptions): Promise<number> {
+  const server = options.server ?? (process.env.OAS_SERVER || undefined);
+  if (server !== undefined) {
+    const { remoteAnalyzeCommand } = await import('./remote.js');
+    return remoteAnalyzeCommand(words, { ...options, server });
+  }
+  for (const flag of ['prefix', 'token', 'timeout'] as const) {
+    if (options[flag] !== undefined) throw new UsageError(`--${flag} needs --server URL (or OAS_SERVER)`);
+  }
   const output = quietOnClosedOutput();
   const input = await readInput(words);
   const engines = options.engines === undefined ? undefined : options.engines.split(',').map((s) => s.trim()).filter(Boolean);
@@ -80,7 +93,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
  * with its usual exit code, without a word (no EPIPE stack trace). Any other output error is one
  * line and exit 1.
  */
-function quietOnClosedOutput(): { write(text: string): Promise<void> } {
+export function quietOnClosedOutput(): { write(text: string): Promise<void> } {
   let closed = false;
   const onError = (stream: NodeJS.WriteStream) => (error: NodeJS.ErrnoException) => {
     if (closed || error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') {
@@ -106,7 +119,7 @@ function quietOnClosedOutput(): { write(text: string): Promise<void> } {
 }
 
 /** The text from the arguments, or standard input when there are none or the argument is "-". */
-async function readInput(words: string[]): Promise<string> {
+export async function readInput(words: string[]): Promise<string> {
   if (words.length > 0 && !(words.length === 1 && words[0] === '-')) return words.join(' ');
   if (process.stdin.isTTY && words.length === 0) {
     throw new UsageError('no text to analyze: pass observables as arguments, or pipe text on standard input');
@@ -119,7 +132,8 @@ async function readInput(words: string[]): Promise<string> {
  * only then: scripts piping JSON don't pay for it).
  */
 async function startSpinner(observables: number, engines: number): Promise<{ update: (p: Progress) => void; stop: () => void } | undefined> {
-  if (!process.stderr.isTTY) return undefined;
+  // A terminal that reports no width (0 columns) would make ora redraw forever.
+  if (!process.stderr.isTTY || !(process.stderr.columns > 0)) return undefined;
   const { default: ora } = await import('ora');
   const label = `Analyzing ${observables} observable(s) with ${engines} engine(s)`;
   const spinner = ora({ text: label, stream: process.stderr }).start();

@@ -35,6 +35,10 @@ function buildProgram(): Command {
     .addOption(catalogOption())
     .addOption(configOption())
     .addOption(dataDirOption())
+    .option('--server <url>', 'run the analysis on this oas (or Cyberbro) server through its API (environment OAS_SERVER)')
+    .option('--prefix <path>', 'with --server: the API path prefix (default: the URL\'s path, else /api/)')
+    .option('--token <token>', 'with --server: API token sent as Authorization: Bearer (environment OAS_API_TOKEN)')
+    .option('--timeout <seconds>', 'with --server: time limit for the whole analysis (default 300)')
     .exitOverride()
     .action(async (text: string[], opts) => {
       const { analyzeCommand } = await import('./analyze.js');

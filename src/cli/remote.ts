@@ -1,0 +1,455 @@
+/**
+ * `oas analyze --server URL`: the same analysis, run by a remote server through the three API
+ * endpoints (POST {prefix}analyze, GET {prefix}is_analysis_complete/<id>, GET {prefix}results/<id>),
+ * with the same arguments, output and exit codes as the local mode. It works against another
+ * `oas serve` and against the reference implementation (Cyberbro), whose quirks it absorbs:
+ * `is_analysis_complete` says true for an id whose record does not exist yet (or at all), its
+ * results are `404 {"error": "Analysis not found."}` until the record exists and `[]` while the
+ * analysis runs; result types may be spelled `IPV4`/`EMAIL`; an `extension: {}` placeholder.
+ *
+ * Start-up cost: nothing here opens the local database or loads undici or Hono (requests go
+ * through the global fetch); the engines' declarations are read for the table's summaries only
+ * (src/engine/declarations.ts), with the code of the engines named in the results.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { resultRows, type ResultRow } from '../analysis/rows.js';
+import type { Catalog } from '../engine/catalog.js';
+import type { CatalogVariant, EngineDefinition } from '../engine/contract.js';
+import type { ObservableResult } from '../runner/result.js';
+import { quietOnClosedOutput, readInput, type AnalyzeOptions } from './analyze.js';
+import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+
+export interface RemoteOptions extends AnalyzeOptions {
+  server: string;
+}
+
+/** The remote analysis could not be run or finished (exit 1); the message is one line. */
+export class RemoteError extends Error {
+  override name = 'RemoteError';
+}
+
+/** Default of --timeout, in seconds: the whole analysis, from submission to results. */
+export const DEFAULT_TIMEOUT_S = 300;
+/** Polling back-off: from the first to the longest wait between two status requests. */
+const POLL_FIRST_MS = 100;
+const POLL_MAX_MS = 1000;
+/** The largest --timeout a timer can hold (2^31 - 1 ms). */
+const MAX_TIMEOUT_S = 2_147_483;
+const EXIT_GRACE_MS = 1000;
+/** How much of a server's error message is repeated (an unknown engine's lists every valid one). */
+const MESSAGE_MAX = 4000;
+
+/** Where the API is: `api` is the prefix's URL (ends with "/"); `site` the root its links are relative to. */
+export interface RemoteTarget {
+  api: URL;
+  site: URL;
+}
+
+/**
+ * The API's location from --server and --prefix. A URL with a path names the prefix itself
+ * (`http://host:8080/tools/api`); a bare one gets the default `/api/`. With --prefix, the URL's
+ * path is a base (a reverse proxy's sub-path) and the prefix goes under it. A prefix is accepted
+ * in every form operators write it: `api`, `/api`, `api/`, `/api/`, `tools/api`.
+ */
+export function resolveTarget(server: string, prefix: string | undefined): RemoteTarget {
+  const text = server.trim();
+  // `host:port` without a scheme means http.
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+  let url: URL;
+  try {
+    url = new URL(withScheme);
+  } catch {
+    throw new UsageError('--server (or OAS_SERVER) must be the server\'s URL, e.g. http://127.0.0.1:8080');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new UsageError(`--server must be an http:// or https:// URL, not ${url.protocol}`);
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError('--server must not hold credentials: give the token with --token or OAS_API_TOKEN');
+  }
+  const path = segments(url.pathname);
+  const prefixPath = prefix === undefined ? (path.length > 0 ? path : ['api']) : [...path, ...segments(prefix)];
+  const base = prefix === undefined ? [] : path;
+  const origin = url.origin;
+  return {
+    api: new URL(`${origin}/${prefixPath.map((s) => `${s}/`).join('')}`),
+    site: new URL(`${origin}/${base.map((s) => `${s}/`).join('')}`),
+  };
+}
+
+function segments(path: string): string[] {
+  return path.split('/').filter(Boolean);
+}
+
+/** --timeout in milliseconds. */
+export function parseTimeout(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_S * 1000;
+  const seconds = Number(value.trim());
+  if (value.trim() === '' || !Number.isFinite(seconds) || seconds <= 0 || seconds > MAX_TIMEOUT_S) {
+    throw new UsageError(`--timeout must be a number of seconds between 0 and ${MAX_TIMEOUT_S} (default ${DEFAULT_TIMEOUT_S})`);
+  }
+  return Math.max(1, Math.round(seconds * 1000));
+}
+
+/** The token from --token, else OAS_API_TOKEN; never part of any message. */
+export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const token = flag ?? env.OAS_API_TOKEN;
+  if (token === undefined || token === '') return undefined;
+  // What an Authorization header can carry; fetch would otherwise fail with the value in its message.
+  if (!/^[\x21-\x7e]+$/.test(token)) {
+    throw new UsageError(`the token (${flag !== undefined ? '--token' : 'OAS_API_TOKEN'}) must be printable ASCII without spaces`);
+  }
+  return token;
+}
+
+export async function remoteAnalyzeCommand(words: string[], options: RemoteOptions): Promise<number> {
+  const target = resolveTarget(options.server, options.prefix);
+  const timeoutMs = parseTimeout(options.timeout);
+  const token = resolveToken(options.token);
+  const variant = parseVariant(options.catalog);
+  const output = quietOnClosedOutput();
+  const input = await readInput(words);
+  const named = options.engines === undefined ? undefined : [...new Set(options.engines.split(',').map((s) => s.trim()).filter(Boolean))];
+  if (named !== undefined && named.length === 0) throw new UsageError('--engines needs at least one engine name');
+
+  const definitions = new DefinitionLoader();
+  try {
+    // Without --engines: the local catalog's default engines, by id (what the local mode runs).
+    const engines = named ?? (await definitions.catalog(variant, [])).defaults().map((e) => e.id);
+    const client = new RemoteClient(target, token, timeoutMs);
+    const spinner = await startSpinner(target);
+    let analysis: { id: string; link: string; results: unknown[] };
+    try {
+      analysis = await client.analyze({ text: input, engines, ignore_cache: options.ignoreCache ?? false }, spinner?.update);
+    } finally {
+      spinner?.stop();
+      client.close();
+    }
+    const results = analysis.results;
+    if (results.length === 0) throw new UsageError('no observable found in the text (the server found none)');
+    // The reference (v0.11) leaves null for an observable whose worker crashed.
+    if (results.every((r) => r === null)) throw new RemoteError(`analysis ${analysis.id} has no result for any of its observables`);
+
+    const forRows = results.filter((r): r is ObservableResult => r !== null).map(normalizeResult);
+    const keys = new Set(forRows.flatMap((r) => Object.keys(r)));
+    const catalog = await definitions.catalog(variant, options.json ? [] : [...keys]);
+    let lookups = 0;
+    let failed = 0;
+    const rows: ResultRow[] = [];
+    for (const result of forRows) {
+      for (const row of tableRows(result, catalog)) {
+        lookups++;
+        if (row.status === 'error') failed++;
+        rows.push(row);
+      }
+    }
+    if (options.json) {
+      await output.write(`${JSON.stringify(results, null, 2)}\n`);
+    } else {
+      const { renderTable } = await import('./table.js');
+      await output.write(`${renderTable(rows, process.stdout.columns)}\n`
+        + `${forRows.length} observable(s), ${engines.length} engine(s)`
+        + `${failed ? `, ${failed} failed lookup(s)` : ''} · analysis ${analysis.id} · ${analysis.link}\n`);
+    }
+    return lookups > 0 && failed === lookups ? EXIT_FAILED : EXIT_OK;
+  } catch (error) {
+    if (error instanceof RemoteError) {
+      process.stderr.write(`oas: ${oneLine(error.message)}\n`);
+      return EXIT_FAILED;
+    }
+    throw error;
+  } finally {
+    setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+  }
+}
+
+function parseVariant(flag: string | undefined): CatalogVariant {
+  const value = flag ?? (process.env.OAS_CATALOG || undefined) ?? 'main';
+  if (value !== 'main' && value !== 'older') throw new UsageError(`--catalog must be "main" or "older", not "${value}"`);
+  return value;
+}
+
+interface AnalysisRequest {
+  text: string;
+  engines: string[];
+  ignore_cache: boolean;
+}
+
+interface Answer {
+  status: number;
+  statusText: string;
+  headers: Headers;
+  text: string;
+}
+
+/** The three endpoints, under one deadline for the whole analysis. */
+export class RemoteClient {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+  private readonly started = Date.now();
+
+  constructor(private readonly target: RemoteTarget, private readonly token: string | undefined, private readonly timeoutMs: number) {
+    this.timer = setTimeout(() => this.controller.abort(), timeoutMs);
+  }
+
+  close(): void {
+    clearTimeout(this.timer);
+    this.controller.abort();
+  }
+
+  /** Submits the analysis, waits for it and returns its results. */
+  async analyze(request: AnalysisRequest, progress?: (elapsedMs: number, id?: string) => void): Promise<{ id: string; link: string; results: unknown[] }> {
+    const { id, link } = await this.submit(request);
+    progress?.(Date.now() - this.started, id);
+    const results = await this.wait(id, (elapsed) => progress?.(elapsed, id));
+    return { id, link, results };
+  }
+
+  private async submit(request: AnalysisRequest): Promise<{ id: string; link: string }> {
+    const url = new URL('analyze', this.target.api);
+    const answer = await this.call('POST', url, JSON.stringify(request), undefined);
+    if (answer.status < 200 || answer.status > 299) throw this.failure(answer, 'POST', url);
+    const body = this.json(answer, 'POST', url) as { analysis_id?: unknown; link?: unknown } | null;
+    const id = body?.analysis_id;
+    if (typeof id !== 'string' || !/^[\w.-]{1,200}$/.test(id)) {
+      throw new RemoteError(`unexpected answer to POST ${url.pathname} from ${this.target.api.origin}: no analysis_id`);
+    }
+    const path = typeof body?.link === 'string' && body.link.startsWith('/') ? body.link.slice(1) : `results/${id}`;
+    return { id, link: new URL(path, this.target.site).href };
+  }
+
+  /**
+   * Polls until the results are there. `complete: true` is taken at its word only once the
+   * analysis is known to exist (a `complete: false`, or a results array seen before): the
+   * reference says true for an id whose record its worker has not written yet, answers 404 for
+   * its results until then, and `[]` while it runs. Until then (and on oas's 409), it polls on.
+   */
+  private async wait(id: string, progress: (elapsedMs: number) => void): Promise<unknown[]> {
+    const status = new URL(`is_analysis_complete/${encodeURIComponent(id)}`, this.target.api);
+    const resultsUrl = new URL(`results/${encodeURIComponent(id)}`, this.target.api);
+    let exists = false;
+    let delay = POLL_FIRST_MS;
+    for (;;) {
+      const answer = await this.call('GET', status, undefined, id);
+      if (answer.status === 404) throw new RemoteError(`analysis ${id} not found on ${this.target.api.origin} (HTTP 404)`);
+      if (answer.status !== 200) throw this.failure(answer, 'GET', status);
+      const body = this.json(answer, 'GET', status) as { complete?: unknown } | null;
+      if (typeof body?.complete !== 'boolean') {
+        throw new RemoteError(`unexpected answer to GET ${status.pathname} from ${this.target.api.origin}: no "complete"`);
+      }
+      if (!body.complete) {
+        exists = true;
+      } else {
+        const results = await this.call('GET', resultsUrl, undefined, id);
+        if (results.status === 200) {
+          const array = this.json(results, 'GET', resultsUrl);
+          if (!isResultArray(array)) {
+            throw new RemoteError(`unexpected answer to GET ${resultsUrl.pathname} from ${this.target.api.origin}: not a result array`);
+          }
+          // Non-empty: written at the end (reference) or served complete only (oas).
+          if (array.length > 0 || exists) return array;
+          exists = true;
+          continue; // Ask again now that the record is known to exist.
+        } else if (results.status !== 404 && results.status !== 409) {
+          throw this.failure(results, 'GET', resultsUrl);
+        }
+      }
+      progress(Date.now() - this.started);
+      await this.pause(delay, id);
+      delay = Math.min(POLL_MAX_MS, Math.round(delay * 1.5));
+    }
+  }
+
+  private async pause(ms: number, id: string): Promise<void> {
+    try {
+      await sleep(ms, undefined, { signal: this.controller.signal });
+    } catch {
+      throw this.timedOut(id);
+    }
+  }
+
+  private async call(method: 'GET' | 'POST', url: URL, body: string | undefined, id: string | undefined): Promise<Answer> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
+    try {
+      const response = await fetch(url, { method, headers, body, signal: this.controller.signal, redirect: 'follow' });
+      return { status: response.status, statusText: response.statusText, headers: response.headers, text: await response.text() };
+    } catch (error) {
+      if (this.controller.signal.aborted) throw this.timedOut(id);
+      throw new RemoteError(`cannot reach the server at ${url.origin}: ${networkReason(error)}`);
+    }
+  }
+
+  private timedOut(id: string | undefined): RemoteError {
+    const seconds = Math.round(this.timeoutMs / 100) / 10;
+    return id === undefined
+      ? new RemoteError(`no answer from the server at ${this.target.api.origin} within ${seconds} s (--timeout)`)
+      : new RemoteError(`analysis ${id} did not complete on ${this.target.api.origin} within ${seconds} s (--timeout); it may still finish there`);
+  }
+
+  private json(answer: Answer, method: string, url: URL): unknown {
+    try {
+      return JSON.parse(answer.text) as unknown;
+    } catch {
+      throw new RemoteError(`the answer to ${method} ${url.pathname} from ${url.origin} is not valid JSON (HTTP ${answer.status})`);
+    }
+  }
+
+  /** One line for an answer that is not what was asked. 400 and 413 are the caller's input (exit 2). */
+  private failure(answer: Answer, method: string, url: URL): Error {
+    const message = this.serverMessage(answer.text);
+    const status = `HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
+    const origin = url.origin;
+    switch (answer.status) {
+      case 400:
+      case 413:
+        return new UsageError(message ?? `the server at ${origin} refused the request (${status})`);
+      case 401:
+        return new RemoteError(this.token === undefined
+          ? `the server at ${origin} needs an API token (${status}): give it with --token or OAS_API_TOKEN`
+          : `the server at ${origin} refused the API token (${status}): check --token or OAS_API_TOKEN`);
+      case 403:
+        return new RemoteError(`the server at ${origin} refused access (${status})${message ? `: ${message}` : ''}`);
+      case 404:
+        return new RemoteError(`no analysis API at ${url.href} (${status}): check the server URL and --prefix`);
+      case 421:
+        return new RemoteError(`the server at ${origin} does not answer to the name ${url.host} (${status}): add it to the server's allowed_hosts`);
+      case 429: {
+        const retry = answer.headers.get('retry-after');
+        return new RemoteError(`the server at ${origin} is rate limiting analyses (${status})${retry && /^\d+$/.test(retry) ? `: retry in ${retry} s` : ''}`);
+      }
+      default:
+        if (answer.status >= 500) return new RemoteError(`the server at ${origin} failed (${status})${message ? `: ${message}` : ''}`);
+        return new RemoteError(`unexpected answer to ${method} ${url.pathname} from ${origin} (${status})${message ? `: ${message}` : ''}`);
+    }
+  }
+
+  /** The `error` of a JSON error body, on one line, bounded, the token masked. */
+  private serverMessage(text: string): string | undefined {
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
+    if (typeof error !== 'string' || error.trim() === '') return undefined;
+    let message = oneLine(error.trim());
+    if (this.token !== undefined) message = message.split(this.token).join('***');
+    return message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX - 1)}…` : message;
+  }
+}
+
+function isResultArray(value: unknown): value is unknown[] {
+  return Array.isArray(value) && value.every((r) => r === null || (typeof r === 'object' && !Array.isArray(r)
+    && typeof (r as { observable?: unknown }).observable === 'string' && typeof (r as { type?: unknown }).type === 'string'));
+}
+
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return oneLine(cause.message);
+  return error instanceof Error ? oneLine(error.message) : String(error);
+}
+
+function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, ' ');
+}
+
+/** The reference's (HEAD's) type spellings, as our tables name the types. */
+const TYPE_NAMES: Record<string, string> = { IPV4: 'IPv4', IPV6: 'IPv6', EMAIL: 'Email' };
+
+/**
+ * A result as the table reads it: types spelled as ours, without the reference's `extension`
+ * placeholder (`{}` for any observable that is not a browser extension).
+ */
+function normalizeResult(result: ObservableResult): ObservableResult {
+  const copy: ObservableResult = { ...result, type: (TYPE_NAMES[result.type] ?? result.type) as ObservableResult['type'] };
+  const extension = copy.extension;
+  if (extension === null || (typeof extension === 'object' && Object.keys(extension).length === 0)) delete copy.extension;
+  return copy;
+}
+
+/** The rows of one result; an engine unknown here (or whose summary cannot read it) gets a generic summary. */
+function tableRows(result: ObservableResult, catalog: Catalog): ResultRow[] {
+  return resultRows([result], catalog).map((row) => {
+    if (row.status !== 'ok' || (catalog.find(row.engine) && row.summary !== 'result')) return row;
+    return { ...row, summary: genericSummary(result[row.engine]) };
+  });
+}
+
+/** A one-line look at any engine's result: its first plain fields. */
+export function genericSummary(value: unknown, max = 120): string {
+  const scalar = (v: unknown) => (typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined);
+  const parts: string[] = [];
+  if (Array.isArray(value)) {
+    parts.push(`${value.length} item(s)`);
+    const first = value.map(scalar).filter((s): s is string => s !== undefined && s !== '');
+    if (first.length > 0) parts.push(first.join(', '));
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, v] of Object.entries(value)) {
+      const text = scalar(v);
+      if (text !== undefined && text !== '') parts.push(`${key}: ${text}`);
+      else if (Array.isArray(v) && v.length > 0) parts.push(`${key}: ${v.map((e) => scalar(e) ?? '…').join(', ')}`);
+    }
+  } else {
+    const text = scalar(value);
+    if (text !== undefined) parts.push(text);
+  }
+  const line = oneLine(parts.join('; ')) || 'result';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/**
+ * The local catalog, for the defaults and the summaries only: from the engines' cached
+ * declarations (src/engine/declarations.ts), with the code of the engines named imported for
+ * real; without a fresh copy, every engine module (and the copy is written for next time). A
+ * catalog that cannot be built gives generic summaries rather than a failure.
+ */
+class DefinitionLoader {
+  private full: EngineDefinition[] | undefined;
+
+  async catalog(variant: CatalogVariant, names: readonly string[]): Promise<Catalog> {
+    const { Catalog } = await import('../engine/catalog.js');
+    try {
+      return new Catalog(await this.definitions(names), variant);
+    } catch {
+      return new Catalog([], variant);
+    }
+  }
+
+  private async definitions(names: readonly string[]): Promise<EngineDefinition[]> {
+    if (this.full) return this.full;
+    const [{ declaredDefinitions, saveDeclarations }, { loadEngineModules }] = await Promise.all([
+      import('../engine/declarations.js'),
+      import('../engine/catalog.js'),
+    ]);
+    const wanted = new Set(names.flatMap((n) => [n, n.trim().toLowerCase()]));
+    try {
+      const declared = await declaredDefinitions(() => ({}), () => wanted);
+      if (declared) return declared;
+    } catch {
+      // Read from the modules below.
+    }
+    const modules = await loadEngineModules();
+    saveDeclarations(modules);
+    this.full = modules.map((m) => m.definition);
+    return this.full;
+  }
+}
+
+/** A spinner on stderr while the server works, only when stderr is a terminal. */
+async function startSpinner(target: RemoteTarget): Promise<{ update: (elapsedMs: number, id?: string) => void; stop: () => void } | undefined> {
+  // A terminal that reports no width (0 columns) would make ora redraw forever.
+  if (!process.stderr.isTTY || !(process.stderr.columns > 0)) return undefined;
+  const { default: ora } = await import('ora');
+  const label = `Analyzing on ${target.api.origin}`;
+  const spinner = ora({ text: `${label}: submitting`, stream: process.stderr }).start();
+  return {
+    update: (elapsedMs, id) => {
+      spinner.text = `${label}: analysis ${id ?? ''} running (${Math.floor(elapsedMs / 1000)} s)`;
+    },
+    stop: () => spinner.stop(),
+  };
+}
