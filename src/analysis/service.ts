@@ -177,18 +177,27 @@ export class AnalysisService {
    * Runs an analysis to the end (the CLI), recording it like any other. Its results are read
    * back with `resultTexts`.
    */
-  async runToEnd(request: AnalysisRequest, onProgress?: (p: Progress) => void, prepared = this.prepare(request)): Promise<AnalysisHeader> {
+  async runToEnd(
+    request: AnalysisRequest,
+    onProgress?: (p: Progress) => void,
+    prepared = this.prepare(request),
+    onObservable?: (index: number, result: ObservableResult) => void,
+  ): Promise<AnalysisHeader> {
     const header = await this.start(request, prepared, 'cli');
     const done = this.running.get(header.id)!;
     if (onProgress) this.progressListeners.set(header.id, onProgress);
+    if (onObservable) this.observableListeners.set(header.id, onObservable);
     try {
       return await done;
     } finally {
       this.progressListeners.delete(header.id);
+      this.observableListeners.delete(header.id);
     }
   }
 
   private readonly progressListeners = new Map<string, (p: Progress) => void>();
+  /** Called as each observable of an analysis finishes (`oas analyze --format jsonl`). */
+  private readonly observableListeners = new Map<string, (index: number, result: ObservableResult) => void>();
 
   /** The stored header (with the results inside for records of older versions). */
   async get(id: string): Promise<AnalysisHeader | undefined> {
@@ -375,6 +384,7 @@ export class AnalysisService {
       live.unsaved.set(index, text);
       queue.push([index, text]);
       if (queue.length >= SAVE_BATCH) save();
+      this.observableListeners.get(id)?.(index, result);
       if (this.onEngineError && result.errors) {
         for (const [key, error] of Object.entries(result.errors)) {
           const engine = selections.find((s) => s.key === key)?.engine.id ?? key;

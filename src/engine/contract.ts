@@ -3,6 +3,7 @@
  * returned by `defineEngine`. The catalog is built from these declarations: nothing else in the
  * code base names a particular engine.
  */
+import type { Evidence } from '../verdict/verdict.js';
 import type { GenericSchema } from 'valibot';
 import type { HttpClient } from '../http/client.js';
 import type { Observable, ObservableType } from '../observables/types.js';
@@ -131,6 +132,13 @@ export interface EngineDefinition<R = unknown> {
   /** One line for tables: what an analyst wants to read first. */
   summary(result: R): string;
   /**
+   * What the answer says about the observable's risk (src/verdict/verdict.ts): `malicious`,
+   * `suspicious` or `clean` with a one-line reason, or undefined when it does not judge. Also
+   * called with `null` (nothing to report): a threat list without a hit is evidence of `clean`.
+   * Absent: the engine never judges (DNS, registration data, search hits).
+   */
+  evidence?(result: R | null): Evidence | undefined;
+  /**
    * The fields a results card shows, in order, with links to the source. Optional: without it the
    * card lists the result's own fields (see `src/view/details.ts`).
    */
@@ -141,7 +149,7 @@ export interface EngineDefinition<R = unknown> {
 
 /** The declarations a catalog variant may replace. */
 export type EngineOverrides<R> = Partial<
-  Pick<EngineDefinition<R>, 'label' | 'description' | 'tags' | 'types' | 'credentials' | 'defaults' | 'settingsSchema' | 'summary' | 'details' | 'run'>
+  Pick<EngineDefinition<R>, 'label' | 'description' | 'tags' | 'types' | 'credentials' | 'defaults' | 'settingsSchema' | 'summary' | 'details' | 'evidence' | 'run'>
 >;
 
 type Optional = 'catalogs' | 'reversedIp' | 'pivot' | 'acceptsPrivateIp' | 'dependsOn' | 'credentials';

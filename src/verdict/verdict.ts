@@ -1,0 +1,61 @@
+/**
+ * One risk verdict per observable, from the evidence each engine's result gives.
+ *
+ * Every engine file may declare `evidence(result)` next to its summary: what its answer says about
+ * the observable (`malicious`, `suspicious` or `clean`, with a one-line reason such as
+ * "54/76 engines flag it"), or nothing when its answer does not judge (geolocation, DNS records).
+ * `evidence` also sees `null` (the engine ran and had nothing to report): a lookup in a threat
+ * list that finds nothing is itself evidence of `clean`.
+ *
+ * The verdict of an observable is the most severe evidence (malicious > suspicious > clean);
+ * `unknown` when no engine that can judge ran, or every one failed. An engine error never counts,
+ * least of all as clean. `reasons` has one line per engine that contributed, most severe first.
+ */
+import type { Catalog } from '../engine/catalog.js';
+import type { ObservableResult } from '../runner/result.js';
+import { RESERVED_KEYS } from '../runner/result.js';
+
+export const VERDICTS = ['malicious', 'suspicious', 'clean', 'unknown'] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+/** What one engine's answer says about its observable. */
+export interface Evidence {
+  level: Exclude<Verdict, 'unknown'>;
+  /** One line, without the engine's name (e.g. "54/76 engines flag it"). */
+  reason: string;
+}
+
+export interface ObservableVerdict {
+  verdict: Verdict;
+  /** `<engine key>: <reason>`, one per engine that contributed, most severe first. */
+  reasons: string[];
+}
+
+const SEVERITY: Record<Verdict, number> = { malicious: 3, suspicious: 2, clean: 1, unknown: 0 };
+
+/** The most severe of two verdicts. */
+export function worse(a: Verdict, b: Verdict): Verdict {
+  return SEVERITY[a] >= SEVERITY[b] ? a : b;
+}
+
+/** The verdict of one observable's result, from the engines of `catalog` (by result key). */
+export function verdictOf(result: ObservableResult, catalog: Catalog): ObservableVerdict {
+  const found: { key: string; evidence: Evidence }[] = [];
+  for (const key of Object.keys(result)) {
+    if (RESERVED_KEYS.has(key) || result.errors?.[key] !== undefined) continue;
+    const engine = catalog.find(key);
+    if (!engine?.evidence) continue;
+    const value = result[key];
+    if (value === undefined) continue;
+    let evidence: Evidence | undefined;
+    try {
+      evidence = engine.evidence(value as never);
+    } catch {
+      evidence = undefined; // an answer the rule cannot read judges nothing
+    }
+    if (evidence) found.push({ key, evidence });
+  }
+  found.sort((a, b) => SEVERITY[b.evidence.level] - SEVERITY[a.evidence.level]);
+  const verdict = found.reduce<Verdict>((v, f) => worse(v, f.evidence.level), 'unknown');
+  return { verdict, reasons: found.map((f) => `${f.key}: ${f.evidence.reason}`) };
+}
