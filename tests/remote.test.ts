@@ -6,16 +6,15 @@
  * only, no timing assertion (the time limits given are only what ends the waits).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startFakeCyberbro, type FakeCyberbro } from './fakes/cyberbro-server.js';
 import { reply, sequence, startFakeHttp, type FakeRoute } from './fakes/http.js';
 import { noStack, runOas, type Run } from './helpers/cli.js';
+import { moduleRecorder } from './helpers/module-log.js';
 import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -123,38 +122,11 @@ describe('oas analyze --server: against oas serve', () => {
   test('remote mode opens no local database and loads neither undici nor Hono', async () => {
     const dir = mkdtempSync(join(cwd, 'modules-'));
     const log = join(dir, 'modules.log');
-    const record = join(dir, 'record.mjs');
-    const hooks = join(dir, 'hooks.mjs');
-    writeFileSync(log, '');
-    writeFileSync(hooks, `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(log)}, result.url + '\\n');
-  return result;
-}
-`);
-    writeFileSync(record, `import { appendFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
-register(${JSON.stringify(pathToFileURL(hooks).href)});
-const require = createRequire(import.meta.url);
-process.on('exit', () => appendFileSync(${JSON.stringify(log)}, Object.keys(require.cache).map((p) => p + '\\n').join('')));
-`);
-    const run = await new Promise<Run>((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', pathToFileURL(record).href, BIN, 'analyze', 'example.com', '--engines', 'reverse_dns,rdap_whois', '--server', open.url], {
-        cwd: dir,
-        env: { PATH: process.env.PATH ?? '', HOME: dir },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    const recorder = moduleRecorder(dir);
+    const run = await runOas(dir, ['analyze', 'example.com', '--engines', 'reverse_dns,rdap_whois', '--server', open.url], { nodeArgs: recorder.nodeArgs, env: recorder.env(log) });
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /reverse_dns/);
-    const modules = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((m) => m.replaceAll('\\', '/'));
+    const modules = recorder.read(log);
     assert.ok(modules.some((m) => m.includes('/node_modules/commander/')), 'the hook records modules');
     for (const name of ['undici', 'hono', '@hono/node-server', 'sqlite3', '@keyv/sqlite', 'keyv']) {
       assert.ok(!modules.some((m) => m.includes(`/node_modules/${name}/`)), `${name} not loaded`);

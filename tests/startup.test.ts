@@ -10,59 +10,29 @@
  * of every module resolved (ES modules) and every CommonJS module in require.cache at exit.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import type { Run } from './helpers/cli.js';
+import { runOas, type Run } from './helpers/cli.js';
+import { moduleRecorder } from './helpers/module-log.js';
 import { BIN } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const dir = mkdtempSync(join(tmpdir(), 'oas-startup-'));
-const HOOKS = join(dir, 'hooks.mjs');
-const RECORD = join(dir, 'record.mjs');
-writeFileSync(HOOKS, `import { appendFileSync } from 'node:fs';
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  if (process.env.OAS_TEST_MODULE_LOG) appendFileSync(process.env.OAS_TEST_MODULE_LOG, result.url + '\\n');
-  return result;
-}
-`);
-writeFileSync(RECORD, `import { appendFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
-register(${JSON.stringify(pathToFileURL(HOOKS).href)});
-const require = createRequire(import.meta.url);
-process.on('exit', () => appendFileSync(process.env.OAS_TEST_MODULE_LOG, Object.keys(require.cache).map((p) => p + '\\n').join('')));
-`);
+const recorder = moduleRecorder(dir);
 
 /** Packages a command that does not use them must not load. */
 const HEAVY = ['undici', 'hono', '@hono/node-server', 'sqlite3', '@keyv/sqlite', 'keyv', 'cheerio', 'ora', 'cli-table3'];
 
 let runs = 0;
 /** Runs `oas args` (cwd and HOME: `home`) and returns its output and the modules it loaded. */
-function oasRecorded(home: string, args: string[], env: Record<string, string> = {}): Promise<Run & { modules: string[] }> {
+async function oasRecorded(home: string, args: string[], env: Record<string, string> = {}): Promise<Run & { modules: string[] }> {
   const log = join(dir, `modules-${++runs}.log`);
-  writeFileSync(log, '');
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', pathToFileURL(RECORD).href, BIN, ...args], {
-      cwd: home,
-      env: { PATH: process.env.PATH ?? '', HOME: home, OAS_TEST_MODULE_LOG: log, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const modules = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((m) => m.replaceAll('\\', '/'));
-      resolve({ code, stdout, stderr, modules });
-    });
-  });
+  const run = await runOas(home, args, { nodeArgs: recorder.nodeArgs, env: { ...recorder.env(log), ...env } });
+  return { ...run, modules: recorder.read(log) };
 }
 
 /** The heavy packages among the modules loaded. */

@@ -9,10 +9,13 @@ export interface Run {
   stderr: string;
 }
 
-/** Runs `oas args` in `cwd` (HOME too) with only PATH and `env`; standard input is `input` or empty. */
-export function runOas(cwd: string, args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+/**
+ * Runs `oas args` in `cwd` (HOME too) with only PATH and `env`; standard input is `input` or empty.
+ * `nodeArgs` go to node before the executable (e.g. `--import` of a module-recording hook).
+ */
+export function runOas(cwd: string, args: string[], options: { input?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       cwd,
       env: { PATH: process.env.PATH ?? '', HOME: cwd, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
