@@ -1,14 +1,12 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import Keyv from 'keyv';
 import engine, { crtshDetails, crtshLookup, crtshQuery, crtshSummary, topDomains, type CrtshResult } from '../../engines/crtsh.js';
 import { Catalog } from '../../src/engine/catalog.js';
 import { defineEngine, type EngineDefinition } from '../../src/engine/contract.js';
-import { createEngineContext, resolveSettings } from '../../src/engine/context.js';
+import { resolveSettings } from '../../src/engine/context.js';
 import { HttpTransport } from '../../src/http/client.js';
 import { BadResponseError, HttpStatusError, NetworkError, TimeoutError } from '../../src/http/errors.js';
 import type { ObservableType } from '../../src/observables/types.js';
-import { keyvEngineStore } from '../../src/store/engine-store.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer } from '../fakes/http.js';
 import { EXAMPLE_ORG_ROWS, EXAMPLE_ORG_TOP, PREFIX, fakeRoutes, fakeSettings, hugeBody, jsonHandler, overloaded, rowsFor } from '../fakes/crtsh.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
@@ -54,19 +52,7 @@ function harnessFor(fake: FakeHttpServer, prefix: string, settings: Record<strin
 
 /** Runs the lookup the way the runner does, on a transport of our own (a smaller size limit). */
 async function runOn(transport: HttpTransport, settings: Record<string, unknown>, value: string, type: ObservableType): Promise<unknown> {
-  const resolved = resolveSettings(engine, settings);
-  const storage = new Keyv();
-  const { ctx, dispose } = createEngineContext(engine, resolved, {
-    transport,
-    dnsServers: [],
-    dataDir: '/nonexistent',
-    storeFor: (id) => keyvEngineStore(storage, id),
-  });
-  try {
-    return await engine.run({ value, type }, ctx);
-  } finally {
-    dispose();
-  }
+  return engineHarness(engine, { settings, transport }).run(value, type);
 }
 
 describe('crtsh declaration', () => {

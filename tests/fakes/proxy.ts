@@ -17,11 +17,10 @@ import Keyv from 'keyv';
 import reverseDns from '../../engines/reverse_dns.js';
 import { Catalog } from '../../src/engine/catalog.js';
 import type { EngineDefinition } from '../../src/engine/contract.js';
-import { createEngineContext, resolveSettings } from '../../src/engine/context.js';
 import { HttpTransport } from '../../src/http/client.js';
 import { EngineRunner } from '../../src/runner/runner.js';
 import { keyvEngineStore } from '../../src/store/engine-store.js';
-import type { EngineHarness } from '../helpers/engine.js';
+import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import type { RunnerHarness } from '../helpers/runner.js';
 
 export interface ProxyRecord {
@@ -162,25 +161,5 @@ export function proxiedRunner(engines: EngineDefinition[], proxyUrl: string, set
 
 /** An engine harness whose HTTP transport goes through the proxy at `proxyUrl`. */
 export function proxiedHarness(engine: EngineDefinition, proxyUrl: string, settings: Record<string, unknown>): EngineHarness {
-  const transport = new HttpTransport({ proxyUrl });
-  const storage = new Keyv();
-  const resolved = resolveSettings(engine, settings);
-  return {
-    settings: resolved,
-    storage,
-    async run(value, type) {
-      const { ctx, dispose } = createEngineContext(engine, resolved, {
-        transport,
-        dnsServers: [],
-        dataDir: '/nonexistent',
-        storeFor: (id) => keyvEngineStore(storage, id),
-      });
-      try {
-        return await engine.run({ value, type }, ctx);
-      } finally {
-        dispose();
-      }
-    },
-    close: () => transport.close(),
-  };
+  return engineHarness(engine, { settings, transport: new HttpTransport({ proxyUrl }) });
 }

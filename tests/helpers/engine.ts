@@ -15,6 +15,8 @@ export interface HarnessOptions {
   dnsServers?: string[];
   dataDir?: string;
   dependencies?: Record<string, unknown>;
+  /** The HTTP transport (default: a direct one); `close()` closes it. */
+  transport?: HttpTransport;
 }
 
 export interface EngineHarness {
@@ -25,7 +27,7 @@ export interface EngineHarness {
 }
 
 export function engineHarness(engine: EngineDefinition, options: HarnessOptions = {}): EngineHarness {
-  const transport = new HttpTransport();
+  const transport = options.transport ?? new HttpTransport();
   const storage = new Keyv();
   const settings = resolveSettings(engine, options.settings);
   return {
