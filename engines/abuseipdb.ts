@@ -31,6 +31,7 @@ import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { countryName } from '../src/lookup/country.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 /** AbuseIPDB's public page for an address. */
 const CHECK_PAGE = 'https://www.abuseipdb.com/check';
@@ -138,6 +139,16 @@ export function abuseIpdbSummary(result: AbuseIpdbResult): string {
   return parts.join(' · ');
 }
 
+/** Rule: AbuseIPDB's abuse confidence ≥ 75 -> malicious, ≥ 25 -> suspicious, below -> clean (with the reports count). */
+export function abuseIpdbEvidence(result: AbuseIpdbResult | null): Evidence | undefined {
+  if (!result || typeof result.risk_score !== 'number' || typeof result.reports !== 'number') return undefined;
+  const notes = [result.is_tor && 'Tor exit', result.is_whitelisted && 'whitelisted'].filter(Boolean);
+  const reason = [`confidence ${result.risk_score}%, ${count(result.reports, 'report')}`, ...notes].join(', ');
+  if (result.risk_score >= 75) return { level: 'malicious', reason };
+  if (result.risk_score >= 25) return { level: 'suspicious', reason };
+  return { level: 'clean', reason };
+}
+
 /**
  * Card fields: the confidence score and the reports, the Tor and whitelist marks when set, where
  * and whose the address is, then AbuseIPDB's public page for it.
@@ -177,6 +188,7 @@ export default defineEngine<AbuseIpdbResult>({
     rate_window_ms: 86_400_000,
   },
   summary: abuseIpdbSummary,
+  evidence: abuseIpdbEvidence,
   details: abuseIpdbDetails,
   run: abuseIpdbLookup,
   variants: {

@@ -38,6 +38,7 @@ import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 /** OTX's web interface (pulse pages and search). */
 const OTX_WEB = 'https://otx.alienvault.com';
@@ -198,6 +199,19 @@ export function otxSummary(result: OtxResult): string {
 }
 
 /**
+ * Rule: ≥ 5 OTX pulses naming a malware family or an adversary -> malicious; any pulse -> suspicious
+ * (OTX is community-fed and noisy); in no pulse -> clean.
+ */
+export function otxEvidence(result: OtxResult | null): Evidence | undefined {
+  // null: OTX does not know the indicator (or has no section for its type).
+  if (!result || typeof result.count !== 'number') return undefined;
+  if (result.count === 0) return { level: 'clean', reason: 'in no OTX pulse' };
+  const named = [...(result.malware_families ?? []), ...(result.adversary ?? [])];
+  const reason = `in ${count(result.count, 'OTX pulse')}${named.length > 0 ? ` naming ${named.slice(0, 3).join(', ')}` : ''}`;
+  return { level: result.count >= 5 && named.length > 0 ? 'malicious' : 'suspicious', reason };
+}
+
+/**
  * Card fields: how many pulses, the malware families and adversaries they name, the newest
  * pulses (title linked to the report), then OTX's pulse search.
  */
@@ -228,6 +242,7 @@ export default defineEngine<OtxResult>({
     rate_window_ms: 3_600_000,
   },
   summary: otxSummary,
+  evidence: otxEvidence,
   details: otxDetails,
   run: otxLookup,
 });

@@ -20,6 +20,7 @@ import { BRIANHAMA, LETHAL_FORENSICS, LIST_SOURCES, normalizeAsn, SPAMHAUS, type
 import { loadBadAsnTable } from '../src/badasn/store.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 export interface BadAsnListed {
   status: 'malicious' | 'potentially_legitimate';
@@ -217,6 +218,20 @@ export function summary(result: BadAsnResult): string {
   return `AS${result.asn} listed: ${listNames(result.source).join(' + ') || result.source}, risk ${result.risk_score}/100${legitimate}`;
 }
 
+/**
+ * Rule: listed as malicious with a risk score ≥ 70 (two lists or more, or Spamhaus ASN-DROP in a
+ * high-risk country) -> malicious; any other listing (one list, a legitimate provider that may be
+ * abused) -> suspicious; not listed -> clean.
+ */
+export function badAsnEvidence(result: BadAsnResult | null): Evidence | undefined {
+  if (!result) return undefined;
+  if (result.status === 'unlisted') return { level: 'clean', reason: `AS${result.asn} not listed` };
+  if (result.status !== 'malicious' && result.status !== 'potentially_legitimate') return undefined;
+  if (typeof result.risk_score !== 'number') return undefined;
+  const level = result.status === 'malicious' && result.risk_score >= 70 ? 'malicious' : 'suspicious';
+  return { level, reason: summary(result) };
+}
+
 const STATUS_TEXT: Record<BadAsnResult['status'], string> = {
   malicious: 'listed as malicious',
   potentially_legitimate: 'listed, but a legitimate provider that may be abused',
@@ -271,6 +286,7 @@ export default defineEngine<BadAsnResult>({
     refresh_retry_minutes: v.optional(nonNegative),
   }),
   summary,
+  evidence: badAsnEvidence,
   details: badAsnDetails,
   run: badAsnLookup,
 });

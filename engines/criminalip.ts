@@ -31,6 +31,7 @@ import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const text = v.nullish(v.string());
 const flag = v.nullish(v.boolean());
@@ -254,6 +255,32 @@ export function criminalIpSummary(result: CriminalIpResult): string {
   return parts.join(' · ');
 }
 
+/** Criminal IP's risk levels, least first. */
+const RISK_LEVELS = ['safe', 'low', 'moderate', 'dangerous', 'critical'] as const;
+/** The issues that make an address suspicious on their own: anonymisers, dark web, scanning. */
+const SUSPICIOUS_ISSUES: readonly IssueFlag[] = ['is_tor', 'is_vpn', 'is_anonymous_vpn', 'is_proxy', 'is_darkweb', 'is_scanner'];
+
+/**
+ * Rule: the worse of Criminal IP's inbound/outbound level: Dangerous or Critical -> malicious,
+ * Moderate -> suspicious; a Tor/VPN/proxy/dark web/scanner flag -> at least suspicious;
+ * Safe or Low without such a flag -> clean. No level and no flag judges nothing.
+ */
+export function criminalIpEvidence(result: CriminalIpResult | null): Evidence | undefined {
+  if (!result) return undefined;
+  const rank = (level: unknown) => (typeof level === 'string' ? RISK_LEVELS.indexOf(level.trim().toLowerCase() as never) : -1);
+  const worst = Math.max(rank(result.score?.inbound), rank(result.score?.outbound));
+  const flags = result.issues ? SUSPICIOUS_ISSUES.filter((f) => result.issues?.[f] === true).map((f) => ISSUE_LABELS[f]) : [];
+  if (worst < 0 && flags.length === 0) return undefined;
+  const parts: string[] = [];
+  if (worst >= 0) parts.push(`inbound ${result.score?.inbound ?? 'unknown'}, outbound ${result.score?.outbound ?? 'unknown'}`);
+  parts.push(...flags);
+  if (typeof result.abuse_record_count === 'number' && result.abuse_record_count > 0) parts.push(count(result.abuse_record_count, 'abuse record'));
+  const reason = parts.join(' · ');
+  if (worst >= 3) return { level: 'malicious', reason };
+  if (worst === 2 || flags.length > 0) return { level: 'suspicious', reason };
+  return { level: 'clean', reason };
+}
+
 /** Criminal IP's public report page on an address. */
 const REPORT_PAGE = 'https://www.criminalip.io/asset/report/';
 
@@ -315,6 +342,7 @@ export default defineEngine<CriminalIpResult>({
     rate_window_ms: 30 * 86_400_000,
   },
   summary: criminalIpSummary,
+  evidence: criminalIpEvidence,
   details: criminalIpDetails,
   run: criminalIpLookup,
 });

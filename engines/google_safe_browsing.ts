@@ -24,6 +24,7 @@ import { BadResponseError } from '../src/http/errors.js';
 import type { Observable } from '../src/observables/types.js';
 import { googleJson, googleRequest } from '../src/http/google.js';
 import { field, fields as cardFields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 /** One listed URL as Safe Browsing reports it; extra members are kept as received. */
 const ThreatUrlSchema = v.looseObject({
@@ -184,6 +185,14 @@ export function safeBrowsingSummary(result: SafeBrowsingResult): string {
   return result.threat_found === 'Threat found' ? `listed: ${result.threat_types.join(', ') || 'unspecified threat'}` : 'not listed';
 }
 
+/** Rule: listed by Safe Browsing (malware, social engineering, unwanted software...) -> malicious; not listed -> clean. */
+export function safeBrowsingEvidence(result: SafeBrowsingResult | null): Evidence | undefined {
+  if (!result) return undefined;
+  if (result.threat_found === 'No threat found') return { level: 'clean', reason: 'not listed' };
+  if (result.threat_found !== 'Threat found') return undefined;
+  return { level: 'malicious', reason: `listed: ${(result.threat_types ?? []).join(', ') || 'unspecified threat'}` };
+}
+
 /** Google's public Safe Browsing site status page. */
 const SITE_STATUS = 'https://transparencyreport.google.com/safe-browsing/search?url=';
 
@@ -220,6 +229,7 @@ export default defineEngine<SafeBrowsingResult>({
     rate_window_ms: 86_400_000,
   },
   summary: safeBrowsingSummary,
+  evidence: safeBrowsingEvidence,
   details: safeBrowsingDetails,
   run: safeBrowsingLookup,
 });

@@ -23,6 +23,7 @@ import { oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const flag = v.nullish(v.boolean());
 const text = v.nullish(v.string());
@@ -140,6 +141,21 @@ export function ipapiSummary(result: IpapiResult): string {
   return parts.length > 0 ? parts.join(' · ') : `${result.ip}: no data`;
 }
 
+/**
+ * Rule: a Tor, VPN, proxy or abuser flag -> suspicious (an anonymiser or a listed abuser, not proof
+ * of malice); no flag -> no evidence (a geolocation service not flagging an address does not clear it).
+ */
+export function ipapiEvidence(result: IpapiResult | null): Evidence | undefined {
+  if (!result) return undefined;
+  const flags = [
+    result.is_tor === true && 'Tor',
+    result.is_vpn === true && (result.vpn?.service ? `VPN (${result.vpn.service})` : 'VPN'),
+    result.is_proxy === true && 'proxy',
+    result.is_abuser === true && 'abuser',
+  ].filter((f): f is string => typeof f === 'string');
+  return flags.length > 0 ? { level: 'suspicious', reason: `flagged ${flags.join(', ')}` } : undefined;
+}
+
 /** ipapi.is' public, keyless answer for an address (the key goes in the body of our calls, never here). */
 const PUBLIC_LOOKUP = 'https://api.ipapi.is/?q=';
 
@@ -193,6 +209,7 @@ export default defineEngine<IpapiResult>({
   credentials: [{ setting: 'api_key', label: 'API key', required: false, env: ['IPAPI'] }],
   defaults: { timeout_ms: 5000, base_url: 'https://api.ipapi.is' },
   summary: ipapiSummary,
+  evidence: ipapiEvidence,
   details: ipapiDetails,
   run: ipapiLookup,
 });

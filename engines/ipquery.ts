@@ -17,6 +17,7 @@ import { parseJson } from '../src/http/client.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const text = v.nullish(v.string());
 const flag = v.nullish(v.boolean());
@@ -100,6 +101,20 @@ export function ipquerySummary(result: IpqueryResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * Rule: a Tor, VPN or proxy flag, or ipquery's risk score ≥ 75, -> suspicious; otherwise no
+ * evidence (not being an anonymiser does not clear an address).
+ */
+export function ipqueryEvidence(result: IpqueryResult | null): Evidence | undefined {
+  if (!result) return undefined;
+  const flags = [result.is_tor === true && 'Tor', result.is_vpn === true && 'VPN', result.is_proxy === true && 'proxy']
+    .filter((f): f is string => typeof f === 'string');
+  const risky = typeof result.risk_score === 'number' && result.risk_score >= 75;
+  if (flags.length === 0 && !risky) return undefined;
+  const parts = [flags.length > 0 ? `flagged ${flags.join(', ')}` : null, typeof result.risk_score === 'number' ? `risk ${result.risk_score}/100` : null];
+  return { level: 'suspicious', reason: parts.filter(Boolean).join(', ') };
+}
+
 /** Card fields: risk score and flags first, then owner and place, then ipquery.io's answer. */
 export function ipqueryDetails(result: IpqueryResult): DetailField[] {
   const known = (value: string | null) => (value && value !== UNKNOWN ? value : null);
@@ -134,6 +149,7 @@ export default defineEngine<IpqueryResult>({
   reversedIp: true,
   defaults: { timeout_ms: 5000, base_url: 'https://api.ipquery.io' },
   summary: ipquerySummary,
+  evidence: ipqueryEvidence,
   details: ipqueryDetails,
   run: ipqueryLookup,
   variants: {

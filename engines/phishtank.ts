@@ -17,6 +17,7 @@ import { oneLine } from '../src/lookup/wording.js';
 import { hostOf, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 /** PhishTank documents booleans; older answers used "y"/"n". Both are kept as sent. */
 const Flag = v.nullish(v.union([v.boolean(), v.string(), v.number()]));
@@ -86,6 +87,20 @@ function summary(result: PhishTankResult): string {
   return status ? `in database, ${status}` : 'not in database';
 }
 
+/**
+ * Rule: verified phish -> malicious; in the database, not verified yet -> suspicious; verified as
+ * not a phish, or not in the database -> clean.
+ */
+export function phishTankEvidence(result: PhishTankResult | null): Evidence | undefined {
+  if (!result || result.in_database === undefined || result.in_database === null) return undefined;
+  const status = verdict(result);
+  const id = result.phish_id !== undefined && result.phish_id !== null && result.phish_id !== '' ? ` (phish #${result.phish_id})` : '';
+  if (status === null) return { level: 'clean', reason: 'not in PhishTank' };
+  if (status === 'verified phish') return { level: 'malicious', reason: `verified phish${id}` };
+  if (status === 'not verified yet') return { level: 'suspicious', reason: `reported, not verified yet${id}` };
+  return { level: 'clean', reason: `verified, not a phish${id}` };
+}
+
 /** Card fields: the verdict, the URL PhishTank was asked about, the phish entry and its page. */
 export function phishTankDetails(result: PhishTankResult): DetailField[] {
   const status = verdict(result);
@@ -115,6 +130,7 @@ export default defineEngine<PhishTankResult>({
     user_agent: v.optional(v.pipe(v.string(), v.minLength(1, 'expected a user agent'))),
   }),
   summary,
+  evidence: phishTankEvidence,
   details: phishTankDetails,
   run: phishTankLookup,
 });

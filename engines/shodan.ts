@@ -23,6 +23,7 @@ import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError, upstreamReason } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const text = v.nullish(v.string());
 const strings = v.nullish(v.array(v.string()));
@@ -150,6 +151,25 @@ export function shodanSummary(result: ShodanResult): string {
   return parts.join(' · ');
 }
 
+/** Shodan tags that mark the host itself as hostile: a C2, a malware host, a compromised machine. */
+const MALICIOUS_TAGS = ['c2', 'malware', 'compromised', 'doublepulsar'];
+/** Shodan tags of anonymisers and scanners. */
+const SUSPICIOUS_TAGS = ['tor', 'vpn', 'proxy', 'scanner'];
+
+/**
+ * Rule: a c2/malware/compromised/doublepulsar tag -> malicious; a tor/vpn/proxy/scanner tag ->
+ * suspicious; otherwise no evidence (open ports and CVEs are exposure, not malice).
+ */
+export function shodanEvidence(result: ShodanResult | null): Evidence | undefined {
+  if (!result || !Array.isArray(result.tags)) return undefined;
+  const tags = result.tags.filter((tag): tag is string => typeof tag === 'string').map((tag) => tag.toLowerCase());
+  const bad = tags.filter((tag) => MALICIOUS_TAGS.includes(tag));
+  if (bad.length > 0) return { level: 'malicious', reason: `tagged ${bad.join(', ')}` };
+  const odd = tags.filter((tag) => SUSPICIOUS_TAGS.includes(tag));
+  if (odd.length > 0) return { level: 'suspicious', reason: `tagged ${odd.join(', ')}` };
+  return undefined;
+}
+
 /** The card: ports and what runs on them, CVEs, tags, names, owner, place, freshness, Shodan's page. */
 export function shodanDetails(result: ShodanResult, target: string): DetailField[] {
   const ports = [...new Set(result.ports)].sort((a, b) => a - b);
@@ -190,6 +210,7 @@ export default defineEngine<ShodanResult>({
     rate_window_ms: 1000,
   },
   summary: shodanSummary,
+  evidence: shodanEvidence,
   details: shodanDetails,
   run: shodanLookup,
 });

@@ -33,6 +33,7 @@ import { oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const text = v.nullish(v.string());
 const strings = v.nullish(v.array(v.string()));
@@ -190,6 +191,27 @@ export function spurSummary(result: SpurResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * Rule: an anonymising tunnel (VPN, proxy, Tor; main API or older page label) or a risk Spur
+ * names (CALLBACK_PROXY, GEO_MISMATCH...) -> suspicious; "Not anonymous" -> no evidence
+ * (not being a tunnel does not clear an address). Reads both catalogs' result shapes.
+ */
+export function spurEvidence(result: SpurResult | null): Evidence | undefined {
+  if (!result || typeof result.tunnels !== 'string') return undefined;
+  const label = result.tunnels.trim();
+  // The reference's stand-in for a failed call ("Unknown - Behind Captcha") is no answer.
+  if (label === '' || /^unknown\b/i.test(label)) return undefined;
+  const context = asContext(result);
+  const tunnelTypes = [...new Set((context?.tunnels ?? []).map((tunnel) => tunnel.type).filter((type): type is string => Boolean(type)))];
+  const risks = context?.risks ?? [];
+  const anonymous = label !== NOT_ANONYMOUS || tunnelTypes.length > 0;
+  if (!anonymous && risks.length === 0) return undefined;
+  const parts: string[] = [];
+  if (anonymous) parts.push(`tunnel ${label !== NOT_ANONYMOUS ? `${label}${tunnelTypes.length > 0 ? ` (${tunnelTypes.join(', ')})` : ''}` : tunnelTypes.join(', ')}`);
+  if (risks.length > 0) parts.push(`risks ${risks.join(', ')}`);
+  return { level: 'suspicious', reason: parts.join(' · ') };
+}
+
 /** The card: the anonymity verdict, Spur's tunnels, risks and services, owner, place, clients, Spur's page. */
 export function spurDetails(result: SpurResult, target: string): DetailField[] {
   const context = asContext(result);
@@ -222,6 +244,7 @@ export default defineEngine<SpurResult>({
   credentials: [{ setting: 'api_key', label: 'API token', env: ['SPUR_US'] }],
   defaults: { timeout_ms: 5000, base_url: 'https://api.spur.us' },
   summary: spurSummary,
+  evidence: spurEvidence,
   details: spurDetails,
   run: spurLookup,
   variants: {

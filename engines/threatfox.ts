@@ -28,6 +28,7 @@ import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const BROWSE = 'https://threatfox.abuse.ch/browse.php?search=ioc%3A';
 
@@ -104,6 +105,17 @@ function summary(result: ThreatFoxResult): string {
   return `${count(result.count, 'IOC')}: ${result.malware_printable.join(', ')}`;
 }
 
+/**
+ * Rule: any ThreatFox IOC for the term -> malicious (abuse.ch lists vetted IOCs); none -> clean
+ * ("not listed"). null only comes for an observable ThreatFox cannot be asked about: no evidence.
+ */
+export function threatFoxEvidence(result: ThreatFoxResult | null): Evidence | undefined {
+  if (!result || typeof result.count !== 'number') return undefined;
+  if (result.count === 0) return { level: 'clean', reason: 'not listed' };
+  const families = (result.malware_printable ?? []).join(', ');
+  return { level: 'malicious', reason: `${count(result.count, 'IOC')}${families ? `: ${families}` : ''}` };
+}
+
 /** The card: how many IOCs, their malware families, the search on ThreatFox's site. */
 export function threatFoxDetails(result: ThreatFoxResult): DetailField[] {
   return fields(
@@ -131,6 +143,7 @@ export default defineEngine<ThreatFoxResult>({
     rate_window_ms: 60_000,
   },
   summary,
+  evidence: threatFoxEvidence,
   details: threatFoxDetails,
   run: threatFoxLookup,
   variants: {

@@ -25,6 +25,7 @@
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 import { parseJson } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { oneLine } from '../src/lookup/wording.js';
@@ -130,6 +131,23 @@ function summary(result: VirusTotalResult): string {
   return `${result.detection_ratio} malicious${suspicious} · reputation ${result.community_score}`;
 }
 
+/**
+ * Rule: ≥ 3 engines say malicious -> malicious; 1–2 malicious (or ≥ 2 suspicious) -> suspicious,
+ * as one or two detections are often false positives; 0 of N -> clean; no analysis -> nothing.
+ */
+export function virusTotalEvidence(result: VirusTotalResult | null): Evidence | undefined {
+  // null: VirusTotal has never seen the object, which says nothing about it.
+  if (!result || typeof result.total_malicious !== 'number') return undefined;
+  const engines = Number(/^\d+\/(\d+)$/.exec(String(result.detection_ratio))?.[1] ?? Number.NaN);
+  if (!(engines > 0)) return undefined; // no engine analysed it
+  const malicious = result.total_malicious;
+  const suspicious = typeof result.total_suspicious === 'number' ? result.total_suspicious : 0;
+  const reason = `${malicious}/${engines} engines flag it${suspicious > 0 ? `, ${suspicious} suspicious` : ''}`;
+  if (malicious >= 3) return { level: 'malicious', reason };
+  if (malicious >= 1 || suspicious >= 2) return { level: 'suspicious', reason };
+  return { level: 'clean', reason };
+}
+
 /** The card: detection ratio, suspicious verdicts, community score, the object's VirusTotal page. */
 export function virusTotalDetails(result: VirusTotalResult): DetailField[] {
   return fields(
@@ -157,6 +175,7 @@ export default defineEngine<VirusTotalResult>({
     rate_window_ms: 60_000,
   },
   summary,
+  evidence: virusTotalEvidence,
   details: virusTotalDetails,
   run: virusTotalLookup,
 });

@@ -26,6 +26,7 @@ import { EXPLAINED_STATUSES, apiKeyOf, refusedError, upstreamReason } from '../s
 import { UNKNOWN, countryName } from '../src/lookup/country.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { field, fields } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const text = v.nullish(v.string());
 const flag = v.nullish(v.boolean());
@@ -146,6 +147,20 @@ export function webscoutSummary(result: WebscoutResult): string {
 }
 
 /**
+ * Rule: a Tor, VPN or proxy flag, or behaviour seen by OSINT sources (scanner, botnet...), ->
+ * suspicious; otherwise no evidence (webscout reports context, not a verdict).
+ */
+export function webscoutEvidence(result: WebscoutResult | null): Evidence | undefined {
+  if (!result) return undefined;
+  const flags = [result.is_tor === true && 'Tor', result.is_vpn === true && 'VPN', result.is_proxy === true && 'proxy']
+    .filter((f): f is string => typeof f === 'string');
+  const behaviour = Array.isArray(result.behavior) ? result.behavior.filter((tag) => typeof tag === 'string' && tag.trim() !== '') : [];
+  if (flags.length === 0 && behaviour.length === 0) return undefined;
+  const parts = [flags.length > 0 ? `flagged ${flags.join(', ')}` : null, behaviour.length > 0 ? `behaviour ${behaviour.join(', ')}` : null];
+  return { level: 'suspicious', reason: parts.filter(Boolean).join(' · ') };
+}
+
+/**
  * The card: anonymization and behaviour first, then owner, network, place and names. `Unknown`
  * values are left out. webscout.io has no public page per address that we know of: no link.
  */
@@ -186,6 +201,7 @@ export default defineEngine<WebscoutResult>({
     rate_window_ms: 1000,
   },
   summary: webscoutSummary,
+  evidence: webscoutEvidence,
   details: webscoutDetails,
   run: webscoutLookup,
 });
