@@ -38,10 +38,11 @@ import { EngineError, defineEngine, type DetailField, type EngineContext } from 
 import { parseJson, type HttpClient, type HttpResponse } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
-import { count } from '../src/lookup/wording.js';
+import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const SERVICE = 'CrowdStrike';
 const DEFAULT_BASE_URL = 'https://api.crowdstrike.com';
@@ -267,6 +268,30 @@ export function crowdStrikeSummary(result: CrowdStrikeResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * What Falcon says about the observable's risk. Falcon Intelligence lists only indicators tied to
+ * malicious activity; `malicious_confidence` grades how sure and how recent that is (for an IP or
+ * a domain, high: within 60 days, medium: 60 to 120, low: older; unverified: not reviewed yet).
+ * Devices that saw it are prevalence, not a verdict (every host resolves google.com): they only
+ * add weight to the reason. Not in Falcon Intelligence judges nothing: a commercial feed not
+ * knowing something is not evidence that it is harmless.
+ */
+export function crowdStrikeEvidence(result: CrowdStrikeResult | null): Evidence | undefined {
+  if (!result || result.indicator_found !== true) return undefined; // not listed, or nothing to report: no judgement
+  const confidence = typeof result.malicious_confidence === 'string' ? result.malicious_confidence.toLowerCase() : null;
+  const context = [
+    ...(Array.isArray(result.actors) && result.actors.length > 0 ? [`actors ${result.actors.join(', ')}`] : []),
+    ...(Array.isArray(result.malware_families) ? result.malware_families : []),
+  ];
+  const seen = typeof result.device_count === 'number' && result.device_count > 0 ? [`seen on ${count(result.device_count, 'device')} of your tenant`] : [];
+  const what = confidence ? `Falcon Intelligence indicator, ${confidence} malicious confidence` : 'Falcon Intelligence indicator';
+  const reason = oneLine([what, ...context, ...seen].join(' · '), 240);
+  // High confidence: Falcon's analysts tie it to current malicious activity.
+  if (confidence === 'high') return { level: 'malicious', reason };
+  // Medium, low, unverified or ungraded: listed as a threat indicator, but older or unconfirmed.
+  return { level: 'suspicious', reason };
+}
+
 /** The card: devices, the intelligence verdict and context, dates, then the Falcon console search. */
 export function crowdStrikeDetails(result: CrowdStrikeResult): DetailField[] {
   const found = result.indicator_found ? result : null;
@@ -303,6 +328,7 @@ export default defineEngine<CrowdStrikeResult>({
     falcon_url: DEFAULT_FALCON_URL,
   },
   summary: crowdStrikeSummary,
+  evidence: crowdStrikeEvidence,
   details: crowdStrikeDetails,
   run: crowdStrikeLookup,
 });

@@ -36,6 +36,7 @@ import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import { serverBase } from '../src/http/server-base.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'DFIR-IRIS';
 
@@ -116,6 +117,17 @@ function summary(result: DfirIrisResult): string {
   return `in ${count(result.reports, 'case')}: ${result.links.map((link) => `#${caseOf(link)}`).join(', ')}`;
 }
 
+/**
+ * What your DFIR-IRIS says about the observable's risk: an IOC of one of your incident cases is
+ * `suspicious` (it was part of an investigation, not necessarily the attacker's: a victim host, a
+ * user's address). No case judges nothing.
+ */
+export function dfirIrisEvidence(result: DfirIrisResult | null): Evidence | undefined {
+  if (!result || typeof result.reports !== 'number' || result.reports <= 0 || !Array.isArray(result.links)) return undefined; // in no case: no judgement
+  // An IOC of your own incident cases: worth a look before it is dismissed.
+  return { level: 'suspicious', reason: `IOC in ${count(result.reports, 'case')} of your DFIR-IRIS: ${result.links.map((link) => `#${caseOf(link)}`).join(', ')}` };
+}
+
 /** The card: how many cases, then each case's IOC page on the IRIS server. */
 export function dfirIrisDetails(result: DfirIrisResult): DetailField[] {
   return fields(
@@ -140,6 +152,7 @@ export default defineEngine<DfirIrisResult>({
   ],
   defaults: { timeout_ms: 5000 },
   summary,
+  evidence: dfirIrisEvidence,
   details: dfirIrisDetails,
   run: dfirIrisLookup,
 });

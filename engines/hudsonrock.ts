@@ -23,6 +23,7 @@ import { count, isoDay, latest, oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 /** The character Hudson Rock masks hidden parts with (`https://••••••.example.com`). */
 const MASK = '••';
@@ -158,6 +159,38 @@ function summary(result: InfostealerResult): string {
   return `${domain.total} compromised${who.length ? ` (${who.join(', ')})` : ''}${last ? `, last ${last}` : ''}`;
 }
 
+/**
+ * What Hudson Rock says about the observable's risk: infostealer exposure makes it `suspicious`, as
+ * a victim (its credentials are in criminal hands), not as an attacker.
+ * - An e-mail address found on infected computers: its credentials are exposed.
+ * - A domain whose employees' computers were infected: the organisation's logins are exposed.
+ *   Infected users only (customers who log in to the domain's site) say nothing about the domain:
+ *   every popular site has some, so they judge nothing.
+ * Nothing found judges nothing (it is no proof the credentials are safe).
+ */
+export function infostealerEvidence(result: InfostealerResult | null): Evidence | undefined {
+  if (!result) return undefined;
+  if ('stealers' in result && Array.isArray(result.stealers)) {
+    const stealers = (result as EmailExposure).stealers;
+    if (stealers.length === 0) return undefined; // on no infected computer: no judgement
+    const families = distinct(stealers.map((s) => s.stealer_family)).map((family) => oneLine(family, 40));
+    const last = isoDay(latest(stealers.map((s) => s.date_compromised)));
+    // On infostealer-infected computers: the address's credentials are exposed.
+    return {
+      level: 'suspicious',
+      reason: `on ${count(stealers.length, 'infostealer-infected computer')}${families.length > 0 ? ` (${families.join(', ')})` : ''}${last ? `, last ${last}` : ''}: credentials exposed`,
+    };
+  }
+  const domain = result as DomainExposure;
+  if (typeof domain.employees !== 'number' || domain.employees <= 0) return undefined; // no employee infected (users only, or nothing): no judgement
+  const last = isoDay(domain.last_employee_compromised);
+  // Employees' computers infected: the organisation's credentials are exposed.
+  return {
+    level: 'suspicious',
+    reason: `${count(domain.employees, 'employee computer')} infected by infostealers${last ? `, last ${last}` : ''}: the organisation's credentials are exposed`,
+  };
+}
+
 /** Distinct non-empty texts, in order. */
 function distinct(values: readonly (string | null | undefined)[]): string[] {
   return [...new Set(values.filter((value): value is string => !!value && value.trim() !== ''))];
@@ -226,6 +259,7 @@ export default defineEngine<InfostealerResult>({
   types: ['FQDN', 'URL', 'Email'],
   defaults: { timeout_ms: 10000, base_url: 'https://cavalier.hudsonrock.com/api/json/v2/osint-tools' },
   summary,
+  evidence: infostealerEvidence,
   details: infostealerDetails,
   run: infostealerLookup,
 });

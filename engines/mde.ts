@@ -35,9 +35,11 @@ import { EngineError, defineEngine, type DetailField, type EngineContext } from 
 import { parseJson, parseWith, type HttpClient, type HttpResponse } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
+import { oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const SERVICE = 'Microsoft Defender for Endpoint';
 const DEFAULT_BASE_URL = 'https://api.securitycenter.microsoft.com';
@@ -227,6 +229,27 @@ export function mdeSummary(result: MdeResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * What Defender says about the observable's risk: only a file's determination judges. Prevalence
+ * and first/last seen (in the organisation or the world) are how common it is, not whether it is
+ * bad, so an IP, a domain or a file without a determination gives no evidence.
+ */
+export function mdeEvidence(result: MdeResult | null): Evidence | undefined {
+  if (!result) return undefined; // unknown to Defender: no judgement
+  const type = known(result.determinationType);
+  if (!type) return undefined; // no determination (IP, domain, or "Unknown"): prevalence alone says nothing
+  const value = known(result.determinationValue);
+  const reason = oneLine(`Defender determination ${type}${value ? ` (${value})` : ''}`, 240);
+  const normalised = type.toLowerCase().replace(/[^a-z]/g, '');
+  // Malware: Defender's antivirus or analysts classified the file as malicious.
+  if (normalised === 'malware' || normalised === 'malicious') return { level: 'malicious', reason };
+  // PUA / potentially unwanted or suspicious: not malware, not to be trusted either.
+  if (normalised === 'pua' || normalised.includes('unwanted') || normalised === 'suspicious') return { level: 'suspicious', reason };
+  // Clean: Defender judged the file good (usually a validly signed, well-known file).
+  if (normalised === 'clean') return { level: 'clean', reason };
+  return undefined; // any other value (NotAvailable...): no judgement
+}
+
 /** The card: prevalence and dates in the organisation, the world, the file's verdict and signature, then the portal page. */
 export function mdeDetails(result: MdeResult): DetailField[] {
   const determination = known(result.determinationType);
@@ -269,6 +292,7 @@ export default defineEngine<MdeResult>({
   /** `resource`: the token's audience when it is not `base_url` (a known setting of the engine). */
   settingsSchema: v.looseObject({ resource: v.optional(v.pipe(v.string('expected a URL'), v.url('expected a URL such as https://api.securitycenter.microsoft.com'))) }),
   summary: mdeSummary,
+  evidence: mdeEvidence,
   details: mdeDetails,
   run: mdeLookup,
 });

@@ -39,6 +39,7 @@ import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable, ObservableType } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import { serverBase } from '../src/http/server-base.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'MISP';
 const MAX_EVENTS = 5;
@@ -206,6 +207,25 @@ export function mispSummary(result: MispResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * What your MISP says about the observable's risk. The result keeps no `to_ids` flag (its keys are
+ * the reference's, unchanged), so a match cannot be told apart as a detection indicator from mere
+ * context: any attribute in an event is `suspicious`, never `malicious`. No attribute judges
+ * nothing: a MISP holds what its organisation shared and ingested, so not knowing something is
+ * no evidence that it is harmless.
+ */
+export function mispEvidence(result: MispResult | null): Evidence | undefined {
+  if (!result || typeof result.count !== 'number' || result.count <= 0) return undefined; // not in your MISP: no judgement
+  const latest = Array.isArray(result.events) ? result.events[0]?.title : undefined;
+  const parts = [`${count(result.count, 'attribute')} in your MISP`];
+  if (latest) parts.push(`latest event: ${oneLine(latest, 80)}`);
+  if (result.first_seen && result.last_seen) {
+    parts.push(result.first_seen === result.last_seen ? `seen ${result.first_seen}` : `seen ${result.first_seen} to ${result.last_seen}`);
+  }
+  // In your MISP's events: someone shared it as part of a threat, to be looked at.
+  return { level: 'suspicious', reason: oneLine(parts.join(' · '), 240) };
+}
+
 /** The card: how many attributes, when, the events (linked), then the search in MISP. */
 export function mispDetails(result: MispResult): DetailField[] {
   return fields(
@@ -230,6 +250,7 @@ export default defineEngine<MispResult>({
   ],
   defaults: { timeout_ms: 5000 },
   summary: mispSummary,
+  evidence: mispEvidence,
   details: mispDetails,
   run: mispLookup,
 });

@@ -33,9 +33,10 @@ import { parseJson } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, upstreamReason } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
-import { count } from '../src/lookup/wording.js';
+import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable, ObservableType } from '../src/observables/types.js';
 import { field, fields } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'MISP-feedback';
 
@@ -106,6 +107,19 @@ export function mispFeedbackSummary(result: MispFeedbackResult): string {
   return `on ${count(result.warninglists.length, 'warning list')}: ${result.warninglists.join(', ')}`;
 }
 
+/**
+ * What the warning lists say about the observable's risk. MISP's warning lists hold values that
+ * are well known and mostly harmless (public DNS resolvers, cloud ranges, top domains, hashes of
+ * empty files, RFC 1918): a hit is `clean`, a likely false positive. It never hides a worse
+ * verdict, since the most severe evidence wins. Not on any list judges nothing.
+ */
+export function mispFeedbackEvidence(result: MispFeedbackResult | null): Evidence | undefined {
+  if (!result || result.status !== 'HIT' || !Array.isArray(result.warninglists) || result.warninglists.length === 0) return undefined; // on no list: no judgement
+  const lists = result.warninglists.slice(0, 2).join('; ') + (result.warninglists.length > 2 ? `; and ${result.warninglists.length - 2} more` : '');
+  // On a warning list: a well-known value, likely a false positive.
+  return { level: 'clean', reason: `on warning list${result.warninglists.length > 1 ? 's' : ''} ${oneLine(lists, 240)}: likely false positive` };
+}
+
 /** The card: the status, then each matching list. */
 export function mispFeedbackDetails(result: MispFeedbackResult): DetailField[] {
   return fields(
@@ -129,6 +143,7 @@ export default defineEngine<MispFeedbackResult>({
   ],
   defaults: { timeout_ms: 10000 },
   summary: mispFeedbackSummary,
+  evidence: mispFeedbackEvidence,
   details: mispFeedbackDetails,
   run: mispFeedbackLookup,
 });

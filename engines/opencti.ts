@@ -46,6 +46,7 @@ import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import { serverBase } from '../src/http/server-base.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'OpenCTI';
 
@@ -321,6 +322,32 @@ export function openCtiSummary(result: OpenCtiResult): string {
   return parts.join(' · ');
 }
 
+/** `x_opencti_score` from which a live indicator is malicious, and suspicious. */
+export const OPENCTI_MALICIOUS_SCORE = 70;
+export const OPENCTI_SUSPICIOUS_SCORE = 30;
+
+/**
+ * What your OpenCTI says about the observable's risk, from its latest indicator's score (0-100)
+ * while the indicator is not revoked. OpenCTI itself revokes an indicator once its `valid_until`
+ * passes (and as its score decays), so `revoked` also covers expiry and the rule needs no clock.
+ * Objects that are no indicator (an observable, a report mentioning it) judge nothing: OpenCTI
+ * stores context about harmless things too; so does no match at all.
+ */
+export function openCtiEvidence(result: OpenCtiResult | null): Evidence | undefined {
+  if (!result || !isMatch(result)) return undefined; // no match: no judgement
+  const score = result.x_opencti_score;
+  if (typeof score !== 'number' || !Number.isFinite(score)) return undefined; // no indicator, or its detail unreadable
+  if (result.revoked !== false) return undefined; // revoked (expired, withdrawn) or unknown: no longer judges
+  const name = result.latest_indicator_name ? `indicator ${oneLine(result.latest_indicator_name, 80)}` : 'indicator';
+  const until = result.valid_until ? `, valid until ${result.valid_until}` : '';
+  const reason = oneLine(`OpenCTI ${name}, score ${score}${until}`, 240);
+  // Score 70 or more on a live indicator: your CTI platform rates it a threat to detect on.
+  if (score >= OPENCTI_MALICIOUS_SCORE) return { level: 'malicious', reason };
+  // Score 30 to 69: a live indicator of moderate confidence.
+  if (score >= OPENCTI_SUSPICIOUS_SCORE) return { level: 'suspicious', reason };
+  return undefined; // a low score (below 30): too weak to judge
+}
+
 /** The card: matches by type, freshness, the latest indicator (linked) and its scores, then the search. */
 export function openCtiDetails(result: OpenCtiResult): DetailField[] {
   const match = isMatch(result) ? result : null;
@@ -351,6 +378,7 @@ export default defineEngine<OpenCtiResult>({
   ],
   defaults: { timeout_ms: 5000 },
   summary: openCtiSummary,
+  evidence: openCtiEvidence,
   details: openCtiDetails,
   run: openCtiLookup,
 });

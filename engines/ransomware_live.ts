@@ -40,6 +40,7 @@ import { count, isoDay, oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'Ransomware.live';
 /** The search on Ransomware.live's public site. */
@@ -169,6 +170,29 @@ export function ransomwareLiveSummary(result: RansomwareLiveResult): string {
   return parts.join(' · ');
 }
 
+/**
+ * What Ransomware.live says about the observable's risk: a domain listed on a ransomware group's
+ * leak site is a victim, not an attacker. That is `suspicious` in the sense that matters to an
+ * analyst (a compromised organisation: its mail, its files, its credentials may be in criminal
+ * hands), and the reason says so. The search is a keyword search, so a hit may be a namesake or a
+ * subdomain: the reason names the victims. Not listed judges nothing.
+ */
+export function ransomwareLiveEvidence(result: RansomwareLiveResult | null): Evidence | undefined {
+  const victims = Array.isArray(result?.victims) ? result.victims : [];
+  if (!result || result.found !== true || victims.length === 0) return undefined; // not listed: no judgement
+  const allNames = distinct(victims.map((victim) => victim.post_title || victim.website));
+  const names = allNames.slice(0, 3).map((name) => oneLine(name, 60));
+  const groups = distinct(victims.map((victim) => victim.group_name));
+  const days = victims.map((victim) => isoDay(victim.discovered)).filter((day): day is string => day !== null).sort();
+  const last = days[days.length - 1];
+  const by = [groups.length > 0 ? `by ${oneLine(groups.join(', '), 80)}` : null, last ? `latest ${last}` : null].filter(Boolean).join(', ');
+  // Listed as a ransomware victim: compromised, not malicious; its data may be exposed.
+  return {
+    level: 'suspicious',
+    reason: `listed as ransomware victim${names.length > 0 ? ` (${names.join(', ')}${allNames.length > names.length ? ', …' : ''})` : ''}${by ? ` ${by}` : ''}: the domain is a victim, not an attacker`,
+  };
+}
+
 /** `Example Corp — lockbit3, discovered 2025-03-14 (example.com)`. */
 function victimLine(victim: RansomwareVictim): string {
   const day = isoDay(victim.discovered);
@@ -208,6 +232,7 @@ export default defineEngine<RansomwareLiveResult>({
     rate_window_ms: 86_400_000,
   },
   summary: ransomwareLiveSummary,
+  evidence: ransomwareLiveEvidence,
   details: ransomwareLiveDetails,
   run: ransomwareLiveLookup,
 });

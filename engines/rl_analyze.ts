@@ -44,10 +44,12 @@ import { defineEngine, EngineError, type DetailField, type EngineContext } from 
 import { parseJson, type HttpResponse } from '../src/http/client.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
+import { oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import { serverBase } from '../src/http/server-base.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'ReversingLabs Spectra Analyze';
 
@@ -287,6 +289,48 @@ export function rlAnalyzeSummary(result: RlAnalyzeResult): string {
   return 'no data';
 }
 
+/**
+ * What the appliance says about the observable's risk.
+ * - A file: its classification (`MALICIOUS`, `SUSPICIOUS`, `GOODWARE`, formerly called `KNOWN`);
+ *   `UNKNOWN` judges nothing.
+ * - An IP, a domain or a URL: the third-party reputation sources, with the appliance's own
+ *   thresholds (those of `report_color`): more than 2 malicious or more than 3 suspicious is
+ *   malicious, any is suspicious, none of the sources that know it is clean. Files downloaded
+ *   from it are left out: a CDN or a code host serves malware too.
+ * `{}` (no source knows it, or a sample never scanned) and `null` (unknown sample) judge nothing.
+ */
+export function rlAnalyzeEvidence(result: RlAnalyzeResult | null): Evidence | undefined {
+  if (!result) return undefined; // unknown sample: no judgement
+  if (isFile(result)) {
+    if (typeof result.classification !== 'string') return undefined;
+    const classification = result.classification.toUpperCase();
+    const risk = typeof result.riskscore === 'number' ? `, risk ${result.riskscore}/10` : '';
+    const scanners = typeof result.scanners === 'number' && typeof result.reports === 'number' ? ` · ${result.scanners}/${result.reports} AV scanners` : '';
+    const threat = (Array.isArray(result.threats) ? result.threats : []).find((t) => t.toUpperCase() !== classification && /\./.test(t));
+    const reason = oneLine(`classified ${classification}${risk}${scanners}${threat ? ` · ${threat}` : ''}`, 240);
+    // MALICIOUS: ReversingLabs' own verdict on the sample.
+    if (classification === 'MALICIOUS') return { level: 'malicious', reason };
+    // SUSPICIOUS: not proven malicious, not trusted.
+    if (classification === 'SUSPICIOUS') return { level: 'suspicious', reason };
+    // GOODWARE (KNOWN in older appliances): a known-good file.
+    if (classification === 'GOODWARE' || classification === 'KNOWN') return { level: 'clean', reason };
+    return undefined; // UNKNOWN: no judgement
+  }
+  if (isNetwork(result)) {
+    const { malicious, suspicious, reports } = result;
+    if (typeof malicious !== 'number' || typeof suspicious !== 'number' || typeof reports !== 'number' || reports <= 0) return undefined;
+    const threats = Array.isArray(result.threats) && result.threats.length > 0 ? ` · ${result.threats.slice(0, 3).join(', ')}` : '';
+    const reason = oneLine(`${malicious}/${reports} reputation sources malicious${suspicious > 0 ? `, ${suspicious} suspicious` : ''}${threats}`, 240);
+    // Several sources agree (the appliance's red): malicious.
+    if (malicious > 2 || suspicious > 3) return { level: 'malicious', reason };
+    // One or two sources flag it (the appliance's yellow): suspicious.
+    if (malicious > 0 || suspicious > 0) return { level: 'suspicious', reason };
+    // Sources know it and none flags it: clean.
+    return { level: 'clean', reason: `0/${reports} reputation sources flag it` };
+  }
+  return undefined; // {}: no data
+}
+
 /** The card: verdict, counts, threat names, the appliance's own page. */
 export function rlAnalyzeDetails(result: RlAnalyzeResult): DetailField[] {
   if (isFile(result)) {
@@ -326,6 +370,7 @@ export default defineEngine<RlAnalyzeResult>({
   ],
   defaults: { timeout_ms: 5000 },
   summary: rlAnalyzeSummary,
+  evidence: rlAnalyzeEvidence,
   details: rlAnalyzeDetails,
   run: rlAnalyzeLookup,
 });

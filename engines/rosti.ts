@@ -17,9 +17,10 @@
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseWith } from '../src/http/client.js';
-import { count } from '../src/lookup/wording.js';
+import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields } from '../src/view/fields.js';
+import type { Evidence } from '../src/verdict/verdict.js';
 
 const REPORTS = 'https://rosti.bin.re/reports/';
 
@@ -123,6 +124,35 @@ function summary(result: RostiResult): string {
     + `${result.has_more ? ', more available' : ''}`;
 }
 
+/** Whether an IOC is marked fit for detection (`ids: true`, or a list of rule ids). */
+function forDetection(ioc: RostiIoc): boolean {
+  return ioc.ids === true || (Array.isArray(ioc.ids) && ioc.ids.length > 0);
+}
+
+const HIGH_RISK = new Set(['high', 'critical']);
+
+/**
+ * What Rösti says about the observable's risk. Its IOCs come from published threat reports: an
+ * IOC that the report marks for detection (`ids`) with a high or critical `risk` is `malicious`;
+ * any other IOC (context, lower risk, a partial match of the pattern search) is `suspicious`. No
+ * IOC judges nothing: Rösti covers the reports it collects, not the whole Internet.
+ */
+export function rostiEvidence(result: RostiResult | null): Evidence | undefined {
+  const iocs = Array.isArray(result?.results) ? result.results : [];
+  if (iocs.length === 0) return undefined; // in no report: no judgement
+  const reports = new Set(iocs.map((ioc) => ioc.report).filter(Boolean)).size;
+  const inReports = `${count(iocs.length, 'IOC')}${reports > 0 ? ` in ${count(reports, 'threat report')}` : ''}`;
+  const strong = iocs.find((ioc) => forDetection(ioc) && typeof ioc.risk === 'string' && HIGH_RISK.has(ioc.risk.toLowerCase()));
+  if (strong) {
+    const about = [strong.category, `${strong.risk} risk`, 'marked for detection'].filter(Boolean).join(', ');
+    // A report's detection IOC of high risk: the report's authors call it attacker infrastructure.
+    return { level: 'malicious', reason: oneLine(`${inReports}${strong.report ? ` (${strong.report}: ${about})` : ` (${about})`}`, 240) };
+  }
+  const categories = distinct(iocs.map((ioc) => ioc.category)).slice(0, 3);
+  // Listed in threat reports, but not as a high-risk detection IOC: worth a look.
+  return { level: 'suspicious', reason: oneLine(`${inReports}${categories.length > 0 ? ` (${categories.join(', ')})` : ''}`, 240) };
+}
+
 /** Distinct non-empty values, in first-seen order. */
 function distinct(values: readonly (string | null)[]): string[] {
   return [...new Set(values.filter((value): value is string => !!value))];
@@ -171,6 +201,7 @@ export default defineEngine<RostiResult>({
     rate_window_ms: 86_400_000,
   },
   summary,
+  evidence: rostiEvidence,
   details: rostiDetails,
   run: rostiLookup,
 });
