@@ -45,6 +45,10 @@ export function verdictOf(result: ObservableResult, catalog: Catalog): Observabl
     if (RESERVED_KEYS.has(key) || result.errors?.[key] !== undefined) continue;
     const engine = catalog.find(key);
     if (!engine?.evidence) continue;
+    // An engine that does not take this type (directly, or on the resolved IP) was never asked:
+    // its null says nothing.
+    const applies = engine.types.includes(result.type) || (engine.reversedIp && (result.type === 'FQDN' || result.type === 'URL'));
+    if (!applies) continue;
     const value = result[key];
     if (value === undefined) continue;
     let evidence: Evidence | undefined;
