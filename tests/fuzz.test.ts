@@ -571,11 +571,11 @@ describe('query and path parameters', () => {
     await expect('/ui/analyses/00000000-0000-4000-8000-000000000000?have=AQ', 404, /analysis not found/);
   });
 
-  test('/export/<id>?format=: csv or json, once', async () => {
-    for (const format of ['xlsx', '', 'CSV', 'json%00', 'csv&format=json']) {
+  test('/export/<id>?format=: csv, json, xlsx, stix or misp, once', async () => {
+    for (const format of ['pdf', '', 'CSV', 'json%00', 'xlsx%20', 'stix2', 'csv&format=json']) {
       await expect(`/export/${id}?format=${format}`, 400, /"format" must/);
     }
-    await expect(`/export/${id}?format=csv`, 200);
+    for (const format of ['csv', 'json', 'xlsx', 'stix', 'misp']) await expect(`/export/${id}?format=${format}`, 200);
     await expect(`/export/${id}`, 200);
   });
 

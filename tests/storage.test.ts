@@ -14,7 +14,8 @@ import { createApp, type App } from '../src/app.js';
 import type { ObservableResult } from '../src/runner/result.js';
 import { listen, type RunningServer } from '../src/server/listen.js';
 import { ANALYSIS_RESULTS_TABLE } from '../src/store/storage.js';
-import { resultsCsv } from '../src/view/export-csv.js';
+import { resultsCsv } from '../src/export/csv.js';
+import { withVerdict } from '../src/export/json.js';
 import type { AnalysisView, HistoryView } from '../src/view/types.js';
 import type { Zone } from './fakes/dns.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
@@ -104,7 +105,7 @@ describe('a many-observable analysis', () => {
   test('the JSON and CSV exports are exactly what the whole array gives', async () => {
     const json = await get(`/export/${id}?format=json`);
     assert.equal(json.status, 200);
-    assert.equal(await json.text(), JSON.stringify(results, null, 2));
+    assert.equal(await json.text(), JSON.stringify(results.map((r) => withVerdict(r, app.catalog)), null, 2));
     const csv = await get(`/export/${id}?format=csv`);
     assert.equal(csv.status, 200);
     assert.equal(await csv.text(), resultsCsv(results, app.catalog));
@@ -161,7 +162,7 @@ describe('records of the previous format (results inside the record)', () => {
     const res = await get(`/api/results/${legacyId}`);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), JSON.stringify(results));
-    assert.equal(await (await get(`/export/${legacyId}?format=json`)).text(), JSON.stringify(results, null, 2));
+    assert.equal(await (await get(`/export/${legacyId}?format=json`)).text(), JSON.stringify(results.map((r) => withVerdict(r, app.catalog)), null, 2));
     assert.equal(await (await get(`/export/${legacyId}?format=csv`)).text(), resultsCsv(results, app.catalog));
     const view = (await (await get(`/ui/analyses/${legacyId}`)).json()) as AnalysisView;
     assert.deepEqual(view.results, results);

@@ -1,11 +1,9 @@
 /**
- * The results of an analysis written out a piece at a time (the API's results, the exports, the
- * CLI's JSON): from its stored rows, in order, in chunks of about CHUNK characters. The text is
- * exactly what serializing the whole array at once gives, without ever building it.
+ * The API's results written out a piece at a time: from the stored rows, in order, in chunks of
+ * about CHUNK characters. The text is exactly what serializing the whole array at once gives,
+ * without ever building it. (The exports, which add the verdicts, are src/export/.)
  */
-import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import { CSV_COLUMNS, csvLines } from '../view/export-csv.js';
 
 const CHUNK = 64 * 1024;
 
@@ -47,18 +45,5 @@ export function jsonChunks(pages: AsyncIterable<readonly string[]>, pretty = fal
       }
     }
     yield first ? '[]' : (pretty ? '\n]' : ']');
-  })());
-}
-
-/** The CSV export (`resultsCsv`) from the results as JSON texts, a page at a time. */
-export function csvChunks(pages: AsyncIterable<readonly string[]>, catalog: Catalog): AsyncGenerator<string> {
-  return chunked((async function* () {
-    yield `${CSV_COLUMNS.join(',')}\r\n`;
-    for await (const texts of pages) {
-      for (const text of texts) {
-        const lines = csvLines(JSON.parse(text) as ObservableResult, catalog);
-        if (lines.length > 0) yield `${lines.join('\r\n')}\r\n`;
-      }
-    }
   })());
 }

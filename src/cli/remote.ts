@@ -16,7 +16,8 @@ import { resultRows, type ResultRow } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { CatalogVariant, EngineDefinition } from '../engine/contract.js';
 import type { ObservableResult } from '../runner/result.js';
-import { quietOnClosedOutput, readInput, type AnalyzeOptions } from './analyze.js';
+import { withVerdict } from '../export/json.js';
+import { openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './analyze.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 export interface RemoteOptions extends AnalyzeOptions {
@@ -107,7 +108,8 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
   const timeoutMs = parseTimeout(options.timeout);
   const token = resolveToken(options.token);
   const variant = parseVariant(options.catalog);
-  const output = quietOnClosedOutput();
+  const { format, file } = outputChoice(options);
+  const stdout = quietOnClosedOutput();
   const input = await readInput(words);
   const named = options.engines === undefined ? undefined : [...new Set(options.engines.split(',').map((s) => s.trim()).filter(Boolean))];
   if (named !== undefined && named.length === 0) throw new UsageError('--engines needs at least one engine name');
@@ -119,6 +121,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     const client = new RemoteClient(target, token, timeoutMs);
     const spinner = await startSpinner(target);
     let analysis: { id: string; link: string; results: unknown[] };
+    const started = new Date().toISOString();
     try {
       analysis = await client.analyze({ text: input, engines, ignore_cache: options.ignoreCache ?? false }, spinner?.update);
     } finally {
@@ -132,7 +135,8 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
 
     const forRows = results.filter((r): r is ObservableResult => r !== null).map(normalizeResult);
     const keys = new Set(forRows.flatMap((r) => Object.keys(r)));
-    const catalog = await definitions.catalog(variant, options.json ? [] : [...keys]);
+    // The engines' code, for their summaries and for the verdicts every format carries.
+    const catalog = await definitions.catalog(variant, [...keys]);
     let lookups = 0;
     let failed = 0;
     const rows: ResultRow[] = [];
@@ -143,14 +147,25 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
         rows.push(row);
       }
     }
-    if (options.json) {
-      await output.write(`${JSON.stringify(results, null, 2)}\n`);
-    } else {
+    const sink = openSink(file, format === 'xlsx', stdout);
+    // json and jsonl: the server's elements as it sent them, each with the verdict of its
+    // normalised form; the other formats are made from the normalised results.
+    const judged = (r: unknown) => (r === null ? null : withVerdict(r as ObservableResult, catalog, normalizeResult(r as ObservableResult)));
+    if (format === 'json') {
+      await sink.write(`${JSON.stringify(results.map(judged), null, 2)}\n`);
+    } else if (format === 'jsonl') {
+      for (const result of results) if (result !== null) await sink.write(`${JSON.stringify(judged(result))}\n`);
+    } else if (format === 'table') {
       const { renderTable } = await import('./table.js');
-      await output.write(`${renderTable(rows, process.stdout.columns)}\n`
+      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, sink.isTTY ? {} : { color: false })}\n`
         + `${forRows.length} observable(s), ${engines.length} engine(s)`
         + `${failed ? `, ${failed} failed lookup(s)` : ''} · analysis ${analysis.id} · ${analysis.link}\n`);
+    } else {
+      const texts = forRows.map((r) => JSON.stringify(r));
+      const source = { id: analysis.id, created_at: started, finished_at: new Date().toISOString(), pages: async function* () { yield texts; } };
+      await writeExport(format, source, catalog, sink);
     }
+    await sink.close();
     return lookups > 0 && failed === lookups ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     if (error instanceof RemoteError) {

@@ -122,24 +122,24 @@ export function createApi(options: ApiOptions): Hono {
  * A body written a chunk at a time. A body of one chunk is sent as it is (with its length); a
  * longer one is streamed, the next chunk read only when the client has taken the previous one.
  */
-export async function sendChunks(c: Context, chunks: AsyncGenerator<string>): Promise<Response> {
+export async function sendChunks(c: Context, chunks: AsyncGenerator<string | Uint8Array>): Promise<Response> {
   const first = await chunks.next();
   if (first.done) return c.body('');
   const second = await chunks.next();
-  if (second.done) return c.body(first.value);
+  if (second.done) return c.body(typeof first.value === 'string' ? first.value : (first.value as Uint8Array<ArrayBuffer>));
   const ready = [first.value, second.value];
   const encoder = new TextEncoder();
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       const piece = ready.shift();
       if (piece !== undefined) {
-        controller.enqueue(encoder.encode(piece));
+        controller.enqueue(typeof piece === 'string' ? encoder.encode(piece) : piece);
         return;
       }
       try {
         const next = await chunks.next();
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
+        else controller.enqueue(typeof next.value === 'string' ? encoder.encode(next.value) : next.value);
       } catch (error) {
         controller.error(error);
       }

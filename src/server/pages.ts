@@ -4,10 +4,10 @@
  */
 import { Hono, type Context } from 'hono';
 import { historyPage } from '../analysis/history.js';
-import { csvChunks, jsonChunks } from '../analysis/output.js';
 import type { AnalysisService } from '../analysis/service.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
+import { EXPORT_FILES, EXPORT_FORMATS, exportChunks, exportFileName, isExportFormat } from '../export/index.js';
 import type { Storage } from '../store/storage.js';
 import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
@@ -107,19 +107,16 @@ export function createPages(options: PagesOptions): Hono {
   app.get('/export/:id', async (c) => {
     const format = queryParam(c, 'format', 'json');
     if (isBad(format)) return json(c, format, 400);
-    if (format !== 'csv' && format !== 'json') return json(c, { error: '"format" must be csv or json' }, 400);
+    if (!isExportFormat(format)) return json(c, { error: `"format" must be one of: ${EXPORT_FORMATS.join(', ')}` }, 400);
     const record = await analyses.get(c.req.param('id'));
     if (!record) return notFound(c);
     if (!record.complete) return json(c, { error: 'analysis not complete yet: export it once it is' }, 409);
-    c.header('Content-Disposition', `attachment; filename="oas-${record.id}.${format}"`);
+    c.header('Content-Disposition', `attachment; filename="${exportFileName(record.id, format)}"`);
     c.header('Cache-Control', 'no-store');
+    c.header('Content-Type', EXPORT_FILES[format].contentType);
     // The stored rows in order, streamed: the document is never built whole.
-    if (format === 'json') {
-      c.header('Content-Type', 'application/json; charset=utf-8');
-      return sendChunks(c, jsonChunks(analyses.resultTexts(record), true));
-    }
-    c.header('Content-Type', 'text/csv; charset=utf-8');
-    return sendChunks(c, csvChunks(analyses.resultTexts(record), catalog));
+    const source = { id: record.id, created_at: record.created_at, finished_at: record.finished_at, pages: () => analyses.resultTexts(record) };
+    return sendChunks(c, exportChunks(format, source, catalog));
   });
 
   return app;

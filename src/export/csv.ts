@@ -1,0 +1,55 @@
+/**
+ * CSV: one row per (observable, engine that applies), with the one-line summary and the engine's
+ * whole result as JSON, so nothing the API gives is lost; each row carries its observable's
+ * verdict and reasons (the last two columns: the first seven are those of earlier versions).
+ */
+import type { Catalog } from '../engine/catalog.js';
+import type { ObservableResult } from '../runner/result.js';
+import { observableVerdict as verdictOf } from '../analysis/rows.js';
+import { chunked, engineLines, neutraliseFormula } from './common.js';
+
+export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons'] as const;
+
+/** The whole CSV document at once (tests, small exports). */
+export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog): string {
+  const lines = [CSV_COLUMNS.join(',')];
+  for (const result of results) if (result) lines.push(...csvLines(result, catalog));
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * The CSV lines (without their CRLF) of one observable's result, after the header line. An
+ * observable no selected engine applies to still has one line, for its verdict (`unknown`).
+ */
+export function csvLines(result: ObservableResult, catalog: Catalog): string[] {
+  const { verdict, reasons } = verdictOf(result, catalog);
+  const judged = [verdict, reasons.join('; ')];
+  const lines: string[] = [];
+  for (const line of engineLines(result, catalog)) {
+    const data = line.status === 'error' ? '' : JSON.stringify(result[line.engine] ?? null);
+    lines.push([result.observable, result.type, result.reversed_ip ?? '', line.engine, line.status, line.summary, data, ...judged].map(csvCell).join(','));
+  }
+  if (lines.length === 0) {
+    lines.push([result.observable, result.type, result.reversed_ip ?? '', '', 'empty', `no selected engine applies to ${result.type}`, '', ...judged].map(csvCell).join(','));
+  }
+  return lines;
+}
+
+/** The CSV export from the results as JSON texts, a page at a time, in chunks. */
+export function csvChunks(pages: AsyncIterable<readonly string[]>, catalog: Catalog): AsyncGenerator<string> {
+  return chunked((async function* () {
+    yield `${CSV_COLUMNS.join(',')}\r\n`;
+    for await (const texts of pages) {
+      for (const text of texts) yield `${csvLines(JSON.parse(text) as ObservableResult, catalog).join('\r\n')}\r\n`;
+    }
+  })());
+}
+
+/**
+ * RFC 4180 quoting, and a leading apostrophe on text a spreadsheet would run as a formula
+ * (observables and upstream text are attacker controlled).
+ */
+export function csvCell(value: string): string {
+  const safe = neutraliseFormula(value);
+  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
