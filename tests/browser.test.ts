@@ -1,7 +1,7 @@
 /**
  * The front end in a real browser: headless Chromium against `oas serve` (a subprocess) on
  * loopback, every engine pointed at the loopback fakes. One upstream answer is held back so the
- * results page is seen mid-analysis. Screenshots of every page in both themes go to
+ * results page is seen mid-analysis; ipapi flags 8.8.8.8 as a Tor exit, so it is suspicious. Screenshots of every page in both themes go to
  * test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
@@ -37,7 +37,12 @@ describe('the front end in Chromium', { skip }, () => {
     upstreams = await startUpstreams();
     const ipapi = intelRoutes()['POST /ipapi'] as FakeHandler;
     upstreams.intel.route('POST /ipapi', async (req) => {
-      if ((JSON.parse(req.body) as { q: string }).q !== '1.1.1.1') return ipapi(req);
+      const q = (JSON.parse(req.body) as { q: string }).q;
+      if (q === '8.8.8.8') {
+        const answer = (await ipapi(req)) as { json: Record<string, unknown> };
+        return { ...answer, json: { ...answer.json, is_tor: true } };
+      }
+      if (q !== '1.1.1.1') return ipapi(req);
       await held;
       return { status: 500, json: { error: 'internal error' } };
     });
@@ -168,6 +173,48 @@ describe('the front end in Chromium', { skip }, () => {
     await context.close();
   });
 
+  test('verdicts: a badge with its word in the table and the cards, reasons, a filter and a sort by verdict', async () => {
+    const { context, page } = await open();
+    await page.goto(`${server.url}/results/${analysisId}`);
+    await page.locator('#analysis-status[data-complete="true"]').waitFor();
+    const badge = (observable: string) => row(page, observable).locator('td.verdict-cell .verdict');
+    assert.equal(await page.locator('thead th').nth(1).innerText(), 'Verdict', 'the column after the observable');
+    assert.equal(await badge('8.8.8.8').getAttribute('data-verdict'), 'suspicious');
+    assert.match(await badge('8.8.8.8').innerText(), /suspicious/i, 'the word shows, not only a colour');
+    assert.match(await row(page, '8.8.8.8').locator('td.verdict-cell .reasons li').first().innerText(), /^provider_11: .*Tor/);
+    // ipapi failed for 1.1.1.1: an error is never "clean".
+    assert.equal(await badge('1.1.1.1').getAttribute('data-verdict'), 'unknown');
+    assert.match(await badge('1.1.1.1').innerText(), /unknown/i);
+
+    await page.selectOption('#verdict-filter', 'suspicious');
+    assert.deepEqual(await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-observable'))), ['8.8.8.8']);
+    assert.equal(await page.innerText('#shown-count'), '1 of 3 observables shown');
+    await page.selectOption('#verdict-filter', 'unknown');
+    assert.deepEqual((await page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-observable')))).sort(), ['1.1.1.1', XSS_URL].sort());
+    await page.selectOption('#verdict-filter', 'malicious');
+    assert.equal(await page.locator('tbody tr').count(), 0);
+    assert.match(await page.locator('#verdict-filter option[value="flagged"]').innerText(), /\(1\)$/, 'each option says how many it shows');
+    await page.selectOption('#verdict-filter', 'flagged');
+    await page.click('button[data-view="cards"]');
+    assert.equal(await page.locator('article.card').count(), 1);
+    const card = page.locator('article.card[data-observable="8.8.8.8"]');
+    assert.equal(await card.locator('.card-head .verdict').getAttribute('data-verdict'), 'suspicious');
+    assert.match(await card.locator('.card-head .reasons').innerText(), /provider_11: /);
+    await page.selectOption('#verdict-filter', '');
+    assert.equal(await page.locator('article.card').count(), 3);
+
+    await page.click('button[data-view="table"]');
+    await page.click('button[data-column="verdict"]');
+    assert.equal(await page.locator('tbody tr').first().getAttribute('data-observable'), '8.8.8.8', 'most severe first');
+
+    // The other downloads point at the export route with their format.
+    for (const format of ['xlsx', 'stix', 'misp']) {
+      assert.equal(await page.getAttribute(`#export-${format}`, 'href'), `/export/${analysisId}?format=${format}`);
+      assert.equal(await page.getAttribute(`#export-${format}`, 'aria-disabled'), null);
+    }
+    await context.close();
+  });
+
   test('CSV export downloads the analysis', async () => {
     const { context, page } = await open();
     await page.goto(`${server.url}/results/${analysisId}`);
@@ -176,7 +223,7 @@ describe('the front end in Chromium', { skip }, () => {
     assert.equal(download.suggestedFilename(), `oas-${analysisId}.csv`);
     const csv = readFileSync((await download.path())!, 'utf8');
     const lines = csv.trimEnd().split('\r\n');
-    assert.equal(lines[0], 'observable,type,reversed_ip,engine,status,summary,result');
+    assert.match(lines[0]!, /^observable,type,reversed_ip,engine,status,summary,result(,|$)/);
     assert.ok(lines.some((l) => l.startsWith('8.8.8.8,IPv4,,reverse_dns,ok,dns.google,')), csv);
     assert.ok(lines.some((l) => l.startsWith('1.1.1.1,IPv4,,provider_11,error,')), csv);
     assert.ok(lines.some((l) => l.startsWith(`${XSS_URL},URL,`)), csv);
@@ -189,6 +236,9 @@ describe('the front end in Chromium', { skip }, () => {
     const first = page.locator('#history-list tbody tr').first();
     assert.equal(await first.getAttribute('data-id'), analysisId);
     assert.match(await first.innerText(), /8\.8\.8\.8[\s\S]*1\.1\.1\.1/);
+    // The worst verdict and the count of flagged observables, from the analysis's header.
+    assert.equal(await first.locator('.history-verdict .verdict').getAttribute('data-verdict'), 'suspicious');
+    assert.equal(await first.locator('.history-verdict .verdict-counts').innerText(), '1 suspicious');
     await page.fill('#history-search', 'no-such-observable.example');
     await page.locator('#history-list .empty').waitFor();
     await page.fill('#history-search', '1.1.1.1');
@@ -225,6 +275,12 @@ describe('the front end in Chromium', { skip }, () => {
         for (const view of ['table', 'cards', 'json']) {
           await page.goto(`${server.url}/results/${analysisId}#${view}`);
           await page.locator('#analysis-status[data-complete="true"]').waitFor();
+          if (view === 'table') {
+            // As drawn: every verdict badge's text on its background at least 4.5:1 (WCAG AA).
+            const colours = await page.locator('.verdict').evaluateAll((badges) => badges.map((b) => { const style = b.ownerDocument.defaultView!.getComputedStyle(b); return [style.color, style.backgroundColor]; }));
+            assert.ok(colours.length >= 3);
+            for (const [fg, bg] of colours) assert.ok(contrastOf(fg!, bg!) >= 4.5, `${theme}: ${fg} on ${bg}`);
+          }
           await page.screenshot({ path: join(SCREENSHOTS, `results-${view}-${size}-${theme}.png`), fullPage: false });
         }
         await page.goto(`${server.url}/history`);
@@ -304,3 +360,17 @@ describe('signing in to a server with api_token, in Chromium', { skip }, () => {
     await context.close();
   });
 });
+
+/** WCAG 2 contrast of two computed colours (`rgb(r, g, b)`). */
+function contrastOf(a: string, b: string): number {
+  const luminance = (colour: string) => {
+    const [r, g, bl] = (colour.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number).map((c) => {
+      const s = c / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    assert.ok(r !== undefined && g !== undefined && bl !== undefined, colour);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p) as [number, number];
+  return (x + 0.05) / (y + 0.05);
+}

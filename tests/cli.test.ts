@@ -39,13 +39,13 @@ describe('oas analyze', () => {
     assert.match(run.stdout, /2 observable\(s\), 3 engine\(s\)/);
   });
 
-  test('--json prints exactly the API result array and nothing else', async () => {
+  test('--json prints the API result array with each observable\'s verdict, and nothing else', async () => {
     const run = await oas(['analyze', 'example.com', '8.8.8.8', '--engines', 'reverse_dns', '--json', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     const results = JSON.parse(run.stdout) as Record<string, unknown>[];
     assert.deepEqual(results, [
-      { observable: 'example.com', type: 'FQDN', reversed_success: true, reverse_dns: { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] } },
-      { observable: '8.8.8.8', type: 'IPv4', reversed_success: true, reverse_dns: { reverse_dns: ['dns.google'] } },
+      { observable: 'example.com', type: 'FQDN', reversed_success: true, reverse_dns: { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }, verdict: 'unknown', reasons: [] },
+      { observable: '8.8.8.8', type: 'IPv4', reversed_success: true, reverse_dns: { reverse_dns: ['dns.google'] }, verdict: 'unknown', reasons: [] },
     ]);
   });
 
@@ -62,7 +62,7 @@ describe('oas analyze', () => {
     const run = await oas(['analyze', '1.1.1.1', 'example.com', '--json', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     const [ip, domain] = JSON.parse(run.stdout) as Record<string, unknown>[];
-    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'provider_11', 'rdap_whois', 'reverse_dns', 'reversed_success', 'type']);
+    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'provider_11', 'rdap_whois', 'reasons', 'reverse_dns', 'reversed_success', 'type', 'verdict']);
     assert.equal((ip!.provider_11 as { ip: string }).ip, '1.1.1.1');
     assert.equal(ip!.rdap_whois, null, 'rdap_whois does not apply to an IP');
     assert.equal((domain!.provider_11 as { ip: string }).ip, '93.184.215.14', 'provider_11 ran on the resolved IP');

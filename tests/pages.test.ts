@@ -9,7 +9,9 @@ import { createApp, type App } from '../src/app.js';
 import { listen, type RunningServer } from '../src/server/listen.js';
 import type { AnalysisView, CatalogView, HistoryView } from '../src/view/types.js';
 import { genericDetails } from '../src/view/details.js';
-import { CSV_COLUMNS, csvCell } from '../src/view/export-csv.js';
+import { CSV_COLUMNS, csvCell } from '../src/export/csv.js';
+import type { ObservableResult } from '../src/runner/result.js';
+import { verdictOf } from '../src/verdict/verdict.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 let upstreams: Upstreams;
@@ -134,6 +136,26 @@ describe('/ui JSON', () => {
     assert.equal((await get(`/ui/analyses/${id}?have=!!`)).status, 400, 'a malformed bitmap is refused');
   });
 
+  test('/ui/analyses/<id> carries each observable\'s verdict and reasons; the API results never do; the history counts them', async () => {
+    const id = await analyze('8.8.8.8 example.com 44d88612fea8a8f36de82e1278abb02f', ['reverse_dns', 'rdap_whois', 'provider_11']);
+    await app.analyses.idle();
+    const view = await json<AnalysisView>(`/ui/analyses/${id}`);
+    const api = await json<ObservableResult[]>(`/api/results/${id}`);
+    assert.equal(view.observables.length, 3);
+    view.observables.forEach((o, i) => {
+      assert.ok(['malicious', 'suspicious', 'clean', 'unknown'].includes(o.verdict ?? ''), String(o.verdict));
+      assert.ok(Array.isArray(o.reasons));
+      assert.deepEqual({ verdict: o.verdict, reasons: o.reasons }, verdictOf(api[i]!, app.catalog), o.observable);
+    });
+    for (const result of api) assert.ok(!('verdict' in result) && !('reasons' in result), JSON.stringify(result));
+    const history = await json<HistoryView>('/ui/history?q=44d88612fea8a8f36de82e1278abb02f');
+    const counts = history.items.find((i) => i.id === id)!.verdicts!;
+    assert.equal(counts.malicious + counts.suspicious + counts.clean + counts.unknown, 3);
+    for (const verdict of ['malicious', 'suspicious', 'clean', 'unknown'] as const) {
+      assert.equal(counts[verdict], view.observables.filter((o) => o.verdict === verdict).length, verdict);
+    }
+  });
+
   test('/ui/history: newest first, searched by observable, paginated', async () => {
     const first = await analyze('history-one.example.com', ['reverse_dns']);
     const second = await analyze('history-two.example.com 192.0.2.77', ['reverse_dns']);
@@ -171,14 +193,15 @@ describe('exports', () => {
     assert.ok(lines.some((l) => l.startsWith('example.com,FQDN,') && l.includes(',rdap_whois,ok,')));
   });
 
-  test('JSON is exactly the API results; unknown id 404, unknown format 400', async () => {
+  test('JSON is the API results with each observable\'s verdict; unknown id 404, unknown format 400', async () => {
     const id = await analyze('example.com', ['reverse_dns']);
     await app.analyses.idle();
     const res = await get(`/export/${id}?format=json`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-disposition')!, /attachment; filename="oas-.+\.json"/);
-    assert.deepEqual(await res.json(), await json(`/api/results/${id}`));
-    assert.equal((await get(`/export/${id}?format=xlsx`)).status, 400);
+    const api = await json<Record<string, unknown>[]>(`/api/results/${id}`);
+    assert.deepEqual(await res.json(), api.map((r) => ({ ...r, verdict: 'unknown', reasons: [] })));
+    assert.equal((await get(`/export/${id}?format=pdf`)).status, 400);
     assert.equal((await get('/export/00000000-0000-4000-8000-000000000000?format=csv')).status, 404);
   });
 });

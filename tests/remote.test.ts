@@ -85,7 +85,7 @@ describe('oas analyze --server: against oas serve', () => {
     const run = await oas(['analyze', '-', '--json', '--server', open.url], { input: 'host 1.1.1.1 seen\n' });
     assert.equal(run.code, 0, run.stderr);
     const [ip] = JSON.parse(run.stdout) as Record<string, unknown>[];
-    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'provider_11', 'rdap_whois', 'reverse_dns', 'reversed_success', 'type']);
+    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'provider_11', 'rdap_whois', 'reasons', 'reverse_dns', 'reversed_success', 'type', 'verdict']);
   });
 
   test('OAS_SERVER, and every form of the URL and prefix', async () => {
@@ -180,9 +180,9 @@ describe('oas analyze --server: against the reference (Cyberbro)', () => {
     const run = await oas(['analyze', 'example.com 8.8.8.8 not-an-engine', '--engines', 'reverse_dns,rdap,ipapi,not_an_engine', '--server', fake.url]);
     assert.equal(run.code, 0, run.stderr);
     const table = tableOf(run.stdout);
-    assert.match(table, /example\.com\s+│ FQDN\s+│ rdap_whois\s+│ RESERVED-Internet Assigned Numbers Authority/, 'rdap runs as rdap_whois; its summary from the local engine');
-    assert.match(table, /example\.com\s+│ FQDN\s+│ ipapi\s+│ 15133 Edgecast Inc\./, 'post-pivot engine on the resolved IP');
-    assert.match(table, /8\.8\.8\.8\s+│ IPv4\s+│ reverse_dns\s+│ dns\.google/, 'HEAD\'s IPV4 shown as IPv4');
+    assert.match(table, /example\.com\s+│ (malicious|suspicious|clean|unknown)\s+│ FQDN\s+│ rdap_whois\s+│ RESERVED-Internet Assigned Numbers Authority/, 'rdap runs as rdap_whois; its summary from the local engine');
+    assert.match(table, /example\.com\s+│ (malicious|suspicious|clean|unknown)\s+│ FQDN\s+│ ipapi\s+│ 15133 Edgecast Inc\./, 'post-pivot engine on the resolved IP');
+    assert.match(table, /8\.8\.8\.8\s+│ (malicious|suspicious|clean|unknown)\s+│ IPv4\s+│ reverse_dns\s+│ dns\.google/, 'HEAD\'s IPV4 shown as IPv4');
     assert.doesNotMatch(table, /extension|not_an_engine/);
     assert.match(footerOf(run.stdout), /^2 observable\(s\), 4 engine\(s\) · analysis [0-9a-f-]{36} · http:\/\/127\.0\.0\.1:\d+\/results\/[0-9a-f-]{36}$/);
     const [post] = fake.requests.filter((r) => r.method === 'POST');
@@ -196,7 +196,15 @@ describe('oas analyze --server: against the reference (Cyberbro)', () => {
     const fake = await cyberbro({ missingPolls: 4, runningPolls: 0 });
     const run = await oas(['analyze', 'user@example.org 1.1.1.1', '--engines', 'virustotal,abuseipdb', '--json', '--ignore-cache', '--server', fake.url]);
     assert.equal(run.code, 0, run.stderr);
-    const results = JSON.parse(run.stdout) as Record<string, unknown>[];
+    const judged = JSON.parse(run.stdout) as Record<string, unknown>[];
+    // Each element as the server sent it, with the verdict of its normalised form after it.
+    const results = judged.map(({ verdict, reasons, ...sent }) => {
+      assert.ok(['malicious', 'suspicious', 'clean', 'unknown'].includes(verdict as string));
+      assert.ok(Array.isArray(reasons));
+      return sent;
+    });
+    assert.deepEqual(judged.map((r) => r.verdict), ['unknown', 'clean'], 'judged from the normalised result (IPV4 is IPv4)');
+    assert.match((judged[1]!.reasons as string[]).join('\n'), /^virustotal: /);
     assert.deepEqual(results.map((r) => [r.observable, r.type]), [['user@example.org', 'EMAIL'], ['1.1.1.1', 'IPV4']]);
     assert.deepEqual(results[0], { extension: {}, observable: 'user@example.org', reversed_success: false, type: 'EMAIL' }, 'no key for engines that do not take the type');
     assert.deepEqual(results.find((r) => r.observable === '1.1.1.1'), {
@@ -211,7 +219,7 @@ describe('oas analyze --server: against the reference (Cyberbro)', () => {
     const fake = await cyberbro({ version: 'v0.11' });
     const run = await oas(['analyze', '8.8.8.8', '--engines', 'reverse_dns', '--server', fake.url, '--token', TOKEN]);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, /8\.8\.8\.8\s+│ IPv4\s+│ reverse_dns\s+│ dns\.google/);
+    assert.match(run.stdout, /8\.8\.8\.8\s+│ (malicious|suspicious|clean|unknown)\s+│ IPv4\s+│ reverse_dns\s+│ dns\.google/);
     assert.ok(fake.requests.every((r) => r.headers.authorization === `Bearer ${TOKEN}`));
     assert.ok(!run.stdout.includes(TOKEN) && !run.stderr.includes(TOKEN));
   });

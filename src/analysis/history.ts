@@ -3,7 +3,7 @@
  * The query runs in SQLite over the stored records, so a long history is never loaded whole.
  */
 import type { Storage } from '../store/storage.js';
-import type { HistoryItemView, HistoryView } from '../view/types.js';
+import type { HistoryItemView, HistoryView, VerdictCountsView, VerdictName } from '../view/types.js';
 
 export interface HistoryQuery {
   /** Case-insensitive substring of any observable of the analysis; empty matches all. */
@@ -31,6 +31,7 @@ export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (k
             json_extract(value, '$.value.duration_ms') AS duration_ms,
             json_extract(value, '$.value.engines') AS engines,
             json_array_length(value, '$.value.observables') AS observable_count,
+            json_extract(value, '$.value.verdicts') AS verdicts,
             (SELECT json_group_array(json_object('value', json_extract(o.value, '$.value'), 'type', json_extract(o.value, '$.type')))
                FROM (SELECT value FROM json_each(analyses.value, '$.value.observables') LIMIT ${SHOWN_OBSERVABLES}) AS o) AS observables
        FROM analyses WHERE ${MATCH}
@@ -50,7 +51,28 @@ export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (k
       engine_labels: engines.map(labelOf),
       observable_count: Number(row['observable_count'] ?? 0),
       observables: JSON.parse(String(row['observables'] ?? '[]')) as { value: string; type: string }[],
+      verdicts: row['complete'] === 1 ? verdictCounts(row['verdicts']) : null,
     };
   });
   return { query: q.query, page: q.page, per_page: q.perPage, total: count?.n ?? 0, items };
+}
+
+const VERDICT_NAMES: readonly VerdictName[] = ['malicious', 'suspicious', 'clean', 'unknown'];
+
+/** The stored counts (JSON text), or null when absent (older records) or not as written. */
+function verdictCounts(text: unknown): VerdictCountsView | null {
+  if (typeof text !== 'string') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== 'object' || value === null) return null;
+  const v = value as Record<string, unknown>;
+  const counts = VERDICT_NAMES.map((name) => v[name]);
+  if (!counts.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 0)) return null;
+  if (!VERDICT_NAMES.includes(v['worst'] as VerdictName)) return null;
+  const [malicious, suspicious, clean, unknown] = counts as number[];
+  return { malicious: malicious!, suspicious: suspicious!, clean: clean!, unknown: unknown!, worst: v['worst'] as VerdictName };
 }

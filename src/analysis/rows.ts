@@ -1,6 +1,7 @@
 /** One engine's outcome for one observable, and the flat (observable, engine) rows tables show. */
 import type { Catalog } from '../engine/catalog.js';
 import { RESERVED_KEYS, type ObservableResult } from '../runner/result.js';
+import { verdictOf, type ObservableVerdict, type Verdict } from '../verdict/verdict.js';
 
 export type OutcomeStatus = 'ok' | 'empty' | 'error' | 'not_applicable';
 
@@ -15,6 +16,10 @@ export interface ResultRow extends Outcome {
   type: string;
   engine: string;
   status: 'ok' | 'empty' | 'error';
+  /** The observable's verdict (the same on every row of the observable). */
+  verdict: Verdict;
+  /** Its reasons, `<engine key>: <reason>`, most severe first (one array shared by its rows). */
+  reasons: readonly string[];
 }
 
 /** The engine keys of a result (its selected engines), in order. */
@@ -43,16 +48,26 @@ export function resultRows(results: readonly (ObservableResult | null)[], catalo
   for (const result of results) {
     if (!result) continue;
     const before = rows.length;
+    const { verdict, reasons } = observableVerdict(result, catalog);
     for (const key of engineKeys(result)) {
       const outcome = engineOutcome(result, key, catalog);
       if (outcome.status === 'not_applicable') continue;
-      rows.push({ observable: result.observable, type: result.type, engine: key, status: outcome.status, summary: outcome.summary });
+      rows.push({ observable: result.observable, type: result.type, verdict, reasons, engine: key, status: outcome.status, summary: outcome.summary });
     }
     if (rows.length === before) {
-      rows.push({ observable: result.observable, type: result.type, engine: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });
+      rows.push({ observable: result.observable, type: result.type, verdict, reasons, engine: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });
     }
   }
   return rows;
+}
+
+/** `verdictOf`, never throwing: a result nothing can read is `unknown`. */
+export function observableVerdict(result: ObservableResult, catalog: Catalog): ObservableVerdict {
+  try {
+    return verdictOf(result, catalog);
+  } catch {
+    return { verdict: 'unknown', reasons: [] };
+  }
 }
 
 function summarize(catalog: Catalog, key: string, value: unknown): string {

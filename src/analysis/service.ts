@@ -12,6 +12,9 @@ import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner, Progress, Selection } from '../runner/runner.js';
 import type { Storage } from '../store/storage.js';
+import { worse, type Verdict } from '../verdict/verdict.js';
+import type { VerdictCountsView } from '../view/types.js';
+import { observableVerdict } from './rows.js';
 
 /** Bad input from the caller (HTTP 400, CLI exit 2). */
 export class InputError extends Error {
@@ -61,6 +64,23 @@ export interface AnalysisHeader {
   format?: 2;
   /** Only in records of older versions: every result, in the record itself. */
   results?: (ObservableResult | null)[];
+  /**
+   * The verdicts of its observables, counted when it completed (the history shows them without
+   * reading the results). Absent while it runs and in records of older versions.
+   */
+  verdicts?: VerdictCounts;
+}
+
+/** How many observables of an analysis got each verdict, and the most severe one. */
+export type VerdictCounts = VerdictCountsView;
+
+function noVerdicts(): VerdictCounts {
+  return { malicious: 0, suspicious: 0, clean: 0, unknown: 0, worst: 'unknown' };
+}
+
+function count(counts: VerdictCounts, verdict: Verdict): void {
+  counts[verdict] += 1;
+  counts.worst = worse(counts.worst, verdict);
 }
 
 /** An analysis with its results (the live view; records of older versions). */
@@ -345,6 +365,29 @@ export class AnalysisService {
     }
   }
 
+  /** Counts the verdicts of the results saved before a restart (indices `saved`), a page at a time. */
+  private async countSaved(id: string, saved: ReadonlySet<number>, verdicts: VerdictCounts): Promise<void> {
+    for (let after = -1; ;) {
+      const rows = (await this.storage.analysesTable.query(
+        `SELECT idx, value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ? AND idx > ? ORDER BY idx LIMIT ${READ_PAGE}`,
+        id,
+        after,
+      )) as { idx: number; value: string }[];
+      for (const row of rows) {
+        if (!saved.has(row.idx)) continue;
+        let verdict: Verdict = 'unknown';
+        try {
+          verdict = observableVerdict(JSON.parse(row.value) as ObservableResult, this.catalog).verdict;
+        } catch {
+          // A row that cannot be read judges nothing.
+        }
+        count(verdicts, verdict);
+      }
+      if (rows.length < READ_PAGE) return;
+      after = rows[rows.length - 1]!.idx;
+    }
+  }
+
   /** Resolves when every running analysis has finished (for shutdown and tests). */
   async idle(): Promise<void> {
     while (this.running.size > 0) await Promise.allSettled([...this.running.values()]);
@@ -360,6 +403,8 @@ export class AnalysisService {
     let done = saved.size * perObservable;
     live.header.progress = { done, total };
 
+    // Verdicts are counted as observables finish; those saved before a restart when it completes.
+    const verdicts = noVerdicts();
     // Finished results are queued and written in batches (every SAVE_INTERVAL_MS, or at once past
     // SAVE_BATCH); each stays in `unsaved` until its row is written.
     let queue: [number, string][] = [];
@@ -384,6 +429,7 @@ export class AnalysisService {
       live.unsaved.set(index, text);
       queue.push([index, text]);
       if (queue.length >= SAVE_BATCH) save();
+      count(verdicts, observableVerdict(result, this.catalog).verdict);
       this.observableListeners.get(id)?.(index, result);
       if (this.onEngineError && result.errors) {
         for (const [key, error] of Object.entries(result.errors)) {
@@ -439,6 +485,7 @@ export class AnalysisService {
         // A batch whose write failed is still unsaved: written now, or the analysis stays
         // incomplete (and, from the server, resumes at the next start).
         if (live.unsaved.size > 0) await this.insertRows(id, [...live.unsaved].sort(([a], [b]) => a - b));
+        if (saved.size > 0) await this.countSaved(id, saved, verdicts);
         // Every row is written before complete turns true: whoever sees it can read them all.
         const final: AnalysisHeader = {
           ...header,
@@ -447,6 +494,7 @@ export class AnalysisService {
           duration_ms: Date.now() - started,
           progress: { done: total, total },
           format: 2,
+          verdicts,
         };
         delete final.results;
         await this.storage.analyses.set(id, final);

@@ -1,6 +1,6 @@
-/** The live view of an analysis the results page polls: one row per observable, one cell per engine. */
+/** The live view of an analysis the results page polls: one row per observable (with its verdict and reasons), one cell per engine. */
 import type { AnalysisRecord } from '../analysis/service.js';
-import { engineOutcome } from '../analysis/rows.js';
+import { engineOutcome, observableVerdict } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import { genericDetails } from './details.js';
@@ -32,15 +32,20 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
           type: observable.type,
           reversed_ip: null,
           done: false,
+          verdict: null,
+          reasons: [],
           cells: record.engines.map((engine) => ({ engine, status: 'pending', summary: 'running…', fields: [] })),
         } satisfies ObservableView;
       }
+      const { verdict, reasons } = observableVerdict(result, catalog);
       return {
         index,
         observable: result.observable,
         type: result.type,
         reversed_ip: result.reversed_ip ?? null,
         done: true,
+        verdict,
+        reasons,
         cells: record.engines.map((key) => cell(result, key, catalog)),
       } satisfies ObservableView;
     }),

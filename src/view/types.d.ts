@@ -40,6 +40,21 @@ export interface CatalogView {
   engines: EngineView[];
 }
 
+/** One risk verdict per observable (src/verdict/verdict.ts). */
+export type VerdictName = 'malicious' | 'suspicious' | 'clean' | 'unknown';
+
+/**
+ * For the history: the verdicts of a finished analysis's observables, counted when it completed.
+ * `worst` is the most severe of them.
+ */
+export interface VerdictCountsView {
+  malicious: number;
+  suspicious: number;
+  clean: number;
+  unknown: number;
+  worst: VerdictName;
+}
+
 export type CellStatus = 'ok' | 'empty' | 'error' | 'not_applicable' | 'pending';
 
 /** One engine's outcome for one observable. */
@@ -58,6 +73,10 @@ export interface ObservableView {
   type: string;
   reversed_ip: string | null;
   done: boolean;
+  /** The observable's verdict; null while it is still running. */
+  verdict: VerdictName | null;
+  /** One line per engine that contributed, `<engine key>: <reason>`, most severe first. */
+  reasons: string[];
   /** One per column of `AnalysisView.engines`, same order. */
   cells: CellView[];
 }
@@ -88,6 +107,8 @@ export interface HistoryItemView {
   observable_count: number;
   /** The first few observables. */
   observables: { value: string; type: string }[];
+  /** Counted when the analysis completed; null while it runs and for records of older versions. */
+  verdicts: VerdictCountsView | null;
 }
 
 export interface HistoryView {

@@ -1,12 +1,14 @@
 /**
  * `/history`: past analyses, newest first, searchable by observable, one page at a time, each
  * linking to its results. The search and page live in the address (?q=&page=), so a search can
- * be bookmarked and Back works.
+ * be bookmarked and Back works. A finished analysis shows its worst verdict and how many of its
+ * observables are malicious or suspicious (counted when it completed; older records show none).
  */
 import { getJson } from './api.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
 import { formatDuration, formatTime, plural } from './format.js';
-import type { HistoryItemView, HistoryView } from '../../src/view/types.js';
+import { verdictBadge } from './verdict.js';
+import type { HistoryItemView, HistoryView, VerdictCountsView } from '../../src/view/types.js';
 
 const PER_PAGE = 20;
 const SEARCH_DELAY_MS = 250;
@@ -74,11 +76,13 @@ function renderTable(items: HistoryItemView[]): HTMLElement {
     el('table', { class: 'history-table' },
       el('thead', null, el('tr', null,
         el('th', { scope: 'col' }, 'Started'),
+        el('th', { scope: 'col' }, 'Verdict'),
         el('th', { scope: 'col' }, 'Observables'),
         el('th', { scope: 'col' }, 'Engines'),
         el('th', { scope: 'col' }, 'Status'))),
       el('tbody', null, items.map((item) => el('tr', { 'data-id': item.id },
         el('td', null, el('a', { href: `/results/${encodeURIComponent(item.id)}` }, formatTime(item.created_at))),
+        el('td', { class: 'history-verdict' }, item.verdicts ? verdictSummary(item.verdicts) : null),
         el('td', { class: 'obs-list' },
           item.observables.map((o) => el('code', { class: 'obs', title: o.type }, o.value)),
           item.observable_count > item.observables.length ? el('span', { class: 'muted' }, ` +${item.observable_count - item.observables.length} more`) : null),
@@ -95,3 +99,11 @@ mainElement().appendChild(el('section', { class: 'panel' },
   list,
   el('nav', { class: 'pager', 'aria-label': 'Pages' }, prev, pageText, next)));
 void load();
+
+/** The worst verdict as a badge, and `2 malicious, 1 suspicious` (or `none flagged`). */
+function verdictSummary(counts: VerdictCountsView): HTMLElement {
+  const flagged = [counts.malicious > 0 ? `${counts.malicious} malicious` : '', counts.suspicious > 0 ? `${counts.suspicious} suspicious` : ''].filter(Boolean);
+  return el('span', { class: 'verdict-summary', 'data-malicious': counts.malicious, 'data-suspicious': counts.suspicious },
+    verdictBadge(counts.worst, `Worst verdict of the analysis: ${counts.worst}`),
+    el('span', { class: 'verdict-counts' }, flagged.length > 0 ? flagged.join(', ') : 'none flagged'));
+}

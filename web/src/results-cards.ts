@@ -4,6 +4,7 @@
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
+import { reasonsList, verdictBadge } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
 const STATUS_LABEL: Record<CellView['status'], string> = {
@@ -25,8 +26,11 @@ function renderCard(row: ObservableView, labels: Map<string, string>, result: ()
     el('header', { class: 'card-head' },
       el('h2', null, el('code', { class: 'obs' }, row.observable)),
       el('p', { class: 'card-meta' },
+        row.verdict ? verdictBadge(row.verdict) : null,
+        row.verdict ? ' ' : null,
         el('span', { class: 'type' }, row.type),
         row.reversed_ip ? el('span', { class: 'sub' }, ` resolved to ${row.reversed_ip}`) : null),
+      row.verdict ? reasonsList(row.reasons) : null,
       el('div', { class: 'row-actions' }, copyButtons(row, result))),
     !row.done ? el('p', { class: 'status-label pending' }, 'running…') : null,
     row.done && cells.length === 0 ? el('p', { class: 'muted' }, `No selected engine applies to ${row.type}.`) : null,

@@ -1,13 +1,15 @@
 /**
- * The table view: one row per observable, one column per engine with its one-line summary.
+ * The table view: one row per observable, its verdict (badge and reasons), one column per engine
+ * with its one-line summary.
  * Columns sort on click (again to reverse), the header stays in view while scrolling.
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
+import { reasonsList, verdictBadge, VERDICT_RANK } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
 export interface SortState {
-  /** `observable`, `type`, or an engine key. */
+  /** `observable`, `verdict`, `type`, or an engine key. */
   column: string;
   direction: 'ascending' | 'descending';
 }
@@ -40,6 +42,7 @@ export function renderTable(view: AnalysisView, rows: ObservableView[], sort: So
       el('thead', null,
         el('tr', null,
           header('observable', 'Observable'),
+          header('verdict', 'Verdict'),
           header('type', 'Type'),
           view.engines.map((engine) => header(engine.key, engine.label)))),
       el('tbody', null, sortedRows.map((row) => renderRow(row, () => view.results[row.index])))));
@@ -51,6 +54,8 @@ function renderRow(row: ObservableView, result: () => unknown): HTMLElement {
       el('code', { class: 'obs' }, row.observable),
       row.reversed_ip ? el('div', { class: 'sub' }, `→ ${row.reversed_ip}`) : null,
       el('div', { class: 'row-actions' }, copyButtons(row, result))),
+    el('td', { class: 'verdict-cell', 'data-verdict': row.verdict ?? 'pending' },
+      row.verdict ? [verdictBadge(row.verdict), reasonsList(row.reasons)] : el('span', { class: 'status-label pending' }, 'running…')),
     el('td', null, el('span', { class: 'type' }, row.type)),
     row.cells.map((cell) => el('td', { class: `cell status-${cell.status}`, 'data-engine': cell.engine, title: cell.summary }, cellContent(cell))));
 }
@@ -60,6 +65,8 @@ function sortRows(view: AnalysisView, rows: ObservableView[], sort: SortState): 
   const key = (row: ObservableView): string => {
     if (sort.column === 'observable') return row.observable;
     if (sort.column === 'type') return row.type;
+    // Most severe first, pending last; within a verdict, the most reasons first.
+    if (sort.column === 'verdict') return row.verdict ? `${VERDICT_RANK[row.verdict]}${String(999 - row.reasons.length).padStart(3, '0')}` : '9999';
     const cell = row.cells[engineIndex];
     if (!cell) return '';
     // Results first, then empty, errors, not applicable, pending; alphabetical within each.

@@ -2,7 +2,8 @@
  * `/results/<id>`: the analysis as it runs. Polls the live view (/ui/analyses/<id>) every second,
  * so each observable shows up as soon as it is done; once the view says complete (which it says
  * only once the result is stored), the whole result comes from GET {prefix}results/<id> (the JSON
- * view, "copy JSON"). Three views (table, cards, raw JSON), a filter, sorting, copy buttons and exports.
+ * view, "copy JSON"). Three views (table, cards, raw JSON), a filter by text and one by verdict,
+ * sorting, copy buttons and exports.
  */
 import { ApiError, apiPath, getJson } from './api.js';
 import { copyButton } from './clipboard.js';
@@ -10,7 +11,8 @@ import { el, errorNotice, mainElement, replace } from './dom.js';
 import { formatDuration, formatTime, plural } from './format.js';
 import { renderCards } from './results-cards.js';
 import { renderTable, type SortState } from './results-table.js';
-import type { AnalysisView, ObservableView } from '../../src/view/types.js';
+import { VERDICT_NAMES } from './verdict.js';
+import type { AnalysisView, ObservableView, VerdictName } from '../../src/view/types.js';
 
 type ViewName = 'table' | 'cards' | 'json';
 const VIEWS: { name: ViewName; label: string }[] = [
@@ -21,14 +23,32 @@ const VIEWS: { name: ViewName; label: string }[] = [
 const POLL_MS = 1000;
 const RETRY_MS = 3000;
 
+/** The verdict filter: every observable, one verdict, or malicious and suspicious together. */
+type VerdictFilter = '' | 'flagged' | VerdictName;
+const VERDICT_FILTERS: { value: VerdictFilter; label: string }[] = [
+  { value: '', label: 'All verdicts' },
+  { value: 'flagged', label: 'Malicious or suspicious' },
+  ...VERDICT_NAMES.map((v) => ({ value: v, label: v[0]!.toUpperCase() + v.slice(1) })),
+];
+
+/** The downloads: `/export/<id>?format=...`, and the name each is saved under. */
+const EXPORTS: { format: string; label: string; title: string; file: string }[] = [
+  { format: 'csv', label: 'CSV', title: 'Download CSV', file: 'csv' },
+  { format: 'json', label: 'JSON', title: 'Download JSON', file: 'json' },
+  { format: 'xlsx', label: 'Excel', title: 'Download an Excel workbook (xlsx)', file: 'xlsx' },
+  { format: 'stix', label: 'STIX', title: 'Download a STIX 2.1 bundle', file: 'stix.json' },
+  { format: 'misp', label: 'MISP', title: 'Download a MISP event', file: 'misp.json' },
+];
+
 const id = document.body.dataset['analysisId'] ?? '';
 
 const state: {
   view: ViewName;
   filter: string;
+  verdict: VerdictFilter;
   sort: SortState | null;
   data: AnalysisView | null;
-} = { view: viewFromHash(), filter: '', sort: null, data: null };
+} = { view: viewFromHash(), filter: '', verdict: '', sort: null, data: null };
 
 function viewFromHash(): ViewName {
   const name = window.location.hash.slice(1);
@@ -52,10 +72,18 @@ filter.addEventListener('input', () => {
   state.filter = filter.value.trim().toLowerCase();
   renderContent();
 });
+const verdictFilter = el('select', { id: 'verdict-filter', 'aria-label': 'Filter by verdict' },
+  VERDICT_FILTERS.map((f) => el('option', { value: f.value }, f.label)));
+verdictFilter.addEventListener('change', () => {
+  state.verdict = verdictFilter.value as VerdictFilter;
+  renderContent();
+});
 const shownCount = el('span', { class: 'muted', id: 'shown-count' });
 const copyAll = copyButton('Copy JSON', () => JSON.stringify(currentJson(), null, 2), 'Copy the whole result as JSON', 'button');
-const exportCsv = el('a', { id: 'export-csv', class: 'button', 'aria-disabled': 'true' }, 'Download CSV');
-const exportJson = el('a', { id: 'export-json', class: 'button', 'aria-disabled': 'true' }, 'Download JSON');
+const exportLinks = EXPORTS.map((e) => ({
+  ...e,
+  link: el('a', { id: `export-${e.format}`, class: 'button', 'aria-disabled': 'true', title: e.title, 'aria-label': e.title }, e.label),
+}));
 const content = el('div', { id: 'view', class: 'view' });
 
 function layout(): HTMLElement {
@@ -63,8 +91,10 @@ function layout(): HTMLElement {
     el('div', { class: 'results-head' }, title, meta, status),
     el('div', { class: 'toolbar' },
       el('div', { class: 'tabs', role: 'group', 'aria-label': 'View' }, viewButtons),
-      el('div', { class: 'filter' }, filter, shownCount),
-      el('div', { class: 'actions' }, copyAll, exportCsv, exportJson)),
+      el('div', { class: 'filter' }, filter, verdictFilter, shownCount),
+      el('div', { class: 'actions' }, copyAll,
+        el('span', { class: 'downloads', role: 'group', 'aria-label': 'Downloads' },
+          el('span', { class: 'muted', 'aria-hidden': 'true' }, 'Download:'), exportLinks.map((e) => e.link)))),
     content);
 }
 
@@ -81,9 +111,19 @@ function currentJson(): unknown[] {
 }
 
 function matches(row: ObservableView): boolean {
+  if (state.verdict === 'flagged' ? row.verdict !== 'malicious' && row.verdict !== 'suspicious' : state.verdict !== '' && row.verdict !== state.verdict) return false;
   if (state.filter === '') return true;
-  const text = [row.observable, row.type, row.reversed_ip ?? '', ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
+  const text = [row.observable, row.type, row.reversed_ip ?? '', row.verdict ?? '', ...row.reasons, ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
   return text.includes(state.filter);
+}
+
+/** The verdict filter's options say how many observables each would show. */
+function renderVerdictCounts(data: AnalysisView): void {
+  const count = (f: VerdictFilter) => data.observables.filter((o) => (f === '' ? true : f === 'flagged' ? o.verdict === 'malicious' || o.verdict === 'suspicious' : o.verdict === f)).length;
+  VERDICT_FILTERS.forEach((f, i) => {
+    const option = verdictFilter.options[i];
+    if (option) option.textContent = `${f.label} (${count(f.value)})`;
+  });
 }
 
 function renderHeader(data: AnalysisView): void {
@@ -97,10 +137,10 @@ function renderHeader(data: AnalysisView): void {
   status.dataset['complete'] = String(data.complete);
   status.classList.toggle('complete', data.complete);
   document.title = data.complete ? `oas · analysis ${id.slice(0, 8)}` : `(${observablesDone}/${data.observables.length}) oas · analysis ${id.slice(0, 8)}`;
-  for (const [link, format] of [[exportCsv, 'csv'], [exportJson, 'json']] as const) {
+  for (const { link, format, file } of exportLinks) {
     if (data.complete) {
       link.href = `/export/${encodeURIComponent(id)}?format=${format}`;
-      link.setAttribute('download', `oas-${id}.${format}`);
+      link.setAttribute('download', `oas-${id}.${file}`);
       link.removeAttribute('aria-disabled');
     }
   }
@@ -109,6 +149,7 @@ function renderHeader(data: AnalysisView): void {
 function renderContent(): void {
   const data = state.data;
   if (!data) return;
+  renderVerdictCounts(data);
   const rows = data.observables.filter(matches);
   shownCount.textContent = rows.length === data.observables.length ? plural(rows.length, 'observable') : `${rows.length} of ${plural(data.observables.length, 'observable')} shown`;
   const focus = focusKey();
@@ -123,7 +164,7 @@ function renderContent(): void {
   } else if (state.view === 'cards') {
     replace(content, renderCards(data, rows));
   } else {
-    const json = state.filter === '' ? currentJson() : currentJson().filter((r) => rows.some((row) => isResultOf(r, row)));
+    const json = state.filter === '' && state.verdict === '' ? currentJson() : currentJson().filter((r) => rows.some((row) => isResultOf(r, row)));
     replace(content,
       data.complete ? null : el('p', { class: 'muted' }, `Partial: ${plural(json.length, 'observable')} so far; the rest follow as they finish.`),
       el('pre', { class: 'json', id: 'raw-json', tabindex: 0, 'aria-label': 'Raw JSON' }, JSON.stringify(json, null, 2)));
