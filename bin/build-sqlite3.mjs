@@ -1,0 +1,69 @@
+#!/usr/bin/env node
+// Builds the SQLite binding (sqlite3) during `npm install` (the `prepare` script), so that an install
+// works on a machine without internet access and without any npm configuration of its own.
+//
+// sqlite3's own install script first downloads a prebuilt binary from GitHub, then falls back to
+// node-gyp, which downloads Node's headers from nodejs.org unless npm's `nodedir` is set: on an
+// offline machine both fail. This script does what that one does, in this order, and stops at the
+// first that works:
+//   1. a binding that already loads (an earlier install, or a prebuilt one) is kept;
+//   2. node-gyp with the headers of the Node that runs it, when they are installed next to it
+//      (`<prefix>/include/node`, as Debian's and NodeSource's packages and the official tarballs
+//      put them) and are of the same version, or with `npm_config_nodedir` when set;
+//   3. the prebuilt binary (prebuild-install), then node-gyp as usual (both need the internet).
+// Prerequisites of node-gyp: Python 3, make and a C++ compiler (see the README).
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(join(root, 'package.json'));
+let sqliteDir;
+try {
+  sqliteDir = dirname(require.resolve('sqlite3/package.json'));
+} catch {
+  process.exit(0); // not installed (yet): nothing to build
+}
+
+function loads() {
+  const probe = spawnSync(process.execPath, ['-e', 'require(process.argv[1])', sqliteDir], { stdio: 'ignore' });
+  return probe.status === 0;
+}
+
+/** The directory holding include/node for exactly this Node, if any. */
+function headersDir() {
+  const candidates = [process.env.npm_config_nodedir, join(dirname(process.execPath), '..')].filter(Boolean);
+  for (const dir of candidates) {
+    try {
+      const header = readFileSync(join(dir, 'include', 'node', 'node_version.h'), 'utf8');
+      const part = (name) => header.match(new RegExp(`#define\\s+NODE_${name}_VERSION\\s+(\\d+)`))?.[1];
+      const version = `v${part('MAJOR')}.${part('MINOR')}.${part('PATCH')}`;
+      if (version === process.version) return dir;
+    } catch {
+      // no headers there
+    }
+  }
+  return undefined;
+}
+
+/** A tool from node_modules/.bin (sqlite3's own prebuild-install and node-gyp). */
+function tool(name) {
+  const path = join(root, 'node_modules', '.bin', name);
+  return existsSync(path) ? path : name;
+}
+
+function run(command, args) {
+  process.stderr.write(`build-sqlite3: ${[command, ...args].join(' ')}\n`);
+  return spawnSync(command, args, { cwd: sqliteDir, stdio: 'inherit', env: process.env }).status === 0;
+}
+
+if (loads()) process.exit(0);
+const headers = headersDir();
+if (headers && run(tool('node-gyp'), ['rebuild', `--nodedir=${headers}`]) && loads()) process.exit(0);
+if (run(tool('prebuild-install'), ['-r', 'napi']) && loads()) process.exit(0);
+if (run(tool('node-gyp'), ['rebuild']) && loads()) process.exit(0);
+process.stderr.write('build-sqlite3: could not build the SQLite binding. It needs Python 3, make, a C++ compiler and\n'
+  + "Node's headers (include/node next to the node binary, or npm_config_nodedir): see the README's Set-up.\n");
+process.exit(1);
