@@ -29,12 +29,16 @@ before(async () => {
 after(() => upstreams.close());
 
 describe('oas analyze', () => {
-  test('a defanged alert gives a table of observable, type, engine and summary', async () => {
+  test('a defanged alert gives a block per observable: verdict, observable, type, engine summaries', async () => {
     const run = await oas(['analyze', 'hxxps://www[.]example[.]com/login and 8.8.8.8', '--engines', 'rdap_whois,reverse_dns,public_dns', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '', 'no spinner when stderr is not a terminal');
-    for (const text of ['Observable', 'Type', 'Engine', 'Summary', 'https://www.example.com/login', '8.8.8.8', 'rdap_whois', 'dns.google', '93.184.215.14']) {
-      assert.ok(run.stdout.includes(text), `table shows ${text}:\n${run.stdout}`);
+    assert.match(run.stdout, /^unknown +https:\/\/www\.example\.com\/login  URL$/m);
+    assert.match(run.stdout, /^ {2}reverse_dns +93\.184\.215\.14$/m);
+    assert.match(run.stdout, /^unknown +8\.8\.8\.8  IPv4$/m);
+    assert.match(run.stdout, /^ {2}reverse_dns +dns\.google$/m);
+    for (const text of ['rdap_whois', 'public_dns', 'dns.google']) {
+      assert.ok(run.stdout.includes(text), `the output shows ${text}:\n${run.stdout}`);
     }
     assert.match(run.stdout, /2 observable\(s\), 3 engine\(s\)/);
   });
@@ -119,7 +123,9 @@ describe('oas engines, --help, --version', () => {
     assert.equal(rdapWhois.default, true);
     assert.equal(engines.find((e) => e.id === 'public_dns')!.service, 'google_dns');
     const table = await oas(['engines', '--config', config.file]);
-    assert.match(table.stdout, /Engine.*Service.*Tags.*Types.*Credentials.*Configured/);
+    assert.match(table.stdout, /^Engine +Service +Types +Configured$/m);
+    const wide = await oas(['engines', '--wide', '--config', config.file]);
+    assert.match(wide.stdout, /Engine.*Service.*Tags.*Types.*Credentials.*Configured/);
   });
 
   test('--help and --version everywhere', async () => {

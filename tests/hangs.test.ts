@@ -199,9 +199,13 @@ describe('oas analyze against upstreams and proxies that never answer', () => {
     const run = await runGuarded(['analyze', '8.8.8.8', '1.1.1.1', '--engines', 'provider_13,provider_11,public_dns', '--config', file]);
     assert.equal(run.code, 1, `every engine call failed: ${run.stderr}`);
     noStack(run.stderr);
+    // One block per observable (its first line names it), one line per engine.
+    const blocks = run.stdout.split(/\n\s*\n/);
     for (const ip of ['8.8.8.8', '1.1.1.1']) {
+      const block = blocks.find((b) => b.split('\n')[0]!.includes(` ${ip} `));
+      assert.ok(block, `a block for ${ip}:\n${run.stdout}`);
       for (const engine of ['provider_13', 'provider_11', 'public_dns']) {
-        assert.match(run.stdout, new RegExp(`${ip.replaceAll('.', '\\.')}.*${engine}.*error: timeout after ${TIMEOUT_MS} ms`), `${ip} ${engine}:\n${run.stdout}`);
+        assert.match(block, new RegExp(`^\\s+${engine}\\s+error: timeout after ${TIMEOUT_MS} ms$`, 'm'), `${ip} ${engine}:\n${run.stdout}`);
       }
     }
   });

@@ -259,27 +259,39 @@ describe('the CLI table', () => {
     assert.equal(rows.find((r) => r.observable === '1.0.0.4')!.verdict, 'unknown', 'an error never counts as clean');
   });
 
-  test('Verdict is the column after Observable; malicious and suspicious observables get their reasons below; lines fit 100 columns', () => {
-    const out = renderTable(rows, 100, { color: false });
+  test('one block per observable: its verdict first, its reasons, one line per engine; lines fit 100 columns', () => {
+    const out = renderTable(rows, 100, { color: false, env: {}, named: ['judge', 'watch', 'geo'] });
     assert.doesNotMatch(out, ANSI, 'no colour when asked for none');
+    const blocks = out.split('\n\n').map((b) => b.split('\n'));
+    assert.deepEqual(blocks[0], ['malicious   1.0.0.1  IPv4', '  - judge: score 95/100', '  - watch: flagged VPN', '  judge  score 95', '  watch  VPN', '  geo    AU']);
+    assert.deepEqual(blocks[1], ['clean       1.0.0.3  IPv4', '  - judge: not listed', '  judge  no data', '  watch  no flag', '  geo    AU']);
+    assert.deepEqual(blocks[2], ['unknown     1.0.0.4  IPv4', '  judge  error: HTTP 503 Service Unavailable', '  watch  no flag', '  geo    AU'], 'an error never counts as clean');
+    for (const line of out.split('\n')) assert.ok(line.length <= 100, `${line.length} > 100: ${line}`);
+    // The long URL is shown whole, over several lines under itself.
+    assert.equal(blocks[3]![0]!.slice(0, 12), 'unknown     ');
+    assert.ok(blocks[3]!.length > 2, 'it wraps');
+    assert.ok(blocks[3]!.map((l) => l.slice(12)).join('').startsWith(`${results[3]!.observable}  URL`), blocks[3]!.join('\n'));
+    assert.deepEqual(blocks[4], ['Verdicts: 1 malicious, 0 suspicious, 1 clean, 2 unknown']);
+  });
+
+  test('engines are named as typed, else by their service name, reasons too; the footer wraps at the width', () => {
+    const out = renderTable(rows, 80, { color: false, env: {}, footer: ['4 observable(s), 3 engine(s), 1 failed lookup(s)', `analysis ${'0'.repeat(36)}`] });
+    assert.match(out, /^malicious +1\.0\.0\.1  IPv4\n {2}- judgesvc: score 95\/100\n {2}- watchsvc: flagged VPN\n {2}judgesvc +score 95$/m);
+    assert.doesNotMatch(out, /^ {2}(judge|watch|geo) /m, 'no key shown when the default engines ran');
+    const typedOne = renderTable(rows, 80, { color: false, env: {}, named: ['WATCH'] });
+    assert.match(typedOne, /^ {2}watch +VPN$/m, 'a typed name is shown (as its key)');
+    assert.match(typedOne, /^ {2}judgesvc +score 95$/m);
     const lines = out.split('\n');
-    assert.match(lines[1]!, /^│ Observable +│ Verdict +│ Type +│ Engine +│ Summary +│$/);
-    assert.ok(lines.some((l) => /^│ 1\.0\.0\.1 +│ malicious +│ IPv4 +│ judge +│ score 95 +│$/.test(l)), out);
-    assert.ok(lines.some((l) => /^│ 1\.0\.0\.3 +│ clean +│ IPv4 +│ judge +│ no data +│$/.test(l)), out);
-    assert.ok(lines.some((l) => /^│ 1\.0\.0\.4 +│ unknown +│ IPv4 +│ judge +│ error: HTTP 503/.test(l)), out);
-    for (const line of lines) assert.ok(line.length <= 100, `${line.length} > 100: ${line}`);
-    const footer = lines.slice(lines.findIndex((l) => l.startsWith('└')) + 1);
-    assert.deepEqual(footer, ['malicious 1.0.0.1', '  - judge: score 95/100', '  - watch: flagged VPN', 'Verdicts: 1 malicious, 0 suspicious, 1 clean, 2 unknown']);
-    // The long URL is shown whole, over several lines of its column.
-    const observableColumn = lines.filter((l) => l.startsWith('│')).map((l) => l.split('│')[1]!.trim()).join('');
-    assert.ok(observableColumn.includes(results[3]!.observable), observableColumn);
+    assert.deepEqual(lines.slice(-3), ['Verdicts: 1 malicious, 0 suspicious, 1 clean, 2 unknown', '4 observable(s), 3 engine(s), 1 failed lookup(s)', `analysis ${'0'.repeat(36)}`]);
+    for (const line of lines) assert.ok(line.length <= 80, `${line.length} > 80: ${line}`);
+    assert.match(renderTable(rows, 200, { color: false, env: {}, footer: ['4 observable(s)', 'analysis x'] }), /\n4 observable\(s\) · analysis x$/);
   });
 
   test('colour adds to the words, never replaces them', () => {
-    const out = renderTable(rows, 100, { color: true });
+    const out = renderTable(rows, 100, { color: true, env: {} });
     assert.match(out, /\u001b\[1;31mmalicious\u001b\[0m/);
     assert.match(out, /\u001b\[32mclean\u001b\[0m/);
-    assert.equal(out.replace(ANSI, ''), renderTable(rows, 100, { color: false }));
+    assert.equal(out.replace(ANSI, ''), renderTable(rows, 100, { color: false, env: {} }));
   });
 
   test('colour only on a terminal and without NO_COLOR', () => {
@@ -290,15 +302,14 @@ describe('the CLI table', () => {
     assert.equal(useColor({}, {}), false);
   });
 
-  test('oas analyze prints the verdict column and the counts, without colour into a pipe', async () => {
+  test('oas analyze prints the verdict first and the counts, without colour into a pipe', async () => {
     const upstreams = await startUpstreams();
     try {
       const cwd = mkdtempSync(join(tmpdir(), 'oas-verdict-cli-'));
       const run = await runOas(cwd, ['analyze', '8.8.8.8', '--engines', 'reverse_dns', '--config', configFor(upstreams).file]);
       assert.equal(run.code, 0, run.stderr);
       assert.doesNotMatch(run.stdout, ANSI);
-      assert.match(run.stdout, /│ Observable +│ Verdict +│ Type +│ Engine +│ Summary +│/);
-      assert.match(run.stdout, /│ 8\.8\.8\.8 +│ unknown +│ IPv4 +│ reverse_dns +│ dns\.google +│/);
+      assert.match(run.stdout, /^unknown +8\.8\.8\.8  IPv4\n {2}reverse_dns +dns\.google$/m);
       assert.match(run.stdout, /^Verdicts: 0 malicious, 0 suspicious, 0 clean, 1 unknown$/m);
     } finally {
       await upstreams.close();

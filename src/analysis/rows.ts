@@ -14,7 +14,15 @@ export interface Outcome {
 export interface ResultRow extends Outcome {
   observable: string;
   type: string;
+  /** The engine's result key: the name the caller used (an id or a service alias); `-` for none. */
   engine: string;
+  /**
+   * The engine's service name (`ipapi` for provider_11), for headings that would otherwise show an
+   * opaque id; the key itself for an engine the catalog does not know.
+   */
+  service?: string;
+  /** For a domain or URL, the address its IP-only engines ran on (the result's `reversed_ip`). */
+  reversedIp?: string | undefined;
   status: 'ok' | 'empty' | 'error';
   /** The observable's verdict (the same on every row of the observable). */
   verdict: Verdict;
@@ -49,13 +57,15 @@ export function resultRows(results: readonly (ObservableResult | null)[], catalo
     if (!result) continue;
     const before = rows.length;
     const { verdict, reasons } = observableVerdict(result, catalog);
+    const reversedIp = typeof result.reversed_ip === 'string' && result.reversed_ip !== '' ? result.reversed_ip : undefined;
+    const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp };
     for (const key of engineKeys(result)) {
       const outcome = engineOutcome(result, key, catalog);
       if (outcome.status === 'not_applicable') continue;
-      rows.push({ observable: result.observable, type: result.type, verdict, reasons, engine: key, status: outcome.status, summary: outcome.summary });
+      rows.push({ ...common, engine: key, service: catalog.find(key)?.service ?? key, status: outcome.status, summary: outcome.summary });
     }
     if (rows.length === before) {
-      rows.push({ observable: result.observable, type: result.type, verdict, reasons, engine: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });
+      rows.push({ ...common, engine: '-', service: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });
     }
   }
   return rows;

@@ -2,12 +2,15 @@
 import { loadListingSettings } from '../app.js';
 import type { Config } from '../config/schema.js';
 import type { EngineDefinition } from '../engine/contract.js';
+import { OBSERVABLE_TYPES } from '../observables/types.js';
 import { EXIT_OK } from './errors.js';
 
 export interface EnginesOptions {
   json?: boolean;
   config?: string;
   catalog?: string;
+  /** Every column (tags, every credential), however wide. */
+  wide?: boolean;
 }
 
 export async function enginesCommand(options: EnginesOptions): Promise<number> {
@@ -33,17 +36,74 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
     process.stdout.write(`${JSON.stringify(engines, null, 2)}\n`);
     return EXIT_OK;
   }
-  const { renderGrid } = await import('./table.js'); // cli-table3: not loaded for --json
-  const rows = engines.map((e) => [
-    e.id + (e.catalog === 'beyond' ? ' (beyond the spec)' : e.catalog !== catalog.variant ? ` (${e.catalog} catalog)` : ''),
-    e.service,
-    e.tags.join(', '),
-    e.types.join(', ') + (e.reversed_ip ? ' (+ reversed IP)' : ''),
-    e.credentials.length ? e.credentials.map((c) => c.label + (c.required ? '' : ' (optional)')).join(', ') : 'none',
-    e.configured ? 'yes' : 'no',
-  ]);
-  process.stdout.write(`${renderGrid(['Engine', 'Service', 'Tags', 'Types', 'Credentials', 'Configured'], rows)}\n`);
+  const { outputWidth, renderColumns, renderGrid, wrapWords } = await import('./table.js'); // not loaded for --json
+  const width = outputWidth(process.stdout.isTTY ? process.stdout.columns : undefined);
+  const out: string[] = [];
+  if (options.wide) {
+    // Every column, as wide as it takes.
+    const rows = engines.map((e) => [
+      e.id + (e.catalog === 'beyond' ? ' (beyond the spec)' : e.catalog !== catalog.variant ? ` (${e.catalog} catalog)` : ''),
+      e.service,
+      e.tags.join(', '),
+      e.types.join(', ') + (e.reversed_ip ? ' (+ reversed IP)' : ''),
+      e.credentials.length ? e.credentials.map((c) => c.label + (c.required ? '' : ' (optional)')).join(', ') : 'none',
+      e.configured ? 'yes' : 'no',
+    ]);
+    out.push(renderGrid(['Engine', 'Service', 'Tags', 'Types', 'Credentials', 'Configured'], rows));
+  } else {
+    // Fits the width: id (marked), service, types in short, and whether it is configured (else
+    // what it needs); the service column goes first when the width is short.
+    const marks = { default: '*', beyond: '+', other: '^' };
+    const used = new Set<string>();
+    const rows = engines.map((e) => {
+      const mark = [e.default ? marks.default : '', e.catalog === 'beyond' ? marks.beyond : e.catalog !== catalog.variant ? marks.other : ''].join('');
+      for (const m of mark) used.add(m);
+      const required = e.credentials.filter((c) => c.required).map((c) => c.label);
+      return [
+        mark ? `${e.id} ${mark}` : e.id,
+        e.service === e.id ? '' : e.service,
+        shortTypes(e.types) + (e.reversed_ip ? ' (+ reversed IP)' : ''),
+        e.configured ? 'yes' : required.length ? `no: ${required.join(', ')}` : 'no',
+      ];
+    });
+    out.push(renderColumns([
+      { head: 'Engine' },
+      { head: 'Service', optional: true },
+      { head: 'Types', flexible: true, min: 12 },
+      { head: 'Configured', flexible: true, min: 12 },
+    ], rows, width));
+    const legend = [
+      used.has(marks.default) ? `${marks.default} default` : '',
+      used.has(marks.beyond) ? `${marks.beyond} beyond the spec` : '',
+      used.has(marks.other) ? `${marks.other} from the ${catalog.variant === 'main' ? 'older' : 'main'} catalog` : '',
+    ].filter(Boolean);
+    out.push(...wrapWords(`${legend.join(' · ')}${legend.length ? ' · ' : ''}oas engines --wide: tags and every credential`, width, '', ''));
+  }
   const members = catalog.engines.filter((e) => catalog.isMember(e)).length;
-  process.stdout.write(`${members} engines in the ${catalog.variant} catalog (setting catalog, --catalog main|older)\n`);
+  out.push(...wrapWords(`${members} engines in the ${catalog.variant} catalog (setting catalog, --catalog main|older)`, options.wide ? Infinity : width, '', ''));
+  process.stdout.on('error', () => {}); // `oas engines | head`: the rest has nowhere to go
+  process.stdout.write(`${out.join('\n')}\n`);
   return EXIT_OK;
+}
+
+/** Types in short: IPv4 and IPv6 as IP, the three hashes as hash, FQDN as domain; every type as "any type". */
+function shortTypes(types: readonly string[]): string {
+  const has = new Set(types);
+  const words: string[] = [];
+  const group = (members: string[], word: string) => {
+    if (members.every((m) => has.has(m))) {
+      words.push(word);
+      for (const m of members) has.delete(m);
+    }
+  };
+  if (OBSERVABLE_TYPES.every((t) => has.has(t))) return 'any type';
+  group(['IPv4', 'IPv6'], 'IP');
+  group(['FQDN'], 'domain');
+  group(['MD5', 'SHA1', 'SHA256'], 'hash');
+  group(['Email'], 'email');
+  group(['CHROME_EXTENSION'], 'extension');
+  const rest = types.filter((t) => has.has(t));
+  // In the catalog's order: the groups keep the position of their first member.
+  const order = (word: string) => types.indexOf({ IP: 'IPv4', domain: 'FQDN', hash: 'MD5', email: 'Email', extension: 'CHROME_EXTENSION' }[word] ?? word);
+  return [...words, ...rest].sort((a, b) => order(a) - order(b)).join(', ');
 }
