@@ -420,9 +420,10 @@ export class AnalysisService {
     const timer = setInterval(save, SAVE_INTERVAL_MS);
     timer.unref();
 
-    const report = (waiting?: string) => {
+    // The runner's event (a wait, the lookup that finished) with the analysis's counts.
+    const report = (event?: Progress) => {
       live.header.progress = { done, total };
-      this.progressListeners.get(id)?.(waiting === undefined ? { done, total } : { done, total, waiting });
+      this.progressListeners.get(id)?.({ ...event, done, total });
     };
     const finish = (index: number, result: ObservableResult) => {
       const text = JSON.stringify(result);
@@ -452,7 +453,7 @@ export class AnalysisService {
           onProgress: (p) => {
             done += p.done - counted;
             counted = p.done;
-            report(p.waiting);
+            report(p);
           },
         });
         finish(index, result!);

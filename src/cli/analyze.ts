@@ -10,7 +10,7 @@ import type { ExportSource } from '../export/common.js';
 import { EXPORT_FORMATS, exportChunks, type ExportFormat } from '../export/index.js';
 import { jsonLine } from '../export/json.js';
 import type { ObservableResult } from '../runner/result.js';
-import type { Progress } from '../runner/runner.js';
+import { startProgress } from './progress.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 export interface AnalyzeOptions {
@@ -29,6 +29,10 @@ export interface AnalyzeOptions {
   prefix?: string;
   token?: string;
   timeout?: string;
+  /** `--quiet`: no progress on standard error (spinner or wait lines); errors are still told. */
+  quiet?: boolean;
+  /** `--no-color` (false): no ANSI colours in the table or the spinner; NO_COLOR does the same. */
+  color?: boolean;
 }
 
 export const OUTPUT_FORMATS = ['table', 'json', 'jsonl', ...EXPORT_FORMATS.filter((f) => f !== 'json')] as const;
@@ -182,21 +186,29 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
         void sink.write(`${jsonLine(result, app.catalog)}\n`);
       }
       : undefined;
-    const spinner = format === 'jsonl' && sink.isTTY ? undefined : await startSpinner(prepared.observables.length, prepared.selections.length);
+    // On a terminal a spinner, unless jsonl lines are shown there (they are the progress): then,
+    // as off a terminal, a line on standard error for each long wait.
+    const progress = await startProgress({
+      observables: prepared.observables.length,
+      selections: prepared.selections.map((s) => ({ key: s.key, service: s.engine.service })),
+      // A terminal that reports no width (0 columns) would make ora redraw forever.
+      spinner: Boolean(process.stderr.isTTY) && process.stderr.columns > 0 && !(format === 'jsonl' && sink.isTTY),
+      quiet: options.quiet ?? false,
+      color: options.color !== false && !process.env['NO_COLOR'],
+    });
     let record;
     try {
-      record = await app.analyses.runToEnd(request, spinner?.update, prepared, onObservable);
+      record = await app.analyses.runToEnd(request, progress?.update, prepared, onObservable);
     } finally {
-      spinner?.stop();
+      progress?.stop();
     }
     // The results are read back from the store a page at a time: exports are written as they are
     // read (never built whole); the table keeps one short row per (observable, engine).
     if (format === 'table') {
       for await (const texts of app.analyses.resultTexts(record)) for (const text of texts) count.add(JSON.parse(text) as ObservableResult);
-      const { renderTable } = await import('./table.js'); // cli-table3: only for the table
-      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, sink.isTTY ? {} : { color: false })}\n`
-        + `${record.observables.length} observable(s), ${prepared.selections.length} engine(s)`
-        + `${count.failed ? `, ${count.failed} failed lookup(s)` : ''} · analysis ${record.id}\n`);
+      const { renderTable } = await import('./table.js');
+      const footer = [`${record.observables.length} observable(s), ${prepared.selections.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${record.id}`];
+      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY && options.color !== false ? {} : { color: false }), named: engines, footer })}\n`);
     } else if (format !== 'jsonl') {
       // The first reading counts the lookups (xlsx reads the results twice).
       let counted = false;
@@ -260,22 +272,4 @@ export async function readInput(words: string[]): Promise<string> {
     throw new UsageError('no text to analyze: pass observables as arguments, or pipe text on standard input');
   }
   return readStream(process.stdin);
-}
-
-/**
- * A spinner on stderr with engines done / total, only when stderr is a terminal (ora is loaded
- * only then: scripts piping JSON don't pay for it).
- */
-async function startSpinner(observables: number, engines: number): Promise<{ update: (p: Progress) => void; stop: () => void } | undefined> {
-  // A terminal that reports no width (0 columns) would make ora redraw forever.
-  if (!process.stderr.isTTY || !(process.stderr.columns > 0)) return undefined;
-  const { default: ora } = await import('ora');
-  const label = `Analyzing ${observables} observable(s) with ${engines} engine(s)`;
-  const spinner = ora({ text: label, stream: process.stderr }).start();
-  return {
-    update: (p) => {
-      spinner.text = `${label}: ${p.done}/${p.total} done${p.waiting ? ` (waiting: ${p.waiting})` : ''}`;
-    },
-    stop: () => spinner.stop(),
-  };
 }

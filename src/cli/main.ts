@@ -17,10 +17,31 @@ const configOption = () => new Option('-c, --config <file>', 'configuration file
 const catalogOption = () => new Option('--catalog <variant>', 'engine catalog variant: main or older (setting catalog; default main)');
 const dataDirOption = () => new Option('--data-dir <dir>', 'directory of the cache and stored analyses (setting data_dir)');
 
-function buildProgram(): Command {
+/** After the options of `oas analyze --help`. */
+const ANALYZE_EXAMPLES = `Examples:
+  $ oas analyze 8.8.8.8 example.com             # the default engines, a table
+  $ oas analyze -e virustotal,urlscan 'hxxps://evil[.]example/login'
+  $ pbpaste | oas analyze                       # text on stdin, defanged or not
+  $ oas analyze --json < alert.txt > out.json   # the API's JSON, with verdicts
+  $ oas analyze -f csv -o iocs.csv < alert.txt  # or xlsx, stix, misp
+  $ oas analyze -q --no-color 1.1.1.1           # no progress, no colours`;
+
+/**
+ * `analyzeHelp`: the engines per observable type, when `oas analyze --help` was asked for (loaded
+ * before parsing, since commander writes help synchronously; see analyzeHelpText).
+ */
+function buildProgram(analyzeHelp?: string): Command {
   const program = new Command('oas')
     .description('Observable Analysis Service: look up domains, IPs, URLs, hashes and e-mail addresses in intelligence and network sources.')
     .version(version, '-V, --version')
+    // One option for every command, before or after its name (`oas engines --no-color`); listed
+    // in each command's help under "Global Options".
+    .option('--no-color', 'no ANSI colours (same as setting NO_COLOR)')
+    .configureHelp({ showGlobalOptions: true })
+    .hook('preAction', (command) => {
+      // NO_COLOR is what every renderer reads (src/cli/table.ts useColor).
+      if (command.opts().color === false) process.env['NO_COLOR'] = '1';
+    })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
@@ -41,16 +62,19 @@ function buildProgram(): Command {
     .option('--prefix <path>', 'with --server: the API path prefix (default: the URL\'s path, else /api/)')
     .option('--token <token>', 'with --server: API token sent as Authorization: Bearer (environment OAS_API_TOKEN)')
     .option('--timeout <seconds>', 'with --server: time limit for the whole analysis (default 300)')
+    .option('-q, --quiet', 'no progress on standard error (no spinner, no "waiting 57 s for virustotal quota" lines); errors are still told')
+    .addHelpText('after', () => `\n${analyzeHelp ? `${analyzeHelp}\n\n` : ''}${ANALYZE_EXAMPLES}`)
     .exitOverride()
     .action(async (text: string[], opts) => {
       const { analyzeCommand } = await import('./analyze.js');
-      process.exitCode = await analyzeCommand(text, opts);
+      process.exitCode = await analyzeCommand(text, { ...opts, color: program.opts().color !== false && !process.env['NO_COLOR'] });
     });
 
   program
     .command('engines')
     .description('list the engine catalog: id, service name, tags, types, credentials and whether they are configured')
     .option('--json', 'print the catalog as JSON')
+    .option('--wide', 'every column (tags, every credential), however wide the terminal')
     .addOption(catalogOption())
     .addOption(configOption())
     .exitOverride()
@@ -79,7 +103,7 @@ function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  const program = buildProgram(await analyzeHelpText(argv.slice(2)));
   try {
     process.exitCode = undefined;
     await program.parseAsync(argv);
@@ -95,6 +119,36 @@ export async function main(argv: string[]): Promise<number> {
     }
     process.stderr.write(`oas: unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
     return EXIT_FAILED;
+  }
+}
+
+/**
+ * The engines per observable type for `oas analyze --help` (or `oas help analyze`), else
+ * undefined. Start-up cost: the catalog is loaded only then (from the engines' cached
+ * declarations when fresh), never for another command. Help never fails for it.
+ */
+async function analyzeHelpText(args: string[]): Promise<string | undefined> {
+  const end = args.indexOf('--');
+  const words = end === -1 ? args : args.slice(0, end);
+  const first = words.findIndex((w) => !w.startsWith('-'));
+  const asked = first !== -1 && (words[first] === 'help'
+    ? words[first + 1] === 'analyze'
+    : words[first] === 'analyze' && words.slice(first + 1).some((w) => w === '--help' || w === '-h'));
+  if (!asked) return undefined;
+  const valueOf = (long: string, short?: string) => {
+    for (let i = 0; i < words.length; i++) {
+      const word = words[i]!;
+      if (word.startsWith(`${long}=`)) return word.slice(long.length + 1);
+      if (word === long || (short !== undefined && word === short)) return words[i + 1];
+    }
+    return undefined;
+  };
+  try {
+    const { helpCatalog, enginesPerType } = await import('./help.js');
+    const catalog = await helpCatalog(valueOf('--config', '-c'), valueOf('--catalog'));
+    return enginesPerType(catalog, Number(process.env['COLUMNS']) || process.stdout.columns || 80);
+  } catch {
+    return undefined;
   }
 }
 

@@ -119,7 +119,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     // Without --engines: the local catalog's default engines, by id (what the local mode runs).
     const engines = named ?? (await definitions.catalog(variant, [])).defaults().map((e) => e.id);
     const client = new RemoteClient(target, token, timeoutMs);
-    const spinner = await startSpinner(target);
+    const spinner = options.quiet ? undefined : await startSpinner(target); // --quiet: no progress
     let analysis: { id: string; link: string; results: unknown[] };
     const started = new Date().toISOString();
     try {
@@ -157,9 +157,8 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
       for (const result of results) if (result !== null) await sink.write(`${JSON.stringify(judged(result))}\n`);
     } else if (format === 'table') {
       const { renderTable } = await import('./table.js');
-      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, sink.isTTY ? {} : { color: false })}\n`
-        + `${forRows.length} observable(s), ${engines.length} engine(s)`
-        + `${failed ? `, ${failed} failed lookup(s)` : ''} · analysis ${analysis.id} · ${analysis.link}\n`);
+      const footer = [`${forRows.length} observable(s), ${engines.length} engine(s)${failed ? `, ${failed} failed lookup(s)` : ''}`, `analysis ${analysis.id}`, analysis.link];
+      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY ? {} : { color: false }), named, footer })}\n`);
     } else {
       const texts = forRows.map((r) => JSON.stringify(r));
       const source = { id: analysis.id, created_at: started, finished_at: new Date().toISOString(), pages: async function* () { yield texts; } };

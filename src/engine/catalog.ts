@@ -7,14 +7,35 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { CatalogListing, CatalogVariant, EngineDefinition } from './contract.js';
 import { missingCredentials, resolveSettings } from './context.js';
+import { closest } from '../config/load.js';
 
 /** The compiled `engines/` directory, next to `src/`. */
 export const ENGINES_DIR = fileURLToPath(new URL('../../engines/', import.meta.url));
 
+/**
+ * `unknown engine: urlscn; did you mean urlscan? (valid engines: abusix (provider_01), ...)`: the
+ * closest accepted name to each unknown one, then every engine by service name with its id.
+ */
 export class UnknownEngineError extends Error {
   override name = 'UnknownEngineError';
-  constructor(readonly unknown: string[], readonly valid: string[]) {
-    super(`unknown engine${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (valid engines: ${valid.join(', ')})`);
+  /** The closest accepted name of each unknown name that has one close enough. */
+  readonly suggestions: Record<string, string>;
+  constructor(readonly unknown: string[], readonly valid: string[], engines: readonly Pick<EngineDefinition, 'id' | 'service'>[] = []) {
+    const names = [...new Set([...valid, ...engines.flatMap((e) => [e.id, e.service])])];
+    const suggestions: Record<string, string> = {};
+    for (const name of unknown) {
+      const suggestion = closest(name, names);
+      if (suggestion !== undefined) suggestions[name] = suggestion;
+    }
+    const suggested = Object.entries(suggestions);
+    const hint = suggested.length === 0 ? ''
+      : unknown.length === 1 ? `; did you mean ${suggested[0]![1]}?`
+        : `; did you mean ${suggested.map(([name, suggestion]) => `${suggestion} (for ${name})`).join(', ')}?`;
+    const listed = engines.length > 0
+      ? [...engines].sort((a, b) => compareIds(a.service, b.service)).map((e) => (e.service === e.id ? e.id : `${e.service} (${e.id})`))
+      : valid;
+    super(`unknown engine${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}${hint} (valid engines: ${listed.join(', ')})`);
+    this.suggestions = suggestions;
   }
 }
 
@@ -92,7 +113,7 @@ export class Catalog {
   select(names: readonly string[]): { key: string; engine: EngineDefinition }[] {
     const keys = [...new Set(names.map((n) => n.trim()).filter(Boolean))];
     const unknown = keys.filter((k) => !this.find(k));
-    if (unknown.length > 0) throw new UnknownEngineError(unknown, this.engines.map((e) => e.id));
+    if (unknown.length > 0) throw new UnknownEngineError(unknown, this.engines.map((e) => e.id), this.engines);
     return keys.map((key) => ({ key, engine: this.find(key)! }));
   }
 

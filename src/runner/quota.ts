@@ -12,6 +12,9 @@ export class QuotaExhaustedError extends EngineError {
   override name = 'QuotaExhaustedError';
 }
 
+/** Told of each wait: how long, why (one line), and whether it is a 429's pause (else the quota). */
+export type QuotaWaitListener = (ms: number, reason: string, paused: boolean) => void;
+
 export interface Clock {
   now(): number;
   sleep(ms: number): Promise<void>;
@@ -37,9 +40,10 @@ export class Quota {
 
   /**
    * Resolves when a call may start (undefined: it may start at once); `onWait` is told each time it
-   * has to wait, and for how long.
+   * has to wait, for how long, and whether the wait is the upstream's (`paused`: a 429 asked to
+   * retry later) rather than the quota's own.
    */
-  acquire(onWait?: (ms: number, reason: string) => void): Promise<void> | undefined {
+  acquire(onWait?: QuotaWaitListener): Promise<void> | undefined {
     // Most engines have no quota: nothing to count or queue unless a 429 paused them.
     if (this.limit === Number.POSITIVE_INFINITY && this.waiting === 0 && this.pausedUntil <= this.clock.now()) return undefined;
     this.waiting++;
@@ -53,7 +57,7 @@ export class Quota {
     this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
   }
 
-  private async waitForSlot(onWait?: (ms: number, reason: string) => void): Promise<void> {
+  private async waitForSlot(onWait?: QuotaWaitListener): Promise<void> {
     for (;;) {
       const now = this.clock.now();
       while (this.starts.length > 0 && this.starts[0]! <= now - this.windowMs) this.starts.shift();
@@ -66,7 +70,7 @@ export class Quota {
       }
       const reason = paused >= full ? 'paused after HTTP 429' : `quota of ${this.limit} per ${describeWindow(this.windowMs)} reached`;
       if (wait > this.maxWaitMs) throw new QuotaExhaustedError(`${reason}: next call possible in ${describeWait(wait)}`);
-      onWait?.(wait, reason);
+      onWait?.(wait, reason, paused >= full);
       await this.clock.sleep(wait);
     }
   }

@@ -49,6 +49,32 @@ export interface Progress {
   total: number;
   /** Set while a call waits (retry back-off or quota). */
   waiting?: string;
+  /** The wait `waiting` tells of, for a display (set with it). */
+  wait?: WaitEvent;
+  /** The selection key (the name the caller used) of the lookup that just finished, when `done` grew. */
+  finished?: string;
+}
+
+/**
+ * A call that waits before it may start (its engine's quota is used up) or before it tries again
+ * (the upstream asked it to retry later: a 429 or 5xx, with or without Retry-After).
+ */
+export interface WaitEvent {
+  /** Engine id and service name (the name people know). */
+  engine: string;
+  service: string;
+  /** quota: the engine's own `rate_limit`; retry: the upstream asked to retry later, or a retry back-off. */
+  kind: 'quota' | 'retry';
+  ms: number;
+  /** When the wait ends (epoch milliseconds): a display counts down to it. */
+  until: number;
+  /** The quota (kind quota): `limit` calls per `windowMs`. */
+  limit?: number;
+  windowMs?: number;
+  /** The HTTP status that asked to retry later (kind retry), when there was one. */
+  status?: number;
+  /** One line: why it waits. */
+  reason: string;
 }
 
 export interface AnalyzeOptions {
@@ -69,7 +95,7 @@ interface CallScope {
   ignoreCache: boolean;
   signal: AbortSignal | undefined;
   dependencies: Record<string, unknown> | undefined;
-  onWait: (reason: string) => void;
+  onWait: (reason: string, wait: WaitEvent) => void;
   /** False when a dependency failed: the answer may be incomplete, so it is not cached. */
   cacheable?: boolean;
 }
@@ -123,11 +149,11 @@ export class EngineRunner {
     const report = () => options.onProgress?.({ ...progress });
     report();
     return Promise.all(observables.map(async (observable, index) => {
-      const result = await this.analyzeOne(observable, selections, options, () => {
+      const result = await this.analyzeOne(observable, selections, options, (key) => {
         progress.done++;
-        report();
-      }, (waiting) => {
-        options.onProgress?.({ ...progress, waiting });
+        options.onProgress?.({ ...progress, finished: key });
+      }, (waiting, wait) => {
+        options.onProgress?.({ ...progress, waiting, wait });
       });
       options.onObservable?.(index, result);
       return result;
@@ -138,8 +164,8 @@ export class EngineRunner {
     observable: Observable,
     selections: readonly Selection[],
     options: AnalyzeOptions,
-    onKeyDone: () => void,
-    onWait: (reason: string) => void,
+    onKeyDone: (key: string) => void,
+    onWait: (reason: string, wait: WaitEvent) => void,
   ): Promise<ObservableResult> {
     const result: ObservableResult = { observable: observable.value, type: observable.type, reversed_success: false };
     for (const { key } of selections) result[key] = null;
@@ -218,7 +244,7 @@ export class EngineRunner {
       const outcome = await outcomeOf(engine);
       if (outcome.ok) result[key] = outcome.value ?? null;
       else errors[key] = outcome.error;
-      onKeyDone();
+      onKeyDone(key);
     }));
 
     if (pivotOutcome) {
@@ -309,8 +335,14 @@ export class EngineRunner {
     const quota = this.quotaFor(engine, settings);
     // The quota first (its wait is not part of the call's deadline), then the engine's own slot:
     // a call queued behind its engine must not hold a global slot.
+    const waitOf = (ms: number, reason: string, detail: Partial<WaitEvent> & Pick<WaitEvent, 'kind'>): WaitEvent =>
+      ({ engine: engine.id, service: engine.service, ms, until: Date.now() + ms, reason, ...detail });
     try {
-      const turn = quota.acquire((ms, reason) => scope.onWait(`${engine.id}: ${reason}, waiting ${Math.ceil(ms / 1000)} s`));
+      const turn = quota.acquire((ms, reason, paused) => scope.onWait(
+        `${engine.id}: ${reason}, waiting ${Math.ceil(ms / 1000)} s`,
+        // A pause is the upstream's 429 (Retry-After) held for every call of the engine.
+        waitOf(ms, reason, paused ? { kind: 'retry', status: 429 } : { kind: 'quota', limit: quota.limit, windowMs: quota.windowMs }),
+      ));
       if (turn) await turn;
     } catch (error) {
       if (error instanceof QuotaExhaustedError) return { ok: false, error: error.message };
@@ -320,7 +352,7 @@ export class EngineRunner {
       const { ctx, dispose } = createEngineContext(engine, settings, this.options.services, {
         ...(scope.signal ? { signal: scope.signal } : {}),
         dependencies: scope.dependencies ?? {},
-        onWait: (ms, reason) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`),
+        onWait: (ms, reason) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`, waitOf(ms, reason, { kind: 'retry', ...statusOf(reason) })),
         onThrottled: (ms) => quota.pause(ms),
       });
       try {
@@ -448,6 +480,12 @@ export function describeFailure(error: unknown, secrets: readonly string[]): str
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}`;
   return redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
+}
+
+/** The HTTP status a retry's reason starts with (`HTTP 429 Too Many Requests (retry after 30 s)`). */
+function statusOf(reason: string): { status?: number } {
+  const match = /^HTTP (\d{3})\b/.exec(reason);
+  return match ? { status: Number(match[1]) } : {};
 }
 
 function uniqueEngines(engines: readonly EngineDefinition[]): EngineDefinition[] {
