@@ -5,8 +5,9 @@
  * test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { intelRoutes } from './fakes/intel.js';
@@ -19,6 +20,14 @@ const skip = skipReason();
 if (skip) process.stderr.write(`browser tests skipped: ${skip}\n`);
 
 const XSS_URL = 'https://shop.example.com/search?q=<script>window.pwned=1</script>';
+/**
+ * The README's screenshots: written to docs/screenshots/ when OAS_README_SCREENSHOTS=1 (so a plain
+ * `npm test` never rewrites tracked files), else next to the others.
+ */
+const README_SHOTS = process.env.OAS_README_SCREENSHOTS === '1' ? fileURLToPath(new URL('../../docs/screenshots/', import.meta.url)) : join(SCREENSHOTS, 'readme');
+/** The README's analysis: a little of everything, one verified phish (PhishTank) and one Tor exit (ipapi). */
+const README_TEXT = 'Alert 4711: beacon from 8.8.8.8 to example.com, then hxxps://www[.]example[.]com/login?session=9f2c; sample 44d88612fea8a8f36de82e1278abb02f mailed by billing[@]example[.]com';
+const README_ENGINES = ['reverse_dns', 'provider_11', 'provider_17', 'bad_asn', 'rdap_whois'];
 const TEXT = `Alert 4711: beacon from 8.8.8.8 and 1.1.1.1\nclicked hxxps://shop[.]example[.]com/search?q=<script>window.pwned=1</script>`;
 
 describe('the front end in Chromium', { skip }, () => {
@@ -45,6 +54,14 @@ describe('the front end in Chromium', { skip }, () => {
       if (q !== '1.1.1.1') return ipapi(req);
       await held;
       return { status: 500, json: { error: 'internal error' } };
+    });
+    // PhishTank knows one URL as a verified phish (the README's analysis).
+    upstreams.intel.route('POST /phishtank', (req) => {
+      const url = Buffer.from(new URLSearchParams(req.body).get('url') ?? '', 'base64').toString('utf8');
+      const known = url.includes('/login');
+      return { json: { meta: { status: 'success' }, results: known
+        ? { url, in_database: true, phish_id: 8841207, phish_detail_page: 'https://phishtank.org/phish_detail.php?phish_id=8841207', verified: true, verified_at: '2026-10-01T09:12:00+00:00', valid: true }
+        : { url, in_database: false } } };
     });
     const config = configFor(upstreams, { engines: { provider_11: { timeout_ms: 120_000, retries: 0 } } });
     server = await spawnServe(config.file);
@@ -262,6 +279,240 @@ describe('the front end in Chromium', { skip }, () => {
     await context.close();
   });
 
+  test('contrast: every badge class of the stylesheet, in every place it is drawn, at least 4.5:1 in both themes', async () => {
+    for (const dark of [false, true]) {
+      const { context, page } = await open({ dark });
+      await page.goto(`${server.url}/results/${analysisId}`);
+      await page.locator('#analysis-status[data-complete="true"]').waitFor();
+      // The classes come from the served stylesheet itself, so a new badge is checked too.
+      const found = await page.evaluate<{ classes: string[]; results: { sample: string; fg: string; bg: string; ratio: number }[] }>(BADGE_CONTRASTS);
+      for (const expected of ['badge-ok', 'badge-error', 'badge-empty', 'badge-pending', 'badge-not_applicable', 'verdict-malicious', 'verdict-suspicious', 'verdict-clean', 'verdict-unknown']) {
+        assert.ok(found.classes.includes(expected), `${expected} among ${found.classes.join(' ')}`);
+      }
+      assert.ok(found.results.length >= found.classes.length * 4);
+      const failing = found.results.filter((r) => r.ratio < 4.5).map((r) => `${r.sample}: ${r.fg} on ${r.bg} = ${r.ratio.toFixed(2)}`);
+      assert.deepEqual(failing, [], dark ? 'dark theme' : 'light theme');
+      await context.close();
+    }
+  });
+
+  test('contrast and overflow: every text on every page, both themes, at 1280 and 390 px', async () => {
+    for (const dark of [false, true]) {
+      for (const phone of [false, true]) {
+        const { context, page } = await open({ dark, phone });
+        const where = `${dark ? 'dark' : 'light'} ${phone ? '390' : '1280'} px`;
+        const pages: [string, string][] = [
+          ['/', '#engine-reverse_dns'],
+          [`/results/${analysisId}#table`, '#analysis-status[data-complete="true"]'],
+          [`/results/${analysisId}#cards`, '#analysis-status[data-complete="true"]'],
+          [`/results/${analysisId}#json`, '#analysis-status[data-complete="true"]'],
+          ['/history', '#history-list tbody tr'],
+        ];
+        for (const [path, ready] of pages) {
+          await page.goto(`${server.url}${path}`);
+          await page.locator(ready).first().waitFor();
+          const width = await page.evaluate<{ scroll: number; inner: number }>('({ scroll: document.scrollingElement.scrollWidth, inner: window.innerWidth })');
+          assert.ok(width.scroll <= width.inner, `${path} at ${where}: ${width.scroll} px wide in a ${width.inner} px window`);
+          const failing = await page.evaluate<string[]>(TEXT_CONTRAST_FAILURES);
+          assert.deepEqual(failing, [], `${path} at ${where}`);
+        }
+        await context.close();
+      }
+    }
+  });
+
+  test('risk at a glance: an engine summary that flags the observable is highlighted, with its level spelled', async () => {
+    const { context, page } = await open();
+    await page.goto(`${server.url}/results/${analysisId}#table`);
+    await page.locator('#analysis-status[data-complete="true"]').waitFor();
+    const flagged = row(page, '8.8.8.8').locator('td[data-engine="provider_11"]');
+    assert.match(await flagged.getAttribute('class') ?? '', /\brisk-suspicious\b/);
+    assert.match(await flagged.locator('.verdict-small').innerText(), /suspicious/i, 'the level is a word, not only a colour');
+    // The same engine on an address it does not flag, and an engine that never judges: no highlight.
+    assert.doesNotMatch(await row(page, XSS_URL).locator('td[data-engine="provider_11"]').getAttribute('class') ?? '', /risk/);
+    assert.doesNotMatch(await row(page, '8.8.8.8').locator('td[data-engine="reverse_dns"]').getAttribute('class') ?? '', /risk/);
+    assert.equal(await page.locator('td.risk').count(), 1);
+    const colours = await flagged.evaluate((cell) => {
+      const style = cell.ownerDocument.defaultView!.getComputedStyle;
+      return [style(cell).backgroundColor, style(cell.parentElement!.querySelector('td[data-engine="reverse_dns"]')!).backgroundColor];
+    });
+    assert.notEqual(colours[0], colours[1], 'the flagged cell stands out');
+
+    await page.click('button[data-view="cards"]');
+    const section = page.locator('article.card[data-observable="8.8.8.8"] .engine-section[data-engine="provider_11"]');
+    assert.match(await section.getAttribute('class') ?? '', /\brisk-suspicious\b/);
+    assert.match(await section.locator('h3 .verdict').innerText(), /suspicious/i);
+    assert.match(await section.locator('.evidence-reason').innerText(), /^Suspicious: .*Tor/i);
+    assert.equal(await page.locator('article.card[data-observable="8.8.8.8"] .engine-section[data-engine="reverse_dns"].risk').count(), 0);
+    await context.close();
+  });
+
+  test('filters by observable type and by verdict, alone and together, in the table and the cards', async () => {
+    const { context, page } = await open();
+    await page.goto(`${server.url}/results/${analysisId}#table`);
+    await page.locator('#analysis-status[data-complete="true"]').waitFor();
+    const shown = () => page.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-observable')));
+    const options = await page.locator('#type-filter option').evaluateAll((o) => o.map((x) => [x.getAttribute('value'), x.textContent]));
+    assert.deepEqual(options, [['', 'All types (3)'], ['IPv4', 'IPv4 (2)'], ['URL', 'URL (1)']]);
+    await page.selectOption('#type-filter', 'URL');
+    assert.deepEqual(await shown(), [XSS_URL]);
+    assert.equal(await page.innerText('#shown-count'), '1 of 3 observables shown');
+    await page.selectOption('#type-filter', 'IPv4');
+    assert.deepEqual(await shown(), ['8.8.8.8', '1.1.1.1']);
+    await page.selectOption('#verdict-filter', 'unknown');
+    assert.deepEqual(await shown(), ['1.1.1.1'], 'both filters apply');
+    await page.click('button[data-view="cards"]');
+    assert.deepEqual(await page.locator('article.card').evaluateAll((c) => c.map((x) => x.getAttribute('data-observable'))), ['1.1.1.1']);
+    await page.selectOption('#verdict-filter', '');
+    await page.selectOption('#type-filter', '');
+    assert.equal(await page.locator('article.card').count(), 3);
+    await context.close();
+  });
+
+  test('phone width: the cards are the default view, wider screens get the table; a chosen view wins', async () => {
+    for (const phone of [true, false]) {
+      const { context, page } = await open({ phone });
+      await page.goto(`${server.url}/results/${analysisId}`);
+      await page.locator('#analysis-status[data-complete="true"]').waitFor();
+      const expected = phone ? 'cards' : 'table';
+      assert.equal(await page.getAttribute(`button[data-view="${expected}"]`, 'aria-pressed'), 'true', `${expected} by default`);
+      assert.equal(await page.locator(phone ? 'article.card' : 'table.results-table').first().isVisible(), true);
+      await page.goto(`${server.url}/results/${analysisId}#table`);
+      await page.locator('table.results-table').waitFor();
+      assert.equal(await page.getAttribute('button[data-view="table"]', 'aria-pressed'), 'true');
+      await context.close();
+    }
+  });
+
+  test('phone width: the Analyze button stays in reach while the engine list scrolls', async () => {
+    const { context, page } = await open({ phone: true });
+    await page.goto(`${server.url}/`);
+    await page.locator('#engine-reverse_dns').waitFor();
+    const before = await page.evaluate<{ height: number; inner: number }>('({ height: document.scrollingElement.scrollHeight, inner: window.innerHeight })');
+    assert.ok(before.height > before.inner * 2, 'the form is longer than the screen');
+    for (const fraction of [0, 0.3, 0.6]) {
+      await page.evaluate(`window.scrollTo(0, ${Math.round(before.height * fraction)})`);
+      const seen = await page.evaluate<{ top: number; bottom: number; inner: number; hit: boolean }>(`(() => {
+        const r = document.getElementById('submit').getBoundingClientRect();
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+        return { top: r.top, bottom: r.bottom, inner: window.innerHeight, hit: hit === document.getElementById('submit') };
+      })()`);
+      assert.ok(seen.top >= 0 && seen.bottom <= seen.inner, `scrolled to ${fraction}: Analyze at ${seen.top}-${seen.bottom} of ${seen.inner}`);
+      assert.ok(seen.hit, `scrolled to ${fraction}: Analyze is not covered`);
+    }
+    await page.fill('#text', '8.8.8.8');
+    await page.click('#submit');
+    await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
+    await context.close();
+  });
+
+  test('phone width: history entries never break an IP or a hash in the middle', async () => {
+    const hash = '275a021bbfb6489e54d471899f7db9d1663fc695ec2fe2a2c4538aabf651fd0f';
+    const started = await (await fetch(`${server.url}/api/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: `${hash} 2001:db8:85a3::8a2e:370:7334 203.0.113.254 very-long-subdomain-name.of-a-rather-long-domain.example.com`, engines: ['reverse_dns'] }) })).json() as { analysis_id: string };
+    const { context, page } = await open({ phone: true });
+    await page.goto(`${server.url}/history`);
+    const entry = page.locator(`#history-list tr[data-id="${started.analysis_id}"]`);
+    await entry.waitFor();
+    const lines = await entry.locator('.obs').evaluateAll((codes) => codes.map((c) => [c.textContent, c.getClientRects().length, c.ownerDocument.defaultView!.getComputedStyle(c).whiteSpace]));
+    assert.equal(lines.length, 4);
+    for (const [text, boxes, whiteSpace] of lines) {
+      assert.equal(boxes, 1, `${text} on one line`);
+      assert.equal(whiteSpace, 'nowrap', `${text}`);
+    }
+    assert.equal(await entry.locator('.obs').first().getAttribute('title'), `SHA256: ${hash}`, 'the whole value in its title');
+    assert.ok(await page.evaluate<boolean>('document.scrollingElement.scrollWidth <= window.innerWidth'));
+    await context.close();
+  });
+
+  test('after reading: new analysis, copy the observables (as written and defanged), re-run with other engines prefilled', async () => {
+    const started = await (await fetch(`${server.url}/api/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'example.com 8.8.8.8 user@example.com', engines: ['public_dns', 'ipapi'] }) })).json() as { analysis_id: string };
+    const { context, page } = await open();
+    await page.goto(`${server.url}/results/${started.analysis_id}`);
+    await page.locator('#analysis-status[data-complete="true"]').waitFor();
+    assert.equal(await page.getAttribute('#new-analysis', 'href'), '/');
+
+    await page.click('#copy-observables');
+    assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), 'example.com\n8.8.8.8\nuser@example.com');
+    await page.click('#copy-defanged');
+    assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), 'example[.]com\n8[.]8[.]8[.]8\nuser[@]example[.]com');
+    await page.selectOption('#type-filter', 'IPv4');
+    await page.click('#copy-observables');
+    assert.equal(await page.evaluate<string>('navigator.clipboard.readText()'), '8.8.8.8', 'the observables shown');
+    await page.selectOption('#type-filter', '');
+
+    await page.click('#rerun');
+    await page.waitForURL(`${server.url}/#*`);
+    await page.locator('#engine-reverse_dns').waitFor();
+    assert.equal(await page.inputValue('#text'), 'example.com\n8.8.8.8\nuser@example.com');
+    const checked = await page.locator('input[name="engines"]:checked').evaluateAll((boxes) => boxes.map((b) => b.getAttribute('value')).sort());
+    assert.deepEqual(checked, ['provider_11', 'public_dns'], 'the analysis\'s engines (the alias ipapi is provider_11), not the defaults');
+    assert.match(await page.innerText('#prefill-note'), /previous analysis/);
+    await page.check('#engine-rdap_whois');
+    await page.click('#submit');
+    await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
+    await page.locator('#analysis-status[data-complete="true"]').waitFor();
+    const results = await (await fetch(`${server.url}/api/results/${page.url().split('/').pop()}`)).json() as Record<string, unknown>[];
+    assert.deepEqual(results.map((r) => r['observable']), ['example.com', '8.8.8.8', 'user@example.com']);
+    assert.deepEqual(Object.keys(results[0]!).filter((k) => ['provider_11', 'public_dns', 'rdap_whois', 'reverse_dns'].includes(k)).sort(), ['provider_11', 'public_dns', 'rdap_whois']);
+
+    await page.click('#new-analysis');
+    await page.waitForURL(`${server.url}/`);
+    await page.locator('#engine-reverse_dns').waitFor();
+    assert.equal(await page.inputValue('#text'), '');
+    assert.equal(await page.isChecked('#engine-reverse_dns'), true, 'the defaults again');
+    assert.equal(await page.locator('#prefill-note').count(), 0);
+    await context.close();
+  });
+
+  test('the picker marks and preselects only the defaults of the catalog the server runs', async () => {
+    const { context, page } = await open();
+    await page.goto(`${server.url}/`);
+    await page.locator('#engine-reverse_dns').waitFor();
+    // rdap is the older catalog's default, offered here as an extra: neither tagged default nor checked.
+    assert.equal(await page.locator('[data-engine="rdap"] .tag-default').count(), 0);
+    assert.equal(await page.isChecked('#engine-rdap'), false);
+    const tagged = await page.locator('.engine:has(.tag-default) input').evaluateAll((b) => b.map((x) => x.getAttribute('value')).sort());
+    const checked = await page.locator('input[name="engines"]:checked').evaluateAll((b) => b.map((x) => x.getAttribute('value')).sort());
+    assert.deepEqual(checked, tagged);
+    assert.deepEqual(checked, ['provider_11', 'rdap_whois', 'reverse_dns']);
+    await page.click('button[data-tag="default"]');
+    const visible = await page.locator('.engine:visible').evaluateAll((e) => e.map((x) => x.getAttribute('data-engine')).sort());
+    assert.deepEqual(visible, ['provider_11', 'rdap_whois', 'reverse_dns']);
+    await context.close();
+  });
+
+  test('README screenshots of a real analysis: table (light and dark), cards, phone', async () => {
+    mkdirSync(README_SHOTS, { recursive: true });
+    const started = await (await fetch(`${server.url}/api/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: README_TEXT, engines: README_ENGINES }) })).json() as { analysis_id: string };
+    const link = `${server.url}/results/${started.analysis_id}`;
+    const shots: { name: string; dark?: boolean; phone?: boolean; view: string }[] = [
+      { name: 'results-table-light.png', view: 'table' },
+      { name: 'results-table-dark.png', dark: true, view: 'table' },
+      { name: 'results-cards-light.png', view: 'cards' },
+      { name: 'results-phone-light.png', phone: true, view: '' },
+      { name: 'results-phone-cards-dark.png', phone: true, dark: true, view: '' },
+    ];
+    for (const shot of shots) {
+      const { context, page } = await open(shot);
+      await page.goto(shot.view ? `${link}#${shot.view}` : link);
+      await page.locator('#analysis-status[data-complete="true"]').waitFor();
+      if (shot.view === 'table') {
+        assert.equal(await row(page, 'https://www.example.com/login?session=9f2c').locator('td.verdict-cell .verdict').getAttribute('data-verdict'), 'malicious');
+        assert.equal(await page.locator('td.risk').count(), 2, 'the phish and the Tor exit');
+      }
+      if (shot.phone) assert.equal(await page.locator('article.card').count(), 5, 'the cards by default');
+      if (shot.phone && shot.dark) await page.locator('article.card').first().evaluate((card) => card.scrollIntoView());
+      await page.screenshot({ path: join(README_SHOTS, shot.name), fullPage: false });
+      await context.close();
+    }
+    const { context, page } = await open();
+    await page.goto(`${server.url}/`);
+    await page.locator('#engine-reverse_dns').waitFor();
+    await page.fill('#text', README_TEXT);
+    await page.screenshot({ path: join(README_SHOTS, 'analyze-light.png'), fullPage: false });
+    await context.close();
+  });
+
   test('screenshots of every page, light and dark, desktop and phone', async () => {
     for (const dark of [false, true]) {
       const theme = dark ? 'dark' : 'light';
@@ -361,6 +612,44 @@ describe('signing in to a server with api_token, in Chromium', { skip }, () => {
   });
 });
 
+describe('the engine picker of a server running the older catalog, in Chromium', { skip }, () => {
+  let upstreams: Upstreams;
+  let server: ServeProcess;
+  let browser: Browser;
+
+  before(async () => {
+    upstreams = await startUpstreams();
+    server = await spawnServe(configFor(upstreams, { catalog: 'older' }).file);
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop();
+    await upstreams?.close();
+  });
+
+  test('the older catalog\'s defaults (rdap among them) are tagged default and preselected, and nothing else is', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/`);
+    await page.locator('#engine-rdap').waitFor();
+    const expected = ((await (await fetch(`${server.url}/ui/engines`)).json()) as { engines: { id: string; default: boolean }[] }).engines.filter((e) => e.default).map((e) => e.id).sort();
+    assert.deepEqual(expected, ['provider_13', 'rdap', 'reverse_dns']);
+    const checked = await page.locator('input[name="engines"]:checked').evaluateAll((b) => b.map((x) => x.getAttribute('value')).sort());
+    assert.deepEqual(checked, expected);
+    const tagged = await page.locator('.engine:has(.tag-default)').evaluateAll((e) => e.map((x) => x.getAttribute('data-engine')).sort());
+    assert.deepEqual(tagged, expected);
+    assert.equal(await page.isChecked('#engine-rdap'), true);
+    assert.equal(await page.locator('#engine-rdap_whois').count(), 0, 'the main catalog\'s rdap_whois is not offered');
+    await page.fill('#text', 'example.com');
+    await page.click('#submit');
+    await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
+    await page.locator('#analysis-status[data-complete="true"]').waitFor();
+    assert.match(await page.locator('tbody tr[data-observable="example.com"] td[data-engine="rdap"]').getAttribute('class') ?? '', /status-ok/);
+    await context.close();
+  });
+});
+
 /** WCAG 2 contrast of two computed colours (`rgb(r, g, b)`). */
 function contrastOf(a: string, b: string): number {
   const luminance = (colour: string) => {
@@ -374,3 +663,103 @@ function contrastOf(a: string, b: string): number {
   const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p) as [number, number];
   return (x + 0.05) / (y + 0.05);
 }
+
+/**
+ * Colour arithmetic run in the page: computed colours (rgb, rgba, color(srgb)), the background an
+ * element is drawn on (every ancestor's background composited, root first), WCAG 2 contrast.
+ */
+const COLOUR_TOOLS = String.raw`
+  const parse = (c) => {
+    const rgb = c.match(/rgba?\(([^)]+)\)/);
+    if (rgb) { const p = rgb[1].split(/[\s,\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p[3] ?? 1]; }
+    const srgb = c.match(/color\(srgb ([^)]+)\)/);
+    if (srgb) { const p = srgb[1].split(/[\s\/]+/).filter(Boolean).map(Number); return [p[0] * 255, p[1] * 255, p[2] * 255, p[3] ?? 1]; }
+    throw new Error('unreadable colour ' + c);
+  };
+  const over = (top, bottom) => [0, 1, 2].map((i) => top[i] * top[3] + bottom[i] * (1 - top[3])).concat(1);
+  const backgroundOf = (el) => {
+    const layers = [];
+    for (let n = el; n; n = n.parentElement) layers.push(parse(getComputedStyle(n).backgroundColor));
+    return layers.reverse().reduce((below, layer) => over(layer, below), [255, 255, 255, 1]);
+  };
+  const opacityOf = (el) => { let o = 1; for (let n = el; n; n = n.parentElement) o *= Number(getComputedStyle(n).opacity); return o; };
+  const luminance = (c) => { const [r, g, b] = c.slice(0, 3).map((v) => { const s = v / 255; return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const ratioOf = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+  const show = (c) => 'rgb(' + c.slice(0, 3).map((v) => Math.round(v)).join(', ') + ')';
+  const contrast = (el, colour) => {
+    const bg = backgroundOf(el);
+    const raw = parse(colour ?? getComputedStyle(el).color);
+    const fg = over([raw[0], raw[1], raw[2], raw[3] * opacityOf(el)], bg);
+    return { ratio: ratioOf(fg, bg), fg: show(fg), bg: show(bg) };
+  };
+`;
+
+/**
+ * Every badge class the served stylesheet defines (`.badge-*`, `.verdict-*`), drawn in each place
+ * badges appear (panel, card section, risk-highlighted section and cell, history row): contrasts.
+ */
+const BADGE_CONTRASTS = String.raw`(() => {
+  ${COLOUR_TOOLS}
+  const classes = new Set();
+  const visit = (rules) => { for (const rule of rules) {
+    if (rule.selectorText) for (const m of rule.selectorText.matchAll(/\.((?:badge|verdict)-[A-Za-z0-9_]+)/g)) classes.add(m[1]);
+    if (rule.cssRules) visit(rule.cssRules);
+  } };
+  for (const sheet of document.styleSheets) visit(sheet.cssRules);
+  const make = (tag, cls, parent) => { const n = document.createElement(tag); if (cls) n.className = cls; parent.appendChild(n); return n; };
+  const fixture = make('div', 'fixture', document.getElementById('main'));
+  const contexts = {
+    panel: () => make('section', 'panel', fixture),
+    'card section': () => make('section', 'engine-section', make('article', 'card', make('div', 'cards', fixture))),
+    'suspicious card section': () => make('section', 'engine-section risk risk-suspicious', make('article', 'card', make('div', 'cards', fixture))),
+    'malicious card section': () => make('section', 'engine-section risk risk-malicious', make('article', 'card', make('div', 'cards', fixture))),
+    'suspicious table cell': () => make('td', 'cell risk risk-suspicious', make('tr', '', make('tbody', '', make('table', 'results-table', fixture)))),
+    'malicious table cell': () => make('td', 'cell risk risk-malicious', make('tr', '', make('tbody', '', make('table', 'results-table', fixture)))),
+    'history row': () => make('td', 'history-verdict', make('tr', '', make('tbody', '', make('table', 'history-table', fixture)))),
+  };
+  const results = [];
+  for (const cls of classes) {
+    for (const [where, context] of Object.entries(contexts)) {
+      const badge = make('span', (cls.startsWith('badge-') ? 'badge ' : 'verdict ') + cls, context());
+      badge.textContent = 'sample';
+      results.push({ sample: cls + ' in ' + where, ...contrast(badge) });
+    }
+  }
+  fixture.remove();
+  return { classes: [...classes], results };
+})()`;
+
+/**
+ * Every text the page draws (each element with text of its own, form controls and placeholders):
+ * the ones under 4.5:1. Disabled controls are exempt (WCAG 1.4.3), as are texts that are not drawn
+ * (hidden, clipped for screen readers only, the skip link off screen until focused).
+ */
+const TEXT_CONTRAST_FAILURES = String.raw`(() => {
+  ${COLOUR_TOOLS}
+  const failures = [];
+  const drawn = (el) => {
+    if (el.closest('script, style, noscript, option, :disabled, [aria-disabled="true"]')) return false;
+    const rect = el.getBoundingClientRect();
+    if (rect.width <= 1 || rect.height <= 1 || rect.right <= 0 || rect.bottom <= 0) return false;
+    return getComputedStyle(el).visibility === 'visible';
+  };
+  const check = (el, what, colour) => {
+    const c = contrast(el, colour);
+    if (c.ratio < 4.5) failures.push(what + ': ' + c.fg + ' on ' + c.bg + ' = ' + c.ratio.toFixed(2));
+  };
+  const label = (el) => el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '') + (el.id ? '#' + el.id : '');
+  const seen = new Set();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+    const el = text.parentElement;
+    if (!el || seen.has(el) || text.textContent.trim() === '') continue;
+    seen.add(el);
+    if (drawn(el)) check(el, label(el) + ' "' + text.textContent.trim().slice(0, 40) + '"');
+  }
+  for (const control of document.querySelectorAll('input:not([type="checkbox"]):not([type="radio"]), textarea, select')) {
+    if (!drawn(control)) continue;
+    check(control, label(control));
+    if (control.getAttribute('placeholder')) check(control, label(control) + ' placeholder', getComputedStyle(control, '::placeholder').color);
+  }
+  return failures;
+})()`;

@@ -28,17 +28,37 @@ const DIRS = [
   fileURLToPath(new URL('../../../web/static/', import.meta.url)),
 ];
 
-export function loadAssets(dirs: readonly string[] = DIRS): Map<string, Asset> {
+/**
+ * Browser libraries from the dependencies (node_modules), served under /assets/<name> like the
+ * rest: cytoscape draws the results page's graph view (its self-contained ES module build: no
+ * eval, no other file; the page imports it only when the graph view opens).
+ */
+export const LIBRARIES: Record<string, string> = {
+  'cytoscape.js': 'cytoscape/dist/cytoscape.esm.min.mjs',
+};
+
+export function loadAssets(dirs: readonly string[] = DIRS, libraries: Record<string, string> = LIBRARIES): Map<string, Asset> {
   const assets = new Map<string, Asset>();
+  const add = (name: string, file: string) => {
+    const body = readFileSync(file);
+    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+    assets.set(name, { body, type: TYPES[extname(name)]!, etag });
+  };
   for (const dir of dirs) {
     if (!existsSync(dir)) continue;
     for (const name of readdirSync(dir)) {
-      const type = TYPES[extname(name)];
-      if (!type) continue;
-      const body = readFileSync(join(dir, name));
-      const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-      assets.set(name, { body, type, etag });
+      if (!TYPES[extname(name)]) continue;
+      add(name, join(dir, name));
     }
+  }
+  for (const [name, specifier] of Object.entries(libraries)) {
+    let file: string;
+    try {
+      file = fileURLToPath(import.meta.resolve(specifier));
+    } catch {
+      continue; // not installed: the page says the graph cannot be drawn and keeps its text form
+    }
+    if (TYPES[extname(name)] && existsSync(file)) add(name, file);
   }
   return assets;
 }

@@ -4,8 +4,9 @@ import { engineOutcome, observableVerdict } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import { genericDetails } from './details.js';
+import { observableGraph } from './graph-view.js';
 import { safeHref } from './fields.js';
-import type { AnalysisView, CellView, DetailFieldView, ObservableView } from './types.js';
+import type { AnalysisView, CellView, DetailFieldView, EvidenceView, ObservableView } from './types.js';
 
 /**
  * `have`: indices of finished observables the page already holds; they are left out of
@@ -47,6 +48,7 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
         verdict,
         reasons,
         cells: record.engines.map((key) => cell(result, key, catalog)),
+        graph: observableGraph(result, catalog, verdict),
       } satisfies ObservableView;
     }),
     results: record.results.map((result, index) => (skip(index) ? null : result)),
@@ -55,8 +57,25 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
 
 function cell(result: ObservableResult, key: string, catalog: Catalog): CellView {
   const outcome = engineOutcome(result, key, catalog);
-  if (outcome.status !== 'ok') return { engine: key, ...outcome, fields: [] };
-  return { engine: key, ...outcome, fields: details(result, key, catalog) };
+  const judged = outcome.status === 'ok' || outcome.status === 'empty' ? evidence(result, key, catalog) : null;
+  if (outcome.status !== 'ok') return { engine: key, ...outcome, fields: [], evidence: judged };
+  return { engine: key, ...outcome, fields: details(result, key, catalog), evidence: judged };
+}
+
+/**
+ * What the engine's answer says (its `evidence()`, as the verdict reads it), or null when it does
+ * not judge. Only called for an engine that applies and did not fail (`ok` or `empty`).
+ */
+function evidence(result: ObservableResult, key: string, catalog: Catalog): EvidenceView | null {
+  const engine = catalog.find(key);
+  const value = result[key];
+  if (!engine?.evidence || value === undefined) return null;
+  try {
+    const found = engine.evidence(value as never);
+    return found ? { level: found.level, reason: found.reason } : null;
+  } catch {
+    return null; // an answer the rule cannot read judges nothing
+  }
 }
 
 /** The engine's own card fields when it declares them, else the result's fields; hrefs are re-checked. */

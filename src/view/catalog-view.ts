@@ -1,4 +1,7 @@
-/** The engine picker's data: every engine, whether it can be selected, and where to configure it. */
+/**
+ * The engine picker's data: every engine, whether it can be selected, and where to configure it.
+ * `default` (and the `default` tag) follow the catalog variant the server runs.
+ */
 import type { Catalog } from '../engine/catalog.js';
 import { credentialEnvNames } from '../config/load.js';
 import type { Config } from '../config/schema.js';
@@ -15,7 +18,9 @@ export function catalogView(catalog: Catalog, config: Config): CatalogView {
         service: engine.service,
         label: engine.label,
         description: engine.description,
-        tags: [...engine.tags],
+        // `default` means "preselected here": an extra of another variant (the older catalog's
+        // `rdap` on a main-catalog server) is not a default of the catalog the server runs.
+        tags: engine.tags.filter((tag) => tag !== 'default' || catalog.isDefault(engine)),
         types: [...engine.types],
         catalog: catalog.variantOf(engine),
         default: catalog.isDefault(engine),

@@ -65,6 +65,18 @@ export interface CellView {
   /** One line: the engine's summary, the error, "no data"... */
   summary: string;
   fields: DetailFieldView[];
+  /**
+   * What the engine's answer says about the observable (its `evidence()`), for an engine that ran
+   * (`ok` or `empty`); null when it does not judge, failed, or is still running. A `suspicious` or
+   * `malicious` level is a risk signal (VPN, Tor, proxy, detections, listed ASN...).
+   */
+  evidence?: EvidenceView | null;
+}
+
+/** One engine's evidence: its level and one-line reason (e.g. "Tor exit node"). */
+export interface EvidenceView {
+  level: 'malicious' | 'suspicious' | 'clean';
+  reason: string;
 }
 
 export interface ObservableView {
@@ -79,6 +91,43 @@ export interface ObservableView {
   reasons: string[];
   /** One per column of `AnalysisView.engines`, same order. */
   cells: CellView[];
+  /** The graph view's nodes and edges for this observable (src/view/graph-view.ts); absent while it runs. */
+  graph?: ObservableGraphView;
+}
+
+/** What the graph view draws: observables, the IPs they resolve to, ASNs and the engines that flag them. */
+export type GraphNodeKind = 'observable' | 'ip' | 'asn' | 'engine';
+
+export interface GraphNodeView {
+  /** Stable across observables (`obs:<value>`, `ip:<address>`, `asn:<digits>`, `engine:<key>`): the page merges by id. */
+  id: string;
+  kind: GraphNodeKind;
+  label: string;
+  /** Observables: their verdict. */
+  verdict?: VerdictName;
+  /** Observables: their type (`IPv4`, `FQDN`...). */
+  type?: string;
+  /** Engines: the most severe thing they said here. */
+  level?: 'malicious' | 'suspicious';
+  /** ASNs: listed in a bad-ASN list (bad_asn). */
+  listed?: boolean;
+}
+
+export interface GraphEdgeView {
+  id: string;
+  source: string;
+  target: string;
+  /** observable → its reversed IP; IP → ASN; engine → what it flags. */
+  relation: 'resolves_to' | 'in_asn' | 'flags';
+  /** `flags`: the evidence level. */
+  level?: 'malicious' | 'suspicious';
+  /** One line for the text alternative: the engines that named the ASN, the evidence's reason. */
+  note: string;
+}
+
+export interface ObservableGraphView {
+  nodes: GraphNodeView[];
+  edges: GraphEdgeView[];
 }
 
 export interface AnalysisView {

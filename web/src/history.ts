@@ -81,10 +81,12 @@ function renderTable(items: HistoryItemView[]): HTMLElement {
         el('th', { scope: 'col' }, 'Engines'),
         el('th', { scope: 'col' }, 'Status'))),
       el('tbody', null, items.map((item) => el('tr', { 'data-id': item.id },
-        el('td', null, el('a', { href: `/results/${encodeURIComponent(item.id)}` }, formatTime(item.created_at))),
+        el('td', { class: 'history-started' }, el('a', { href: `/results/${encodeURIComponent(item.id)}` }, formatTime(item.created_at))),
         el('td', { class: 'history-verdict' }, item.verdicts ? verdictSummary(item.verdicts) : null),
         el('td', { class: 'obs-list' },
-          item.observables.map((o) => el('code', { class: 'obs', title: o.type }, o.value)),
+          // Never broken in the middle (an IP or hash cut in two reads as two values): one line
+          // each, clipped with an ellipsis when wider than the column, in full in the title.
+          item.observables.map((o) => el('code', { class: 'obs', title: `${o.type}: ${o.value}` }, o.value)),
           item.observable_count > item.observables.length ? el('span', { class: 'muted' }, ` +${item.observable_count - item.observables.length} more`) : null),
         el('td', null, item.engine_labels.join(', ')),
         el('td', null, item.complete

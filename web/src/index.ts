@@ -3,6 +3,10 @@
  * catalog) and filtered by the spec's tags and by name; the `default` engines are preselected;
  * an engine whose key is not configured is shown but cannot be selected. Ctrl+Enter submits.
  * Submitting calls POST {prefix}analyze like any other client, then opens the results page.
+ *
+ * "Re-run with other engines" on a results page opens `/#text=...&engines=a,b`: the text and the
+ * engines are prefilled from the address's fragment (never sent to the server), in place of the
+ * defaults. Engines are matched by id or service name; one the server cannot run is reported.
  */
 import { ApiError, apiPath, getJson, postJson } from './api.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
@@ -18,6 +22,21 @@ interface PickerState {
   search: string;
 }
 
+/** What the address's fragment asks to prefill: `#text=...&engines=id,alias`. */
+interface Prefill {
+  text: string | null;
+  engines: string[] | null;
+}
+
+function prefillFromHash(): Prefill {
+  const params = new URLSearchParams(window.location.hash.slice(1));
+  const engines = params.get('engines');
+  return {
+    text: params.get('text'),
+    engines: engines === null ? null : engines.split(',').map((e) => e.trim()).filter(Boolean),
+  };
+}
+
 async function main(): Promise<void> {
   const root = mainElement();
   let catalog: CatalogView;
@@ -27,11 +46,11 @@ async function main(): Promise<void> {
     replace(root, errorNotice(`Could not load the engine list: ${error instanceof Error ? error.message : String(error)}`));
     return;
   }
-  root.appendChild(renderForm(catalog));
+  root.appendChild(renderForm(catalog, prefillFromHash()));
   document.getElementById('text')?.focus();
 }
 
-function renderForm(catalog: CatalogView): HTMLElement {
+function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   const state: PickerState = { tag: null, search: '' };
   const text = el('textarea', {
     id: 'text',
@@ -48,8 +67,16 @@ function renderForm(catalog: CatalogView): HTMLElement {
   const submit = el('button', { type: 'submit', class: 'primary', id: 'submit' }, 'Analyze');
   const count = el('span', { class: 'muted', id: 'selected-count' });
 
+  if (prefill.text !== null) text.value = prefill.text;
   const checkboxes = new Map<string, HTMLInputElement>();
   const items = new Map<string, HTMLElement>();
+  // Prefilled engines (a re-run) replace the defaults when at least one of them can run here.
+  const byName = new Map<string, EngineView>();
+  for (const engine of catalog.engines) for (const name of [engine.id, engine.service]) byName.set(name.toLowerCase(), engine);
+  const wanted = (prefill.engines ?? []).map((name) => ({ name, engine: byName.get(name.toLowerCase()) }));
+  const rerun = new Set(wanted.flatMap((w) => (w.engine?.configured ? [w.engine.id] : [])));
+  const unavailable = wanted.filter((w) => !w.engine?.configured).map((w) => w.name);
+  const preselected = (engine: EngineView) => engine.configured && (rerun.size > 0 ? rerun.has(engine.id) : engine.default);
   for (const engine of catalog.engines) {
     const box = el('input', {
       type: 'checkbox',
@@ -59,7 +86,7 @@ function renderForm(catalog: CatalogView): HTMLElement {
       disabled: !engine.configured,
       'aria-describedby': `engine-${engine.id}-desc`,
     });
-    box.checked = engine.configured && engine.default;
+    box.checked = preselected(engine);
     box.addEventListener('change', () => updateCount());
     checkboxes.set(engine.id, box);
     items.set(engine.id, engineItem(engine, box));
@@ -79,6 +106,11 @@ function renderForm(catalog: CatalogView): HTMLElement {
     return { section, list };
   });
   const noMatch = el('p', { class: 'muted', hidden: true, id: 'no-engine-match' }, 'No engine matches this filter.');
+  const prefillNote = rerun.size > 0 || unavailable.length > 0
+    ? el('p', { class: 'notice prefill-note', id: 'prefill-note', role: 'status' },
+        rerun.size > 0 ? 'The observables and engines of the previous analysis are filled in: change the engines, then analyze.' : 'The observables of the previous analysis are filled in.',
+        unavailable.length > 0 ? ` Not available here: ${unavailable.join(', ')}.` : null)
+    : null;
 
   const chips = [null, ...TAG_FILTERS].map((tag) => {
     const chip = el('button', { type: 'button', class: 'chip', 'data-tag': tag ?? 'all', 'aria-pressed': tag === state.tag ? 'true' : 'false' }, tag ?? 'all');
@@ -135,6 +167,7 @@ function renderForm(catalog: CatalogView): HTMLElement {
   }
 
   const form = el('form', { id: 'analyze-form', class: 'analyze-form', novalidate: true },
+    prefillNote,
     el('div', { class: 'field' },
       el('label', { for: 'text', class: 'field-label' }, 'Observables'),
       text,
@@ -146,7 +179,8 @@ function renderForm(catalog: CatalogView): HTMLElement {
         el('div', { class: 'engine-actions' }, search, selectShown, clear, defaults)),
       groupElements.map((g) => g.section),
       noMatch),
-    el('div', { class: 'form-footer' },
+    // Sticky at the bottom of the window: Analyze stays in reach below a long engine list.
+    el('div', { class: 'form-footer', id: 'form-footer' },
       el('label', { class: 'check' }, ignoreCache, ' Ignore cache (ask every source again)'),
       submit),
     formError);

@@ -1,9 +1,12 @@
 /**
  * The cards view: one card per observable, one section per engine that applies, with the fields
- * that matter and links to the source. Links open in a new tab and carry no referrer.
+ * that matter and links to the source. Links open in a new tab and carry no referrer. An engine
+ * whose answer is a risk signal (suspicious or malicious evidence) is highlighted: its badge spells
+ * the level and its reason is shown.
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
+import { riskOf } from './results-table.js';
 import { reasonsList, verdictBadge } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
@@ -38,9 +41,13 @@ function renderCard(row: ObservableView, labels: Map<string, string>, result: ()
 }
 
 function renderSection(cell: CellView, label: string): HTMLElement {
-  return el('section', { class: `engine-section status-${cell.status}`, 'data-engine': cell.engine },
-    el('h3', null, label, ' ', el('span', { class: `badge badge-${cell.status}` }, STATUS_LABEL[cell.status])),
+  const risk = riskOf(cell);
+  return el('section', { class: `engine-section status-${cell.status}${risk ? ` risk risk-${risk}` : ''}`, 'data-engine': cell.engine, 'data-evidence': cell.evidence?.level ?? null },
+    el('h3', null, label, ' ', risk
+      ? verdictBadge(risk, `${label} flags it ${risk}`, 'verdict-small')
+      : el('span', { class: `badge badge-${cell.status}` }, STATUS_LABEL[cell.status])),
     cell.status === 'ok' ? el('p', { class: 'summary' }, cell.summary) : null,
+    risk && cell.evidence ? el('p', { class: 'evidence-reason' }, `${risk[0]!.toUpperCase()}${risk.slice(1)}: ${cell.evidence.reason}`) : null,
     cell.status === 'error' ? el('p', { class: 'error-text' }, cell.summary.replace(/^error: /, '')) : null,
     cell.fields.length > 0
       ? el('dl', { class: 'fields' }, cell.fields.map((field) => [

@@ -1,6 +1,8 @@
 /**
  * The table view: one row per observable, its verdict (badge and reasons), one column per engine
- * with its one-line summary.
+ * with its one-line summary. A summary that carries a risk signal (the engine's evidence is
+ * suspicious or malicious: VPN, Tor, proxy, detections, listed ASN...) is highlighted and starts
+ * with a small badge spelling the level.
  * Columns sort on click (again to reverse), the header stays in view while scrolling.
  */
 import { copyButtons } from './observable-actions.js';
@@ -14,14 +16,21 @@ export interface SortState {
   direction: 'ascending' | 'descending';
 }
 
-function cellContent(cell: CellView): Node | string {
+/** The risk level of a cell when its engine flags the observable, else null. */
+export function riskOf(cell: CellView): 'malicious' | 'suspicious' | null {
+  const level = cell.evidence?.level;
+  return level === 'malicious' || level === 'suspicious' ? level : null;
+}
+
+function cellContent(cell: CellView): Node | string | (Node | string)[] {
+  const risk = riskOf(cell);
   switch (cell.status) {
     case 'ok':
-      return cell.summary;
+      return risk ? [verdictBadge(risk, cell.evidence?.reason, 'verdict-small'), ' ', cell.summary] : cell.summary;
     case 'error':
       return el('span', null, el('span', { class: 'status-label' }, 'error'), ' ', cell.summary.replace(/^error: /, ''));
     case 'empty':
-      return el('span', { class: 'status-label' }, 'no data');
+      return risk ? [verdictBadge(risk, cell.evidence?.reason, 'verdict-small'), ' ', cell.evidence?.reason ?? 'no data'] : el('span', { class: 'status-label' }, 'no data');
     case 'not_applicable':
       return el('span', { class: 'status-label', 'aria-label': cell.summary }, '—');
     case 'pending':
@@ -57,7 +66,15 @@ function renderRow(row: ObservableView, result: () => unknown): HTMLElement {
     el('td', { class: 'verdict-cell', 'data-verdict': row.verdict ?? 'pending' },
       row.verdict ? [verdictBadge(row.verdict), reasonsList(row.reasons)] : el('span', { class: 'status-label pending' }, 'running…')),
     el('td', null, el('span', { class: 'type' }, row.type)),
-    row.cells.map((cell) => el('td', { class: `cell status-${cell.status}`, 'data-engine': cell.engine, title: cell.summary }, cellContent(cell))));
+    row.cells.map((cell) => {
+      const risk = riskOf(cell);
+      return el('td', {
+        class: `cell status-${cell.status}${risk ? ` risk risk-${risk}` : ''}`,
+        'data-engine': cell.engine,
+        'data-evidence': cell.evidence?.level ?? null,
+        title: risk && cell.evidence ? `${cell.summary} (${risk}: ${cell.evidence.reason})` : cell.summary,
+      }, cellContent(cell));
+    }));
 }
 
 function sortRows(view: AnalysisView, rows: ObservableView[], sort: SortState): ObservableView[] {

@@ -2,24 +2,33 @@
  * `/results/<id>`: the analysis as it runs. Polls the live view (/ui/analyses/<id>) every second,
  * so each observable shows up as soon as it is done; once the view says complete (which it says
  * only once the result is stored), the whole result comes from GET {prefix}results/<id> (the JSON
- * view, "copy JSON"). Three views (table, cards, raw JSON), a filter by text and one by verdict,
- * sorting, copy buttons and exports.
+ * view, "copy JSON"). Three views (table, cards, raw JSON), a filter by text, one by observable
+ * type and one by verdict, sorting, copy buttons and exports. The view is the address's fragment
+ * (`#cards`); without one, phones get the cards and wider screens the table.
+ *
+ * What comes next: "New analysis", copy the observables shown (as written, one a line, or
+ * defanged), and "Re-run with other engines" (the form, prefilled through its fragment with the
+ * observables shown and this analysis's engines).
  */
 import { ApiError, apiPath, getJson } from './api.js';
 import { copyButton } from './clipboard.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
-import { formatDuration, formatTime, plural } from './format.js';
+import { defang, formatDuration, formatTime, plural } from './format.js';
 import { renderCards } from './results-cards.js';
+import { renderGraph } from './results-graph.js';
 import { renderTable, type SortState } from './results-table.js';
 import { VERDICT_NAMES } from './verdict.js';
 import type { AnalysisView, ObservableView, VerdictName } from '../../src/view/types.js';
 
-type ViewName = 'table' | 'cards' | 'json';
+type ViewName = 'table' | 'cards' | 'graph' | 'json';
 const VIEWS: { name: ViewName; label: string }[] = [
   { name: 'table', label: 'Table' },
   { name: 'cards', label: 'Cards' },
+  { name: 'graph', label: 'Graph' },
   { name: 'json', label: 'JSON' },
 ];
+/** Below this width (the stylesheet's phone layout) the cards are the default view. */
+const PHONE_QUERY = '(max-width: 640px)';
 const POLL_MS = 1000;
 const RETRY_MS = 3000;
 
@@ -46,13 +55,17 @@ const state: {
   view: ViewName;
   filter: string;
   verdict: VerdictFilter;
+  /** An observable type (`IPv4`, `URL`...), or '' for every type. */
+  type: string;
   sort: SortState | null;
   data: AnalysisView | null;
-} = { view: viewFromHash(), filter: '', verdict: '', sort: null, data: null };
+} = { view: viewFromHash(), filter: '', verdict: '', type: '', sort: null, data: null };
 
+/** The view the address names, else the default for the screen: cards on a phone, else the table. */
 function viewFromHash(): ViewName {
   const name = window.location.hash.slice(1);
-  return VIEWS.some((v) => v.name === name) ? (name as ViewName) : 'table';
+  if (VIEWS.some((v) => v.name === name)) return name as ViewName;
+  return window.matchMedia(PHONE_QUERY).matches ? 'cards' : 'table';
 }
 
 // --- layout, built once ---
@@ -78,6 +91,11 @@ verdictFilter.addEventListener('change', () => {
   state.verdict = verdictFilter.value as VerdictFilter;
   renderContent();
 });
+const typeFilter = el('select', { id: 'type-filter', 'aria-label': 'Filter by observable type' }, el('option', { value: '' }, 'All types'));
+typeFilter.addEventListener('change', () => {
+  state.type = typeFilter.value;
+  renderContent();
+});
 const shownCount = el('span', { class: 'muted', id: 'shown-count' });
 const copyAll = copyButton('Copy JSON', () => JSON.stringify(currentJson(), null, 2), 'Copy the whole result as JSON', 'button');
 const exportLinks = EXPORTS.map((e) => ({
@@ -86,12 +104,21 @@ const exportLinks = EXPORTS.map((e) => ({
 }));
 const content = el('div', { id: 'view', class: 'view' });
 
+// What comes next, once the results are read.
+const newAnalysis = el('a', { href: '/', class: 'button', id: 'new-analysis' }, 'New analysis');
+const rerun = el('a', { href: '/', class: 'button', id: 'rerun', title: 'Open the form with these observables and engines filled in' }, 'Re-run with other engines');
+const copyObservables = copyButton('Copy observables', () => shownRows().map((r) => r.observable).join('\n'), 'Copy the observables shown, one a line', 'button');
+copyObservables.id = 'copy-observables';
+const copyDefanged = copyButton('Copy defanged', () => shownRows().map((r) => defang(r.observable, r.type)).join('\n'), 'Copy the observables shown, defanged, one a line', 'button');
+copyDefanged.id = 'copy-defanged';
+const nextSteps = el('div', { class: 'next-steps', role: 'group', 'aria-label': 'Next steps' }, newAnalysis, rerun, copyObservables, copyDefanged);
+
 function layout(): HTMLElement {
   return el('section', { class: 'panel results' },
-    el('div', { class: 'results-head' }, title, meta, status),
+    el('div', { class: 'results-head' }, title, meta, status, nextSteps),
     el('div', { class: 'toolbar' },
       el('div', { class: 'tabs', role: 'group', 'aria-label': 'View' }, viewButtons),
-      el('div', { class: 'filter' }, filter, verdictFilter, shownCount),
+      el('div', { class: 'filter' }, filter, typeFilter, verdictFilter, shownCount),
       el('div', { class: 'actions' }, copyAll,
         el('span', { class: 'downloads', role: 'group', 'aria-label': 'Downloads' },
           el('span', { class: 'muted', 'aria-hidden': 'true' }, 'Download:'), exportLinks.map((e) => e.link)))),
@@ -110,7 +137,13 @@ function currentJson(): unknown[] {
   return state.data?.results.filter((r) => r !== null) ?? [];
 }
 
+/** The observables the filters let through, in input order. */
+function shownRows(): ObservableView[] {
+  return state.data?.observables.filter(matches) ?? [];
+}
+
 function matches(row: ObservableView): boolean {
+  if (state.type !== '' && row.type !== state.type) return false;
   if (state.verdict === 'flagged' ? row.verdict !== 'malicious' && row.verdict !== 'suspicious' : state.verdict !== '' && row.verdict !== state.verdict) return false;
   if (state.filter === '') return true;
   const text = [row.observable, row.type, row.reversed_ip ?? '', row.verdict ?? '', ...row.reasons, ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
@@ -124,6 +157,27 @@ function renderVerdictCounts(data: AnalysisView): void {
     const option = verdictFilter.options[i];
     if (option) option.textContent = `${f.label} (${count(f.value)})`;
   });
+}
+
+/** The type filter's options: the types present, each with how many observables it shows. */
+function renderTypeOptions(data: AnalysisView): void {
+  const counts = new Map<string, number>();
+  for (const row of data.observables) counts.set(row.type, (counts.get(row.type) ?? 0) + 1);
+  const options = [{ value: '', label: 'All types', count: data.observables.length }, ...[...counts].map(([type, count]) => ({ value: type, label: type, count }))];
+  if (state.type !== '' && !counts.has(state.type)) options.push({ value: state.type, label: state.type, count: 0 });
+  const signature = options.map((o) => `${o.value}:${o.count}`).join('|');
+  if (typeFilter.dataset['signature'] === signature) return;
+  typeFilter.dataset['signature'] = signature;
+  replace(typeFilter, options.map((o) => el('option', { value: o.value }, `${o.label} (${o.count})`)));
+  typeFilter.value = state.type;
+}
+
+/** "Re-run with other engines": the form, its fragment carrying the observables shown and the engines. */
+function renderRerun(data: AnalysisView, rows: ObservableView[]): void {
+  const params = new URLSearchParams({ text: rows.map((r) => r.observable).join('\n'), engines: data.engines.map((e) => e.key).join(',') });
+  rerun.href = `/#${params}`;
+  const scope = rows.length === data.observables.length ? 'these observables' : `the ${plural(rows.length, 'observable')} shown`;
+  rerun.title = `Open the form with ${scope} and these engines filled in`;
 }
 
 function renderHeader(data: AnalysisView): void {
@@ -150,7 +204,9 @@ function renderContent(): void {
   const data = state.data;
   if (!data) return;
   renderVerdictCounts(data);
+  renderTypeOptions(data);
   const rows = data.observables.filter(matches);
+  renderRerun(data, rows);
   shownCount.textContent = rows.length === data.observables.length ? plural(rows.length, 'observable') : `${rows.length} of ${plural(data.observables.length, 'observable')} shown`;
   const focus = focusKey();
   const scroller = content.querySelector('.table-wrap');
@@ -163,8 +219,10 @@ function renderContent(): void {
     }));
   } else if (state.view === 'cards') {
     replace(content, renderCards(data, rows));
+  } else if (state.view === 'graph') {
+    replace(content, renderGraph(data, rows));
   } else {
-    const json = state.filter === '' && state.verdict === '' ? currentJson() : currentJson().filter((r) => rows.some((row) => isResultOf(r, row)));
+    const json = state.filter === '' && state.verdict === '' && state.type === '' ? currentJson() : currentJson().filter((r) => rows.some((row) => isResultOf(r, row)));
     replace(content,
       data.complete ? null : el('p', { class: 'muted' }, `Partial: ${plural(json.length, 'observable')} so far; the rest follow as they finish.`),
       el('pre', { class: 'json', id: 'raw-json', tabindex: 0, 'aria-label': 'Raw JSON' }, JSON.stringify(json, null, 2)));

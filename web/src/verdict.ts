@@ -13,8 +13,9 @@ const SIGN: Record<VerdictName, string> = { malicious: '✖', suspicious: '!', c
 /** Most severe first: the order of a sort by verdict. */
 export const VERDICT_RANK: Record<VerdictName, number> = { malicious: 0, suspicious: 1, clean: 2, unknown: 3 };
 
-export function verdictBadge(verdict: VerdictName, title?: string): HTMLElement {
-  return el('span', { class: `verdict verdict-${verdict}`, 'data-verdict': verdict, title: title ?? null },
+/** `extraClass`: e.g. `verdict-small`, the badge of an engine's risk signal inside a table cell. */
+export function verdictBadge(verdict: VerdictName, title?: string, extraClass?: string): HTMLElement {
+  return el('span', { class: `verdict verdict-${verdict}${extraClass ? ` ${extraClass}` : ''}`, 'data-verdict': verdict, title: title ?? null },
     el('span', { class: 'verdict-sign', 'aria-hidden': 'true' }, SIGN[verdict]), ' ', verdict);
 }
 
