@@ -8,10 +8,6 @@
 import { PassThrough } from 'node:stream';
 import type { Catalog } from '../engine/catalog.js';
 import type { ExportSource } from './common.js';
-import { csvChunks } from './csv.js';
-import { jsonChunks } from './json.js';
-import { mispChunks } from './misp.js';
-import { stixChunks } from './stix.js';
 
 export type { ExportSource } from './common.js';
 
@@ -36,19 +32,26 @@ export function exportFileName(id: string, format: ExportFormat): string {
   return `oas-${id}.${EXPORT_FILES[format].extension}`;
 }
 
-/** The export, in chunks (text, or bytes for xlsx). */
-export function exportChunks(format: ExportFormat, source: ExportSource, catalog: Catalog): AsyncGenerator<string | Uint8Array> {
+/**
+ * The export, in chunks (text, or bytes for xlsx). Each format's module is loaded when it is
+ * asked for: `oas analyze --json` loads neither the STIX nor the MISP writer (start-up cost).
+ */
+export async function* exportChunks(format: ExportFormat, source: ExportSource, catalog: Catalog): AsyncGenerator<string | Uint8Array> {
   switch (format) {
     case 'csv':
-      return csvChunks(source.pages(), catalog);
+      yield* (await import('./csv.js')).csvChunks(source.pages(), catalog);
+      return;
     case 'json':
-      return jsonChunks(source.pages(), catalog);
+      yield* (await import('./json.js')).jsonChunks(source.pages(), catalog);
+      return;
     case 'stix':
-      return stixChunks(source, catalog);
+      yield* (await import('./stix.js')).stixChunks(source, catalog);
+      return;
     case 'misp':
-      return mispChunks(source, catalog);
+      yield* (await import('./misp.js')).mispChunks(source, catalog);
+      return;
     case 'xlsx':
-      return xlsxChunks(source, catalog);
+      yield* xlsxChunks(source, catalog);
   }
 }
 
