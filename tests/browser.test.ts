@@ -9,10 +9,10 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { intelRoutes } from './fakes/intel.js';
 import type { FakeHandler } from './fakes/http.js';
-import { launchChromium, SCREENSHOTS, skipReason } from './helpers/browser.js';
+import { launchChromium, openPage, SCREENSHOTS, skipReason } from './helpers/browser.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -74,20 +74,7 @@ describe('the front end in Chromium', { skip }, () => {
     await upstreams?.close();
   });
 
-  async function open(options: { dark?: boolean; phone?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({
-      colorScheme: options.dark ? 'dark' : 'light',
-      viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 },
-      deviceScaleFactor: 1,
-      acceptDownloads: true,
-    });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
-    const page = await context.newPage();
-    page.on('request', (request) => requests.push(request.url()));
-    page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
-    return { context, page };
-  }
+  const open = (options: { dark?: boolean; phone?: boolean } = {}) => openPage(browser, { requests, consoleErrors }, { ...options, origin: server.url });
 
   const row = (page: Page, observable: string) => page.locator(`tbody tr[data-observable="${observable.replace(/"/g, '\\"')}"]`);
 

@@ -5,7 +5,7 @@
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.OAS_CHROMIUM || '/usr/bin/chromium';
 
@@ -38,4 +38,34 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** What the pages of a test asked for and complained about, for its assertions. */
+export interface PageWatch {
+  requests: string[];
+  consoleErrors: string[];
+}
+
+/**
+ * A fresh context and page: light or dark, desktop (1280 px) or phone (390 px) width, downloads
+ * accepted, the clipboard allowed for `origin` when given; every request and console error goes
+ * into `watch`.
+ */
+export async function openPage(
+  browser: Browser,
+  watch: PageWatch,
+  options: { dark?: boolean; phone?: boolean; origin?: string } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    colorScheme: options.dark ? 'dark' : 'light',
+    viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 900 },
+    deviceScaleFactor: 1,
+    acceptDownloads: true,
+  });
+  if (options.origin) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: options.origin });
+  const page = await context.newPage();
+  page.on('request', (request) => watch.requests.push(request.url()));
+  page.on('console', (message) => message.type() === 'error' && watch.consoleErrors.push(message.text()));
+  page.on('pageerror', (error) => watch.consoleErrors.push(error.message));
+  return { context, page };
 }
