@@ -33,13 +33,12 @@
  *   so a stray space made a second name).
  */
 import * as v from 'valibot';
-import { domainToASCII } from 'node:url';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { BadResponseError } from '../src/http/errors.js';
 import { serverBase } from '../src/http/server-base.js';
 import { count } from '../src/lookup/wording.js';
-import { hostOf } from '../src/observables/host.js';
+import { asciiHostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 
@@ -82,11 +81,7 @@ export interface CrtshResult {
  * host (WHATWG parsing); null when there is none.
  */
 export function crtshQuery(observable: Observable): string | null {
-  if (observable.type !== 'FQDN' && observable.type !== 'URL') return null;
-  const host = hostOf(observable);
-  if (!host) return null;
-  if (observable.type === 'URL') return host;
-  return domainToASCII(host) || host;
+  return observable.type === 'FQDN' || observable.type === 'URL' ? asciiHostOf(observable) : null;
 }
 
 /** The names of the rows, counted once per row, the highest count first; ties by first appearance. */

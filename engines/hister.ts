@@ -29,7 +29,7 @@
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, upstreamReason } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
@@ -47,14 +47,10 @@ export const HISTER_ORIGIN = 'hister://';
  * Hister's answer: `total`, `query`, `documents`, `history`, `search_duration`... Documents are
  * read one by one (an odd one is skipped or loses only its date), so they are not constrained here.
  */
-const AnswerSchema = v.pipe(
-  // valibot's `looseObject` alone would take a list for an object.
-  v.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected a JSON object'),
-  v.looseObject({
-    total: v.nullish(v.number()),
-    documents: v.optional(v.union([v.array(v.unknown()), v.null()])),
-  }),
-);
+const AnswerSchema = jsonObject({
+  total: v.nullish(v.number()),
+  documents: v.optional(v.union([v.array(v.unknown()), v.null()])),
+});
 
 export interface HisterPage {
   url: string;

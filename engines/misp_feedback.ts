@@ -29,7 +29,7 @@
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, upstreamReason } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
@@ -42,12 +42,6 @@ const LABEL = 'MISP-feedback';
 
 /** The types the reference sends (engines.md 9.3): not URL, not Email. */
 export const MISP_FEEDBACK_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6', 'FQDN', 'MD5', 'SHA1', 'SHA256'];
-
-/** A JSON object: valibot's `looseObject` alone would take a list (or a list item) for one. */
-function jsonObject<E extends v.ObjectEntries>(entries: E) {
-  const isObject = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-  return v.pipe(v.custom<Record<string, unknown>>(isObject, 'expected a JSON object'), v.looseObject(entries));
-}
 
 /** One matching list; the daemon also sends `slug`, `description`, `list_type`, `category`... */
 const MatchSchema = jsonObject({

@@ -30,14 +30,13 @@
  *   shared client (proxy, TLS settings) and are paced to the Pro plan's 3000 calls a day.
  */
 import * as v from 'valibot';
-import { domainToASCII } from 'node:url';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { BadResponseError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
 import { count, isoDay, oneLine } from '../src/lookup/wording.js';
-import { hostOf } from '../src/observables/host.js';
+import { asciiHostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
@@ -101,11 +100,7 @@ export interface RansomwareLiveResult {
  * (WHATWG parsing); null when there is none.
  */
 export function ransomwareLiveQuery(observable: Observable): string | null {
-  if (observable.type !== 'FQDN' && observable.type !== 'URL') return null;
-  const host = hostOf(observable);
-  if (!host) return null;
-  if (observable.type === 'URL') return host;
-  return domainToASCII(host) || host;
+  return observable.type === 'FQDN' || observable.type === 'URL' ? asciiHostOf(observable) : null;
 }
 
 export async function ransomwareLiveLookup(observable: Observable, ctx: EngineContext): Promise<RansomwareLiveResult | null> {

@@ -3,7 +3,7 @@ import type { AnalysisService } from './analysis/service.js';
 import { loadConfig, type LoadOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
 import type { EngineDefinition } from './engine/contract.js';
-import { Catalog, loadEngineDefinitions, loadEngineModules } from './engine/catalog.js';
+import { Catalog, loadEngineDefinitions } from './engine/catalog.js';
 import type { HttpTransport } from './http/client.js';
 import type { EngineRunner } from './runner/runner.js';
 import type { Storage } from './store/storage.js';
@@ -62,7 +62,7 @@ async function loadDeclaredSettings(
   options: Omit<LoadOptions, 'engines'>,
   real: (declared: readonly EngineDefinition[]) => ReadonlySet<string>,
 ): Promise<{ config: Config; catalog: Catalog }> {
-  const { declaredDefinitions, saveDeclarations } = await import('./engine/declarations.js');
+  const { declaredDefinitions, importedDefinitions } = await import('./engine/declarations.js');
   try {
     const definitions = await declaredDefinitions(() => loadConfig(options).config.engines ?? {}, real);
     if (definitions) {
@@ -72,10 +72,8 @@ async function loadDeclaredSettings(
   } catch {
     // Reported by the usual path below.
   }
-  const modules = await loadEngineModules();
-  const definitions = modules.map((m) => m.definition);
+  const definitions = await importedDefinitions();
   const { config } = loadConfig({ ...options, engines: definitions });
-  saveDeclarations(modules);
   return { config, catalog: new Catalog(definitions, config.catalog) };
 }
 

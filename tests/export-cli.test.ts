@@ -20,7 +20,7 @@ import { listen, type RunningServer } from '../src/server/listen.js';
 import { dohHandler } from './fakes/doh.js';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { noStack, runOas, type Run } from './helpers/cli.js';
-import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
+import { BIN, spawnServe, startAnalysis, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'oas-export-'));
@@ -65,15 +65,7 @@ after(async () => {
   await upstreams?.close();
 });
 
-async function analyze(text: string, engines: string[]): Promise<string> {
-  const res = await fetch(`${server.url}/api/analyze`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text, engines }),
-  });
-  assert.equal(res.status, 200);
-  return ((await res.json()) as { analysis_id: string }).analysis_id;
-}
+const analyze = (text: string, engines: string[]): Promise<string> => startAnalysis(server.url, text, engines);
 
 const get = (path: string) => fetch(`${server.url}${path}`);
 

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createApp, type App } from '../src/app.js';
 import { listen, type RunningServer } from '../src/server/listen.js';
+import { startAnalysis } from './helpers/serve.js';
 import type { AnalysisView, CatalogView, HistoryView } from '../src/view/types.js';
 import { genericDetails } from '../src/view/details.js';
 import { CSV_COLUMNS, csvCell } from '../src/export/csv.js';
@@ -28,15 +29,7 @@ async function json<T>(path: string, status = 200): Promise<T> {
   return (await res.json()) as T;
 }
 
-async function analyze(text: string, engines: string[]): Promise<string> {
-  const res = await fetch(`${server.url}/api/analyze`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text, engines }),
-  });
-  assert.equal(res.status, 200);
-  return ((await res.json()) as { analysis_id: string }).analysis_id;
-}
+const analyze = (text: string, engines: string[]): Promise<string> => startAnalysis(server.url, text, engines);
 
 before(async () => {
   upstreams = await startUpstreams();

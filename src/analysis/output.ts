@@ -1,23 +1,23 @@
 /**
- * The API's results written out a piece at a time: from the stored rows, in order, in chunks of
- * about CHUNK characters. The text is exactly what serializing the whole array at once gives,
- * without ever building it. (The exports, which add the verdicts, are src/export/.)
+ * Results written out a piece at a time: from the stored rows, in order, in chunks of about CHUNK
+ * characters. The text is exactly what serializing the whole array at once gives, without ever
+ * building it. Used by the API's results and by the JSON export (src/export/json.ts).
  */
 import type { ObservableResult } from '../runner/result.js';
 
 const CHUNK = 64 * 1024;
 
-/** Joins pieces into chunks of about CHUNK characters. */
-async function* chunked(pieces: AsyncIterable<string>): AsyncGenerator<string> {
+/** Joins pieces into chunks of about `size` characters. */
+export async function* chunked(pieces: AsyncIterable<string>, size = CHUNK): AsyncGenerator<string> {
   let parts: string[] = [];
-  let size = 0;
+  let length = 0;
   for await (const piece of pieces) {
     parts.push(piece);
-    size += piece.length;
-    if (size >= CHUNK) {
+    length += piece.length;
+    if (length >= size) {
       yield parts.join('');
       parts = [];
-      size = 0;
+      length = 0;
     }
   }
   if (parts.length > 0) yield parts.join('');
@@ -25,22 +25,26 @@ async function* chunked(pieces: AsyncIterable<string>): AsyncGenerator<string> {
 
 /**
  * `JSON.stringify(results)` (`pretty`: `JSON.stringify(results, null, 2)`) from the results as
- * JSON texts, a page at a time; `onResult` sees each result on its way.
+ * JSON texts, a page at a time; `element` turns each result into what the array holds (the JSON
+ * export adds the verdict).
  */
-export function jsonChunks(pages: AsyncIterable<readonly string[]>, pretty = false, onResult?: (result: ObservableResult) => void): AsyncGenerator<string> {
+export function jsonChunks(
+  pages: AsyncIterable<readonly string[]>,
+  pretty = false,
+  element?: (result: ObservableResult) => unknown,
+): AsyncGenerator<string> {
   return chunked((async function* () {
     let first = true;
     for await (const texts of pages) {
       for (const text of texts) {
-        let element = text;
-        if (pretty || onResult) {
-          const result = JSON.parse(text) as ObservableResult;
-          onResult?.(result);
+        let item = text;
+        if (pretty || element) {
+          const value = element ? element(JSON.parse(text) as ObservableResult) : JSON.parse(text);
           // An element of an indented array: its own lines indented one level more (a JSON text
           // holds no raw line break but those of the indentation).
-          if (pretty) element = JSON.stringify(result, null, 2).replace(/\n/g, '\n  ');
+          item = pretty ? JSON.stringify(value, null, 2).replace(/\n/g, '\n  ') : JSON.stringify(value);
         }
-        yield first ? (pretty ? `[\n  ${element}` : `[${element}`) : (pretty ? `,\n  ${element}` : `,${element}`);
+        yield first ? (pretty ? `[\n  ${item}` : `[${item}`) : (pretty ? `,\n  ${item}` : `,${item}`);
         first = false;
       }
     }

@@ -10,7 +10,7 @@ import type { ExportSource } from '../export/common.js';
 import { EXPORT_FORMATS, exportChunks, type ExportFormat } from '../export/index.js';
 import { jsonLine } from '../export/json.js';
 import type { ObservableResult } from '../runner/result.js';
-import { startProgress } from './progress.js';
+import { canSpin, startProgress } from './progress.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 export interface AnalyzeOptions {
@@ -191,8 +191,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
     const progress = await startProgress({
       observables: prepared.observables.length,
       selections: prepared.selections.map((s) => ({ key: s.key, service: s.engine.service })),
-      // A terminal that reports no width (0 columns) would make ora redraw forever.
-      spinner: Boolean(process.stderr.isTTY) && process.stderr.columns > 0 && !(format === 'jsonl' && sink.isTTY),
+      spinner: canSpin() && !(format === 'jsonl' && sink.isTTY),
       quiet: options.quiet ?? false,
       color: options.color !== false && !process.env['NO_COLOR'],
     });

@@ -9,3 +9,8 @@ export const EXIT_USAGE = 2;
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/** A message as one line (a path, a value or an upstream's text may hold a line break). */
+export function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, ' ');
+}

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError } from './errors.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, oneLine } from './errors.js';
 
 // Start-up cost: each command's module (and what it needs: the engines, SQLite, the HTTP client,
 // Hono) is imported by its action only, so `--version`, `--help` and usage errors load commander
@@ -159,11 +159,6 @@ async function analyzeHelpText(args: string[]): Promise<string | undefined> {
 async function isInputOrConfigError(error: Error): Promise<boolean> {
   const [{ InputError }, { ConfigError }] = await Promise.all([import('../analysis/service.js'), import('../config/load.js')]);
   return error instanceof InputError || error instanceof ConfigError;
-}
-
-/** An error message as one line (a path or a value may hold a line break). */
-function oneLine(message: string): string {
-  return message.replace(/\s*[\r\n]+\s*/g, ' ');
 }
 
 process.exitCode = await main(process.argv);

@@ -57,6 +57,11 @@ export function describeWait(wait: WaitEvent, remainingMs = wait.ms): string {
   return `waiting ${seconds}: ${wait.service} failed (${wait.reason}), retrying`;
 }
 
+/** Whether stderr can show a spinner: a terminal that reports its width (with 0 columns ora would redraw forever). */
+export function canSpin(): boolean {
+  return Boolean(process.stderr.isTTY) && process.stderr.columns > 0;
+}
+
 /**
  * The progress display of one analysis (undefined when `--quiet`). The spinner's module (ora) is
  * loaded only when a spinner is shown: scripts piping JSON don't pay for it.

@@ -18,7 +18,8 @@ import type { CatalogVariant, EngineDefinition } from '../engine/contract.js';
 import type { ObservableResult } from '../runner/result.js';
 import { withVerdict } from '../export/json.js';
 import { openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './analyze.js';
-import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+import { EXIT_FAILED, EXIT_OK, UsageError, oneLine } from './errors.js';
+import { canSpin } from './progress.js';
 
 export interface RemoteOptions extends AnalyzeOptions {
   server: string;
@@ -367,10 +368,6 @@ function networkReason(error: unknown): string {
   return error instanceof Error ? oneLine(error.message) : String(error);
 }
 
-function oneLine(message: string): string {
-  return message.replace(/\s*[\r\n]+\s*/g, ' ');
-}
-
 /** The reference's (HEAD's) type spellings, as our tables name the types. */
 const TYPE_NAMES: Record<string, string> = { IPV4: 'IPv4', IPV6: 'IPv6', EMAIL: 'Email' };
 
@@ -435,10 +432,7 @@ class DefinitionLoader {
 
   private async definitions(names: readonly string[]): Promise<EngineDefinition[]> {
     if (this.full) return this.full;
-    const [{ declaredDefinitions, saveDeclarations }, { loadEngineModules }] = await Promise.all([
-      import('../engine/declarations.js'),
-      import('../engine/catalog.js'),
-    ]);
+    const { declaredDefinitions, importedDefinitions } = await import('../engine/declarations.js');
     const wanted = new Set(names.flatMap((n) => [n, n.trim().toLowerCase()]));
     try {
       const declared = await declaredDefinitions(() => ({}), () => wanted);
@@ -446,17 +440,14 @@ class DefinitionLoader {
     } catch {
       // Read from the modules below.
     }
-    const modules = await loadEngineModules();
-    saveDeclarations(modules);
-    this.full = modules.map((m) => m.definition);
+    this.full = await importedDefinitions();
     return this.full;
   }
 }
 
 /** A spinner on stderr while the server works, only when stderr is a terminal. */
 async function startSpinner(target: RemoteTarget): Promise<{ update: (elapsedMs: number, id?: string) => void; stop: () => void } | undefined> {
-  // A terminal that reports no width (0 columns) would make ora redraw forever.
-  if (!process.stderr.isTTY || !(process.stderr.columns > 0)) return undefined;
+  if (!canSpin()) return undefined;
   const { default: ora } = await import('ora');
   const label = `Analyzing on ${target.api.origin}`;
   const spinner = ora({ text: `${label}: submitting`, stream: process.stderr }).start();

@@ -18,7 +18,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
-import { ENGINES_DIR, importEngine } from './catalog.js';
+import { ENGINES_DIR, importEngine, loadEngineModules } from './catalog.js';
 import type { EngineDefinition } from './contract.js';
 import { schemaEntries } from '../config/load.js';
 
@@ -73,6 +73,13 @@ export async function declaredDefinitions(
     if (loaded?.id !== definition.id) throw new Error(`engines/${entry.file} changed`);
     return loaded;
   }));
+}
+
+/** Every engine of `engines/`, imported for real; their declarations are kept for next time. */
+export async function importedDefinitions(): Promise<EngineDefinition[]> {
+  const modules = await loadEngineModules();
+  saveDeclarations(modules);
+  return modules.map((m) => m.definition);
 }
 
 /** Keeps the declarations of freshly imported engines for the next listing; silent on failure. */

@@ -70,21 +70,7 @@ export function neutraliseFormula(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
-/** Joins pieces into chunks of about `size` characters. */
-export async function* chunked(pieces: AsyncIterable<string>, size = 64 * 1024): AsyncGenerator<string> {
-  let parts: string[] = [];
-  let length = 0;
-  for await (const piece of pieces) {
-    parts.push(piece);
-    length += piece.length;
-    if (length >= size) {
-      yield parts.join('');
-      parts = [];
-      length = 0;
-    }
-  }
-  if (parts.length > 0) yield parts.join('');
-}
+export { chunked } from '../analysis/output.js';
 
 /** `2026-11-23T12:00:00Z` and the like as a STIX timestamp (UTC, milliseconds). */
 export function isoMillis(text: string | null | undefined, fallback: string): string {

@@ -6,7 +6,7 @@
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import { observableVerdict as verdictOf } from '../analysis/rows.js';
-import { chunked } from './common.js';
+import { jsonChunks as resultsJson } from '../analysis/output.js';
 
 /** A result element with its verdict (the key names are not engine names: no engine is called so). */
 export function withVerdict<T extends ObservableResult>(result: T, catalog: Catalog, judgedAs: ObservableResult = result): T & { verdict: string; reasons: string[] } {
@@ -21,16 +21,5 @@ export function jsonLine(result: ObservableResult, catalog: Catalog): string {
 
 /** The JSON export (an indented array) from the results as JSON texts, a page at a time. */
 export function jsonChunks(pages: AsyncIterable<readonly string[]>, catalog: Catalog): AsyncGenerator<string> {
-  return chunked((async function* () {
-    let first = true;
-    for await (const texts of pages) {
-      for (const text of texts) {
-        // An element of an indented array: its own lines indented one level more.
-        const element = JSON.stringify(withVerdict(JSON.parse(text) as ObservableResult, catalog), null, 2).replace(/\n/g, '\n  ');
-        yield first ? `[\n  ${element}` : `,\n  ${element}`;
-        first = false;
-      }
-    }
-    yield first ? '[]' : '\n]';
-  })());
+  return resultsJson(pages, true, (result) => withVerdict(result, catalog));
 }

@@ -306,6 +306,17 @@ export function parseJson<S extends v.GenericSchema>(text: string, schema: S): v
   return parseWith(schema, data);
 }
 
+/**
+ * A JSON object with these entries, others kept: valibot's `looseObject` alone also takes a list
+ * (an array is an object to it), which an upstream answering `[]` would slip through.
+ */
+export function jsonObject<E extends v.ObjectEntries>(entries: E) {
+  return v.pipe(
+    v.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected a JSON object'),
+    v.looseObject(entries),
+  );
+}
+
 export function parseWith<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
   const result = v.safeParse(schema, data);
   if (result.success) return result.output;

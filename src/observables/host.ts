@@ -1,5 +1,6 @@
 /** Host names and addresses inside observables: one parser for every engine. */
 import { isIP } from 'node:net';
+import { domainToASCII } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { getDomain } from './tldts.js';
 import type { Observable } from './types.js';
@@ -32,6 +33,14 @@ export function hostOf(observable: Observable): string | null {
     default:
       return null;
   }
+}
+
+/** `hostOf`, a domain in its ASCII (punycode) form, as an upstream's search is asked about it. */
+export function asciiHostOf(observable: Observable): string | null {
+  const host = hostOf(observable);
+  if (!host) return null;
+  if (observable.type !== 'FQDN') return host;
+  return domainToASCII(host) || host;
 }
 
 /** 4 or 6 for an IP address (zone ids allowed for IPv6), else 0. */

@@ -38,25 +38,31 @@ export function worse(a: Verdict, b: Verdict): Verdict {
   return SEVERITY[a] >= SEVERITY[b] ? a : b;
 }
 
+/**
+ * What the engine under `key` says about this observable, or undefined when it says nothing: it
+ * failed, it does not take the observable's type (directly, or on the resolved IP: it was never
+ * asked, its null says nothing), it has no rule, or its rule cannot read the answer. The one
+ * reading of evidence: the verdict, the pages' highlights and the graph all use it.
+ */
+export function evidenceOf(result: ObservableResult, key: string, catalog: Catalog): Evidence | undefined {
+  if (RESERVED_KEYS.has(key) || result.errors?.[key] !== undefined) return undefined;
+  const engine = catalog.find(key);
+  if (!engine?.evidence) return undefined;
+  const applies = engine.types.includes(result.type) || (engine.reversedIp && (result.type === 'FQDN' || result.type === 'URL'));
+  const value = result[key];
+  if (!applies || value === undefined) return undefined;
+  try {
+    return engine.evidence(value as never);
+  } catch {
+    return undefined; // an answer the rule cannot read judges nothing
+  }
+}
+
 /** The verdict of one observable's result, from the engines of `catalog` (by result key). */
 export function verdictOf(result: ObservableResult, catalog: Catalog): ObservableVerdict {
   const found: { key: string; evidence: Evidence }[] = [];
   for (const key of Object.keys(result)) {
-    if (RESERVED_KEYS.has(key) || result.errors?.[key] !== undefined) continue;
-    const engine = catalog.find(key);
-    if (!engine?.evidence) continue;
-    // An engine that does not take this type (directly, or on the resolved IP) was never asked:
-    // its null says nothing.
-    const applies = engine.types.includes(result.type) || (engine.reversedIp && (result.type === 'FQDN' || result.type === 'URL'));
-    if (!applies) continue;
-    const value = result[key];
-    if (value === undefined) continue;
-    let evidence: Evidence | undefined;
-    try {
-      evidence = engine.evidence(value as never);
-    } catch {
-      evidence = undefined; // an answer the rule cannot read judges nothing
-    }
+    const evidence = evidenceOf(result, key, catalog);
     if (evidence) found.push({ key, evidence });
   }
   found.sort((a, b) => SEVERITY[b.evidence.level] - SEVERITY[a.evidence.level]);

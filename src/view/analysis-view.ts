@@ -1,6 +1,7 @@
 /** The live view of an analysis the results page polls: one row per observable (with its verdict and reasons), one cell per engine. */
 import type { AnalysisRecord } from '../analysis/service.js';
 import { engineOutcome, observableVerdict } from '../analysis/rows.js';
+import { evidenceOf } from '../verdict/verdict.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import { genericDetails } from './details.js';
@@ -62,20 +63,10 @@ function cell(result: ObservableResult, key: string, catalog: Catalog): CellView
   return { engine: key, ...outcome, fields: details(result, key, catalog), evidence: judged };
 }
 
-/**
- * What the engine's answer says (its `evidence()`, as the verdict reads it), or null when it does
- * not judge. Only called for an engine that applies and did not fail (`ok` or `empty`).
- */
+/** What the engine's answer says (src/verdict/verdict.ts), or null when it does not judge. */
 function evidence(result: ObservableResult, key: string, catalog: Catalog): EvidenceView | null {
-  const engine = catalog.find(key);
-  const value = result[key];
-  if (!engine?.evidence || value === undefined) return null;
-  try {
-    const found = engine.evidence(value as never);
-    return found ? { level: found.level, reason: found.reason } : null;
-  } catch {
-    return null; // an answer the rule cannot read judges nothing
-  }
+  const found = evidenceOf(result, key, catalog);
+  return found ? { level: found.level, reason: found.reason } : null;
 }
 
 /** The engine's own card fields when it declares them, else the result's fields; hrefs are re-checked. */

@@ -7,9 +7,9 @@
  */
 import { normalizeAsn } from '../badasn/lists.js';
 import type { Catalog } from '../engine/catalog.js';
-import { observableVerdict } from '../analysis/rows.js';
-import { RESERVED_KEYS, type ObservableResult } from '../runner/result.js';
-import type { Evidence } from '../verdict/verdict.js';
+import { engineKeys, observableVerdict } from '../analysis/rows.js';
+import type { ObservableResult } from '../runner/result.js';
+import { evidenceOf, type Evidence } from '../verdict/verdict.js';
 import type { GraphEdgeView, GraphNodeView, ObservableGraphView, VerdictName } from './types.js';
 
 type Flag = Exclude<Evidence['level'], 'clean'>;
@@ -49,7 +49,7 @@ export function observableGraph(result: ObservableResult, catalog: Catalog, verd
 
   // ASNs, each with the engines that named it.
   const asns = new Map<string, { org: string | null; engines: string[]; listed: boolean }>();
-  for (const key of engineKeys(result)) {
+  for (const key of answeredKeys(result)) {
     const service = catalog.find(key)?.service ?? key;
     const found = asnOf(service, result[key]);
     if (!found) continue;
@@ -78,8 +78,8 @@ export function observableGraph(result: ObservableResult, catalog: Catalog, verd
   return { nodes: [...nodes.values()], edges: [...edges.values()] };
 }
 
-function engineKeys(result: ObservableResult): string[] {
-  return Object.keys(result).filter((key) => !RESERVED_KEYS.has(key) && result.errors?.[key] === undefined);
+function answeredKeys(result: ObservableResult): string[] {
+  return engineKeys(result).filter((key) => result.errors?.[key] === undefined);
 }
 
 /**
@@ -88,17 +88,8 @@ function engineKeys(result: ObservableResult): string[] {
  */
 function flags(result: ObservableResult, catalog: Catalog): { key: string; evidence: Evidence & { level: Flag } }[] {
   const found: { key: string; evidence: Evidence & { level: Flag } }[] = [];
-  for (const key of engineKeys(result)) {
-    const engine = catalog.find(key);
-    if (!engine?.evidence) continue;
-    const applies = engine.types.includes(result.type) || (engine.reversedIp && (result.type === 'FQDN' || result.type === 'URL'));
-    if (!applies || result[key] === undefined) continue;
-    let evidence: Evidence | undefined;
-    try {
-      evidence = engine.evidence(result[key] as never);
-    } catch {
-      evidence = undefined;
-    }
+  for (const key of answeredKeys(result)) {
+    const evidence = evidenceOf(result, key, catalog);
     if (evidence && evidence.level !== 'clean') found.push({ key, evidence: evidence as Evidence & { level: Flag } });
   }
   return found.sort((a, b) => (a.evidence.level === b.evidence.level ? 0 : a.evidence.level === 'malicious' ? -1 : 1));

@@ -1,4 +1,5 @@
 /** `oas serve` as a subprocess on an ephemeral loopback port, as users start it. */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -47,4 +48,15 @@ export function spawnServe(configFile: string, options: { cwd?: string; args?: s
       reject(new Error(`serve exited with ${code}: ${log}`));
     });
   });
+}
+
+/** POSTs an analysis to the server at `baseUrl` (default prefix), asserts 200, returns its id. */
+export async function startAnalysis(baseUrl: string, text: string, engines: string[]): Promise<string> {
+  const res = await fetch(`${baseUrl}/api/analyze`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ text, engines }),
+  });
+  assert.equal(res.status, 200);
+  return ((await res.json()) as { analysis_id: string }).analysis_id;
 }
