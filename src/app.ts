@@ -6,6 +6,8 @@ import type { EngineDefinition } from './engine/contract.js';
 import { Catalog, loadEngineDefinitions } from './engine/catalog.js';
 import type { HttpTransport } from './http/client.js';
 import type { EngineRunner } from './runner/runner.js';
+import type { RedisAnalysisStore } from './scale/redis-analyses.js';
+import type { RedisLink } from './scale/redis.js';
 import type { Storage } from './store/storage.js';
 
 // Start-up cost: `oas engines` needs only the settings (loadSettings); SQLite, the runner and the
@@ -15,11 +17,21 @@ import type { Storage } from './store/storage.js';
 export interface App {
   config: Config;
   catalog: Catalog;
-  storage: Storage;
+  /** The SQLite file; undefined when the analyses live in Redis (`redis_url`, server or worker). */
+  storage: Storage | undefined;
+  /** With `redis_url`: the connection, and the analyses there (server and worker). */
+  scale: { link: RedisLink; store: RedisAnalysisStore | undefined } | undefined;
   runner: EngineRunner;
   analyses: AnalysisService;
   close(): Promise<void>;
 }
+
+/**
+ * Who the app is for. With `redis_url`: `cli` (`oas analyze`) keeps its analyses in the SQLite
+ * file and shares the team's cache and quotas; `server` and `worker` keep everything in Redis,
+ * and the server's analyses run as queue jobs.
+ */
+export type AppRole = 'cli' | 'server' | 'worker';
 
 export async function loadSettings(options: Omit<LoadOptions, 'engines'>): Promise<{ config: Config; catalog: Catalog }> {
   const definitions = await loadEngineDefinitions();
@@ -80,6 +92,8 @@ async function loadDeclaredSettings(
 export interface CreateOptions {
   /** For one analysis of these engines (undefined: the defaults): only their code is loaded. */
   analysisOf?: { engines: readonly string[] | undefined };
+  /** Default `cli`. */
+  role?: AppRole;
 }
 
 export async function createApp(options: Omit<LoadOptions, 'engines'>, create: CreateOptions = {}): Promise<App> {
@@ -91,7 +105,10 @@ export async function createApp(options: Omit<LoadOptions, 'engines'>, create: C
     import('./analysis/service.js'),
     import('./http/client.js'),
   ]);
-  const storage = await openStorage(config.data_dir);
+  const role = create.role ?? 'cli';
+  const redis = config.redis_url ? await openScale(config.redis_url, role) : undefined;
+  const storage = redis && role !== 'cli' ? undefined : await openStorage(config.data_dir);
+  const cache = redis?.keyvs ?? storage!;
   let transport: HttpTransport | undefined;
   const runner = new EngineRunner({
     catalog: catalog.engines,
@@ -101,26 +118,70 @@ export async function createApp(options: Omit<LoadOptions, 'engines'>, create: C
       },
       dnsServers: config.dns_servers,
       dataDir: config.data_dir,
-      storeFor: (id) => keyvEngineStore(storage.engineData, id),
+      storeFor: (id) => keyvEngineStore(cache.engineData, id),
     },
-    cache: storage.results,
+    cache: cache.results,
     cacheTtlSeconds: config.api_cache_timeout,
     concurrency: config.concurrency,
     engineSettings: config.engines,
     timeoutMs: config.engine_timeout_ms,
+    quotaOf: redis?.quotas,
   });
-  const analyses = new AnalysisService(catalog, runner, storage, { maxObservables: config.max_observables });
+  const { sqliteAnalysisStore } = await import('./store/sqlite-analyses.js');
+  const store = redis?.store ?? sqliteAnalysisStore(storage!);
+  const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables }, role === 'server' ? redis?.dispatcher : undefined);
   return {
     config,
     catalog,
     storage,
+    scale: redis ? { link: redis.link, store: redis.store } : undefined,
     runner,
     analyses,
     close: async () => {
       await analyses.idle();
       await transport?.close();
       await runner.flush(); // engine answers still on their way to the cache
-      await storage.close();
+      await storage?.close();
+      await redis?.close();
+    },
+  };
+}
+
+/**
+ * What `redis_url` brings: the connection, the cache and engine data (Keyv's Redis adapter), the
+ * shared quotas, and for a server or worker the analyses and the queue. `oas analyze` first makes
+ * sure Redis answers (one line and exit 1 if not); a server or worker starts anyway and waits
+ * for it (503 meanwhile).
+ */
+async function openScale(url: string, role: AppRole) {
+  const [{ openRedis }, { openRedisKeyvs }, { redisQuotas }, { RedisAnalysisStore }, { queueDispatcher }] = await Promise.all([
+    import('./scale/redis.js'),
+    import('./scale/redis-keyv.js'),
+    import('./scale/redis-quota.js'),
+    import('./scale/redis-analyses.js'),
+    import('./scale/queue.js'),
+  ]);
+  const link = openRedis(url);
+  if (role === 'cli') {
+    try {
+      await link.whenReady(5_000);
+    } catch (error) {
+      await link.close();
+      throw error;
+    }
+  }
+  const keyvs = openRedisKeyvs(url);
+  const dispatcher = role === 'server' ? queueDispatcher(link) : undefined;
+  return {
+    link,
+    keyvs,
+    quotas: redisQuotas(link.commands),
+    store: role === 'cli' ? undefined : new RedisAnalysisStore(link.commands),
+    dispatcher,
+    close: async () => {
+      await dispatcher?.close();
+      await keyvs.close();
+      await link.close();
     },
   };
 }

@@ -95,10 +95,10 @@ describe('a many-observable analysis', () => {
       assert.deepEqual(result.reverse_dns, { reverse_dns: [`192.0.2.${(i % 250) + 1}`] });
     });
     // The header keeps no results: they are rows.
-    const stored = (await app.storage.analyses.get(id)) as AnalysisHeader;
+    const stored = (await app.storage!.analyses.get(id)) as AnalysisHeader;
     assert.equal(stored.complete, true);
     assert.equal(stored.results, undefined);
-    const [count] = (await app.storage.analysesTable.query(`SELECT count(*) AS n FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`, id)) as { n: number }[];
+    const [count] = (await app.storage!.analysesTable.query(`SELECT count(*) AS n FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`, id)) as { n: number }[];
     assert.equal(count!.n, MANY);
   });
 
@@ -154,7 +154,7 @@ describe('records of the previous format (results inside the record)', () => {
       progress: { done: 2, total: 2 },
       results,
     };
-    await app.storage.analyses.set(legacyId, record);
+    await app.storage!.analyses.set(legacyId, record);
   });
 
   test('are still complete, served, exported, viewed and found in the history', async () => {
@@ -188,10 +188,10 @@ describe('a restart mid-analysis', () => {
       format: 2,
     };
     // As a process killed mid-analysis leaves it: the header, and the rows of 0 and 3.
-    await app.storage.analyses.set(header.id, header);
+    await app.storage!.analyses.set(header.id, header);
     const kept = new Map([[0, legacyResult(names[0]!, 'stored-before-the-crash-0')], [3, legacyResult(names[3]!, 'stored-before-the-crash-3')]]);
     for (const [idx, result] of kept) {
-      await app.storage.analysesTable.query(`INSERT INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value) VALUES (?, ?, ?)`, header.id, idx, JSON.stringify(result));
+      await app.storage!.analysesTable.query(`INSERT INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value) VALUES (?, ?, ?)`, header.id, idx, JSON.stringify(result));
     }
     // A record of the previous format, interrupted after its first observable.
     const oldNames = [host(10), host(11)];
@@ -203,7 +203,7 @@ describe('a restart mid-analysis', () => {
       results: [legacyResult(oldNames[0]!, 'stored-in-the-old-record'), null],
     };
     delete old.format;
-    await app.storage.analyses.set(old.id, old);
+    await app.storage!.analyses.set(old.id, old);
 
     // Seen from the API before the restart: incomplete (409 for results), partial in the live view.
     assert.deepEqual(await (await get(`/api/is_analysis_complete/${header.id}`)).json(), { complete: false });
@@ -235,7 +235,7 @@ describe('a restart mid-analysis', () => {
     const oldResults = (await (await get(`/api/results/${old.id}`)).json()) as ObservableResult[];
     assert.deepEqual(oldResults[0], old.results[0]);
     assert.equal(oldResults[1]!.observable, oldNames[1]);
-    assert.equal(((await app.storage.analyses.get(old.id)) as AnalysisHeader).results, undefined, 'migrated: its results are rows now');
+    assert.equal(((await app.storage!.analyses.get(old.id)) as AnalysisHeader).results, undefined, 'migrated: its results are rows now');
 
     // Nothing left to resume.
     assert.equal(await app.analyses.resumePending(), 0);

@@ -21,6 +21,7 @@ import { HttpTransport } from '../src/http/client.js';
 import type { ObservableResult } from '../src/runner/result.js';
 import { EngineRunner } from '../src/runner/runner.js';
 import { keyvEngineStore } from '../src/store/engine-store.js';
+import { sqliteAnalysisStore } from '../src/store/sqlite-analyses.js';
 import { ANALYSIS_RESULTS_TABLE, openStorage, type Storage } from '../src/store/storage.js';
 import { analysisView } from '../src/view/analysis-view.js';
 import { runOas } from './helpers/cli.js';
@@ -104,7 +105,7 @@ function service(): AnalysisService {
     concurrency: 4,
     engineSettings: {},
   });
-  return new AnalysisService(catalog, runner, storage);
+  return new AnalysisService(catalog, runner, sqliteAnalysisStore(storage));
 }
 
 before(async () => {

@@ -2,18 +2,14 @@
  * Past analyses for the history page: newest first, searched by observable, one page at a time.
  * The query runs in SQLite over the stored records, so a long history is never loaded whole.
  */
+import type { HistoryQuery } from '../store/analysis-store.js';
 import type { Storage } from '../store/storage.js';
 import type { HistoryItemView, HistoryView, VerdictCountsView, VerdictName } from '../view/types.js';
 
-export interface HistoryQuery {
-  /** Case-insensitive substring of any observable of the analysis; empty matches all. */
-  query: string;
-  /** 1-based. */
-  page: number;
-  perPage: number;
-}
+export type { HistoryQuery } from '../store/analysis-store.js';
 
-const SHOWN_OBSERVABLES = 5;
+/** Observables an item of the history shows (the count says how many there are). */
+export const SHOWN_OBSERVABLES = 5;
 
 const MATCH = `(?1 = '' OR EXISTS (
   SELECT 1 FROM json_each(analyses.value, '$.value.observables') AS o
@@ -51,7 +47,7 @@ export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (k
       engine_labels: engines.map(labelOf),
       observable_count: Number(row['observable_count'] ?? 0),
       observables: JSON.parse(String(row['observables'] ?? '[]')) as { value: string; type: string }[],
-      verdicts: row['complete'] === 1 ? verdictCounts(row['verdicts']) : null,
+      verdicts: row['complete'] === 1 ? parseVerdictCounts(row['verdicts']) : null,
     };
   });
   return { query: q.query, page: q.page, per_page: q.perPage, total: count?.n ?? 0, items };
@@ -59,14 +55,15 @@ export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (k
 
 const VERDICT_NAMES: readonly VerdictName[] = ['malicious', 'suspicious', 'clean', 'unknown'];
 
-/** The stored counts (JSON text), or null when absent (older records) or not as written. */
-function verdictCounts(text: unknown): VerdictCountsView | null {
-  if (typeof text !== 'string') return null;
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
+/** The stored counts (JSON text, or the value), or null when absent (older records) or not as written. */
+export function parseVerdictCounts(text: unknown): VerdictCountsView | null {
+  let value: unknown = text;
+  if (typeof text === 'string') {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return null;
+    }
   }
   if (typeof value !== 'object' || value === null) return null;
   const v = value as Record<string, unknown>;

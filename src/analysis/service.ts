@@ -11,9 +11,9 @@ import { extractObservables } from '../observables/extract.js';
 import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner, Progress, Selection } from '../runner/runner.js';
-import type { Storage } from '../store/storage.js';
+import type { AnalysisStore, HistoryQuery } from '../store/analysis-store.js';
 import { worse, type Verdict } from '../verdict/verdict.js';
-import type { VerdictCountsView } from '../view/types.js';
+import type { HistoryView, VerdictCountsView } from '../view/types.js';
 import { observableVerdict } from './rows.js';
 
 /** Bad input from the caller (HTTP 400, CLI exit 2). */
@@ -74,13 +74,48 @@ export interface AnalysisHeader {
 /** How many observables of an analysis got each verdict, and the most severe one. */
 export type VerdictCounts = VerdictCountsView;
 
-function noVerdicts(): VerdictCounts {
+export function noVerdicts(): VerdictCounts {
   return { malicious: 0, suspicious: 0, clean: 0, unknown: 0, worst: 'unknown' };
 }
 
 function count(counts: VerdictCounts, verdict: Verdict): void {
   counts[verdict] += 1;
   counts.worst = worse(counts.worst, verdict);
+}
+
+/** Counts the verdict of one stored result (JSON text); a row that cannot be read judges nothing. */
+export function countRow(counts: VerdictCounts, text: string, catalog: Catalog): void {
+  let verdict: Verdict = 'unknown';
+  try {
+    verdict = observableVerdict(JSON.parse(text) as ObservableResult, catalog).verdict;
+  } catch {
+    // unknown
+  }
+  count(counts, verdict);
+}
+
+/** The header of a finished analysis: complete, timed, its verdicts counted (rows all written). */
+export function completedHeader(header: AnalysisHeader, verdicts: VerdictCounts, durationMs: number): AnalysisHeader {
+  const total = header.progress.total;
+  const final: AnalysisHeader = {
+    ...header,
+    complete: true,
+    finished_at: new Date().toISOString(),
+    duration_ms: durationMs,
+    progress: { done: total, total },
+    format: 2,
+    verdicts,
+  };
+  delete final.results;
+  return final;
+}
+
+/**
+ * Runs accepted analyses somewhere else than in this process: with `redis_url`, each observable
+ * becomes a job on the BullMQ queue that every worker takes from (src/scale/queue.ts).
+ */
+export interface AnalysisDispatcher {
+  dispatch(header: AnalysisHeader, selections: readonly Selection[]): Promise<void>;
 }
 
 /** An analysis with its results (the live view; records of older versions). */
@@ -104,10 +139,8 @@ export interface PreparedAnalysis {
 const SAVE_INTERVAL_MS = 250;
 /** Finished observables waiting for their save: past this many they are saved at once. */
 const SAVE_BATCH = 500;
-/** Rows per INSERT statement (3 parameters each: under SQLite's oldest limit of 999). */
-const INSERT_ROWS = 300;
 /** Rows read at once when results are read back in order. */
-const READ_PAGE = 500;
+export const READ_PAGE = 500;
 /**
  * Observables of one analysis handed to the runner at once (a sliding window): far more calls than
  * any concurrency limit lets run, so the engines are never starved, while the state of a
@@ -116,8 +149,6 @@ const READ_PAGE = 500;
 const OBSERVABLE_WINDOW = 256;
 /** Ids known to be complete (they stay complete): a poll for them reads nothing. */
 const COMPLETE_IDS_KEPT = 10_000;
-/** storage.ts's ANALYSIS_RESULTS_TABLE (not imported: this module loads no SQLite binding). */
-const ANALYSIS_RESULTS_TABLE = 'analysis_results';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /**
@@ -143,8 +174,10 @@ export class AnalysisService {
   constructor(
     private readonly catalog: Catalog,
     private readonly runner: EngineRunner,
-    private readonly storage: Storage,
+    private readonly store: AnalysisStore,
     private readonly limits: AnalysisLimits = {},
+    /** Where the server's analyses run when not here (the queue, with `redis_url`). */
+    private readonly dispatcher?: AnalysisDispatcher,
   ) {}
 
   /** Called for every engine error of every analysis (`oas serve` logs them). */
@@ -188,8 +221,9 @@ export class AnalysisService {
       progress: { done: 0, total: prepared.observables.length * prepared.selections.length },
       format: 2,
     };
-    await this.storage.analyses.set(header.id, header);
-    this.launch(header, prepared.selections, new Set());
+    await this.store.putHeader(header);
+    if (origin === 'server' && this.dispatcher) await this.dispatcher.dispatch(header, prepared.selections);
+    else this.launch(header, prepared.selections, new Set());
     return header;
   }
 
@@ -222,7 +256,12 @@ export class AnalysisService {
   /** The stored header (with the results inside for records of older versions). */
   async get(id: string): Promise<AnalysisHeader | undefined> {
     if (!UUID.test(id)) return undefined;
-    return (await this.storage.analyses.get(id.toLowerCase())) as AnalysisHeader | undefined;
+    return this.store.getHeader(id.toLowerCase());
+  }
+
+  /** One page of the history, newest first. */
+  history(query: HistoryQuery): Promise<HistoryView> {
+    return this.store.history(query, (key) => this.catalog.find(key)?.label ?? key);
   }
 
   /**
@@ -234,12 +273,7 @@ export class AnalysisService {
     const key = id.toLowerCase();
     if (this.running.has(key)) return false;
     if (this.completeIds.has(key)) return true;
-    const rows = (await this.storage.analysesTable.query(
-      "SELECT json_extract(value, '$.value.complete') AS complete FROM analyses WHERE key = ?",
-      key,
-    )) as { complete: unknown }[];
-    if (rows.length === 0) return undefined;
-    const complete = rows[0]!.complete === 1 || rows[0]!.complete === true;
+    const complete = await this.store.completeOf(key);
     if (complete) this.rememberComplete(key);
     return complete;
   }
@@ -261,11 +295,7 @@ export class AnalysisService {
     if (!header) return undefined;
     if (header.results) return { ...header, results: header.results };
     const results: (ObservableResult | null)[] = header.observables.map(() => null);
-    const rows = (await this.storage.analysesTable.query(
-      `SELECT idx, CASE WHEN idx IN (SELECT value FROM json_each(?2)) THEN NULL ELSE value END AS value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?1`,
-      header.id,
-      JSON.stringify([...have]),
-    )) as { idx: number; value: string | null }[];
+    const rows = await this.store.rows(header.id, have);
     for (const row of rows) {
       if (row.idx >= 0 && row.idx < results.length) results[row.idx] = row.value === null ? HELD : (JSON.parse(row.value) as ObservableResult);
     }
@@ -293,11 +323,7 @@ export class AnalysisService {
       return;
     }
     for (let after = -1; ;) {
-      const rows = (await this.storage.analysesTable.query(
-        `SELECT idx, value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ? AND idx > ? ORDER BY idx LIMIT ${READ_PAGE}`,
-        header.id,
-        after,
-      )) as { idx: number; value: string }[];
+      const rows = await this.store.rowPage(header.id, after, READ_PAGE);
       if (rows.length === 0) return;
       after = rows[rows.length - 1]!.idx;
       yield rows.map((row) => row.value);
@@ -306,22 +332,13 @@ export class AnalysisService {
   }
 
   /**
-   * Stored analyses the server accepted and that are not complete yet (read in SQLite: the
-   * finished ones are never loaded). Those of `oas analyze` (or without an origin) are left out.
-   */
-  private async unfinished(): Promise<AnalysisHeader[]> {
-    const rows = (await this.storage.analysesTable.query(
-      "SELECT value FROM analyses WHERE json_extract(value, '$.value.complete') = 0 AND json_extract(value, '$.value.origin') = 'server'",
-    )) as { value: string }[];
-    return rows.map((row) => (JSON.parse(row.value) as { value: AnalysisHeader }).value);
-  }
-
-  /**
    * Restarts the server's analyses that were accepted but not finished (the process stopped).
-   * Results already saved are kept; only the other observables run again.
+   * Results already saved are kept; only the other observables run again. With a dispatcher
+   * there is nothing to do: the queue keeps the jobs of an analysis until they are done.
    */
   async resumePending(): Promise<number> {
-    const pending = (await this.unfinished()).filter((r) => r.origin === 'server' && !this.running.has(r.id));
+    if (this.dispatcher) return 0;
+    const pending = (await this.store.unfinished()).filter((r) => r.origin === 'server' && !this.running.has(r.id));
     for (const stored of pending) {
       let selections: Selection[];
       try {
@@ -330,11 +347,8 @@ export class AnalysisService {
         selections = this.catalog.select(stored.engines.filter((name) => this.catalog.find(name)));
       }
       const header = await this.migrate(stored);
-      const rows = (await this.storage.analysesTable.query(
-        `SELECT idx FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`,
-        header.id,
-      )) as { idx: number }[];
-      const saved = new Set(rows.map((row) => row.idx).filter((idx) => idx >= 0 && idx < header.observables.length));
+      const indices = await this.store.savedIndices(header.id);
+      const saved = new Set(indices.filter((idx) => idx >= 0 && idx < header.observables.length));
       this.launch(header, selections, saved);
     }
     return pending.length;
@@ -348,41 +362,17 @@ export class AnalysisService {
     results.forEach((result, index) => {
       if (result) rows.push([index, JSON.stringify(result)]);
     });
-    await this.insertRows(record.id, rows);
+    await this.store.putRows(record.id, rows);
     const migrated: AnalysisHeader = { ...header, format: 2 };
-    await this.storage.analyses.set(record.id, migrated);
+    await this.store.putHeader(migrated);
     return migrated;
-  }
-
-  /** Writes result rows (replacing any of the same index), a few hundred per statement. */
-  private async insertRows(id: string, rows: readonly (readonly [number, string])[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-      const chunk = rows.slice(i, i + INSERT_ROWS);
-      await this.storage.analysesTable.query(
-        `INSERT OR REPLACE INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
-        chunk.flatMap(([index, text]) => [id, index, text]),
-      );
-    }
   }
 
   /** Counts the verdicts of the results saved before a restart (indices `saved`), a page at a time. */
   private async countSaved(id: string, saved: ReadonlySet<number>, verdicts: VerdictCounts): Promise<void> {
     for (let after = -1; ;) {
-      const rows = (await this.storage.analysesTable.query(
-        `SELECT idx, value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ? AND idx > ? ORDER BY idx LIMIT ${READ_PAGE}`,
-        id,
-        after,
-      )) as { idx: number; value: string }[];
-      for (const row of rows) {
-        if (!saved.has(row.idx)) continue;
-        let verdict: Verdict = 'unknown';
-        try {
-          verdict = observableVerdict(JSON.parse(row.value) as ObservableResult, this.catalog).verdict;
-        } catch {
-          // A row that cannot be read judges nothing.
-        }
-        count(verdicts, verdict);
-      }
+      const rows = await this.store.rowPage(id, after, READ_PAGE);
+      for (const row of rows) if (saved.has(row.idx)) countRow(verdicts, row.value, this.catalog);
       if (rows.length < READ_PAGE) return;
       after = rows[rows.length - 1]!.idx;
     }
@@ -413,7 +403,7 @@ export class AnalysisService {
       if (queue.length === 0) return;
       const batch = queue;
       queue = [];
-      saving = saving.then(() => this.insertRows(id, batch)).then(() => {
+      saving = saving.then(() => this.store.putRows(id, batch)).then(() => {
         for (const [index, text] of batch) if (live.unsaved.get(index) === text) live.unsaved.delete(index);
       }, () => {});
     };
@@ -485,20 +475,11 @@ export class AnalysisService {
         await saving;
         // A batch whose write failed is still unsaved: written now, or the analysis stays
         // incomplete (and, from the server, resumes at the next start).
-        if (live.unsaved.size > 0) await this.insertRows(id, [...live.unsaved].sort(([a], [b]) => a - b));
+        if (live.unsaved.size > 0) await this.store.putRows(id, [...live.unsaved].sort(([a], [b]) => a - b));
         if (saved.size > 0) await this.countSaved(id, saved, verdicts);
         // Every row is written before complete turns true: whoever sees it can read them all.
-        const final: AnalysisHeader = {
-          ...header,
-          complete: true,
-          finished_at: new Date().toISOString(),
-          duration_ms: Date.now() - started,
-          progress: { done: total, total },
-          format: 2,
-          verdicts,
-        };
-        delete final.results;
-        await this.storage.analyses.set(id, final);
+        const final = completedHeader({ ...header, progress: { done: total, total } }, verdicts, Date.now() - started);
+        await this.store.putHeader(final);
         this.rememberComplete(id);
         return final;
       })

@@ -24,6 +24,8 @@ export interface AnalyzeOptions {
   config?: string;
   dataDir?: string;
   catalog?: string;
+  /** `--redis URL` (setting redis_url): the team's cache and quotas, the analysis still run here. */
+  redis?: string;
   /** Remote mode (src/cli/remote.ts): the server's URL, its API prefix, token and time limit. */
   server?: string;
   prefix?: string;
@@ -156,6 +158,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   const server = options.server ?? (process.env.OAS_SERVER || undefined);
   const choice = outputChoice(options);
   if (server !== undefined) {
+    if (options.redis !== undefined) throw new UsageError('--redis runs the analysis here with the team\'s cache and quotas; it does not go with --server (the server has its own)');
     const { remoteAnalyzeCommand } = await import('./remote.js');
     return remoteAnalyzeCommand(words, { ...options, server });
   }
@@ -170,6 +173,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   const flags: Partial<Config> = {};
   if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
   if (options.catalog !== undefined) flags.catalog = options.catalog as Config['catalog'];
+  if (options.redis !== undefined) flags.redis_url = options.redis;
   const app = await createApp({ file: options.config, flags }, { analysisOf: { engines } });
   try {
     const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false };

@@ -16,6 +16,7 @@ const { version } = JSON.parse(readFileSync(new URL('../../../package.json', imp
 const configOption = () => new Option('-c, --config <file>', 'configuration file (JSON); default $OAS_CONFIG or ./oas.config.json');
 const catalogOption = () => new Option('--catalog <variant>', 'engine catalog variant: main or older (setting catalog; default main)');
 const dataDirOption = () => new Option('--data-dir <dir>', 'directory of the cache and stored analyses (setting data_dir)');
+const redisOption = (what: string) => new Option('--redis <url>', `Redis shared by the team, e.g. redis://127.0.0.1:6379 (setting redis_url, environment OAS_REDIS_URL): ${what}`);
 
 /** After the options of `oas analyze --help`. */
 const ANALYZE_EXAMPLES = `Examples:
@@ -58,6 +59,7 @@ function buildProgram(analyzeHelp?: string): Command {
     .addOption(catalogOption())
     .addOption(configOption())
     .addOption(dataDirOption())
+    .addOption(redisOption('the cache and quotas are shared with the team\'s servers and workers; the analysis still runs here'))
     .option('--server <url>', 'run the analysis on this oas (or Cyberbro) server through its API (environment OAS_SERVER)')
     .option('--prefix <path>', 'with --server: the API path prefix (default: the URL\'s path, else /api/)')
     .option('--token <token>', 'with --server: API token sent as Authorization: Bearer (environment OAS_API_TOKEN)')
@@ -93,10 +95,24 @@ function buildProgram(analyzeHelp?: string): Command {
     .addOption(catalogOption())
     .addOption(configOption())
     .addOption(dataDirOption())
+    .addOption(redisOption('analyses, history, cache and quotas live there and engine calls are queue jobs, so any number of servers and workers share the work'))
+    .option('--no-worker', 'with --redis: take no engine jobs in this process (leave them to `oas worker`)')
     .exitOverride()
     .action(async (opts) => {
       const { serveCommand } = await import('./serve.js');
       process.exitCode = await serveCommand(opts);
+    });
+
+  program
+    .command('worker')
+    .description('take engine jobs from the team\'s Redis (redis_url) until SIGTERM; run as many as needed, on any machine')
+    .option('--concurrency <n>', 'observables analysed at once (setting worker_concurrency; default 32)')
+    .addOption(configOption())
+    .addOption(redisOption('the queue to take jobs from (required)'))
+    .exitOverride()
+    .action(async (opts) => {
+      const { workerCommand } = await import('./worker.js');
+      process.exitCode = await workerCommand(opts);
     });
 
   return program;
@@ -116,6 +132,10 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof Error && (error instanceof UsageError || await isInputOrConfigError(error))) {
       process.stderr.write(`oas: ${oneLine(error.message)}\n`);
       return EXIT_USAGE;
+    }
+    if (error instanceof Error && error.name === 'RedisUnavailableError') {
+      process.stderr.write(`oas: ${oneLine(error.message)}\n`);
+      return EXIT_FAILED;
     }
     process.stderr.write(`oas: unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
     return EXIT_FAILED;

@@ -10,6 +10,10 @@ import type { Config } from '../config/schema.js';
 import { createLogger } from '../server/access-log.js';
 import { invalidHosts } from '../server/host-guard.js';
 import { listen, secretValues } from '../server/listen.js';
+import type { App } from '../app.js';
+import type { Logger } from '../server/access-log.js';
+import { reportOutages } from '../scale/redis.js';
+import type { RunningWorker } from '../scale/worker.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 export interface ServeOptions {
@@ -20,7 +24,14 @@ export interface ServeOptions {
   dataDir?: string;
   catalog?: string;
   logFormat?: string;
+  /** `--redis URL` (setting redis_url). */
+  redis?: string;
+  /** false with `--no-worker`: this server takes no engine jobs (other processes do). */
+  worker?: boolean;
 }
+
+/** How long a stopping server or worker finishes the jobs it holds before letting go of them. */
+export const STOP_GRACE_MS = 30_000;
 
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const flags: Partial<Config> = {};
@@ -29,17 +40,27 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
   if (options.catalog !== undefined) flags.catalog = options.catalog as Config['catalog'];
   if (options.logFormat !== undefined) flags.log_format = options.logFormat as Config['log_format'];
+  if (options.redis !== undefined) flags.redis_url = options.redis;
   if (options.port !== undefined) {
     const port = Number(options.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number (0-65535), got "${options.port}"`);
     flags.port = port;
   }
   // Refusals come before anything is opened or created.
-  checkAccess((await loadSettings({ file: options.config, flags })).config);
-  const app = await createApp({ file: options.config, flags });
+  const settings = (await loadSettings({ file: options.config, flags })).config;
+  checkAccess(settings);
+  if (options.worker === false && !settings.redis_url) {
+    throw new UsageError('--no-worker needs redis_url (--redis URL or OAS_REDIS_URL): without Redis the server runs its analyses itself');
+  }
+  const app = await createApp({ file: options.config, flags }, { role: 'server' });
   const { config } = app;
   const logger = createLogger({ format: config.log_format, secrets: secretValues(config, app.catalog) });
   app.analyses.onEngineError = (entry) => logger.engineError(entry);
+  if (app.scale) {
+    reportOutages(app.scale.link, (line) => logger.error(line));
+    // Served at once all the same if Redis is not there yet: 503 until it is.
+    await app.scale.link.whenReady(5_000).catch((error: Error) => logger.error(`${error.message}; serving anyway (503 until it answers)`));
+  }
   let running;
   try {
     running = await listen(app, { logger });
@@ -52,21 +73,34 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     await app.close();
     return EXIT_FAILED;
   }
-  process.stdout.write(`oas listening on ${running.url} (API under ${config.api_prefix}, data in ${config.data_dir})\n`);
+  const where = app.scale ? `data in Redis at ${app.scale.link.label}` : `data in ${config.data_dir}`;
+  process.stdout.write(`oas listening on ${running.url} (API under ${config.api_prefix}, ${where})\n`);
   if (isWildcard(config.host) && config.allowed_hosts.length === 0) {
     process.stdout.write(`oas: bound to ${config.host}: only requests naming localhost, 127.0.0.1 or [::1] as their Host are answered (421 otherwise); list the names clients use in allowed_hosts (OAS_ALLOWED_HOSTS)\n`);
   }
   const resumed = await app.analyses.resumePending();
   if (resumed > 0) process.stdout.write(`oas: resumed ${resumed} unfinished analysis(es)\n`);
+  const worker = app.scale && options.worker !== false ? await startAppWorker(app, logger) : undefined;
+  if (app.scale) {
+    process.stdout.write(worker
+      ? `oas: taking engine jobs from Redis at ${app.scale.link.label} (concurrency ${config.worker_concurrency})\n`
+      : 'oas: --no-worker: engine jobs are left to `oas worker` processes\n');
+  }
 
   return new Promise<number>((resolve) => {
     const stop = () => {
-      // Unfinished analyses stay recorded and resume at the next start; in-flight lookups are
-      // abandoned, so the process exits rather than waiting for them.
-      void running.close().then(() => app.runner.flush()).then(() => app.storage.close()).finally(() => {
-        resolve(EXIT_OK);
-        setImmediate(() => process.exit(EXIT_OK));
-      });
+      // SQLite: unfinished analyses stay recorded and resume at the next start; in-flight lookups
+      // are abandoned, so the process exits rather than waiting for them. Redis: the worker
+      // finishes the jobs it holds (or hands them back to the queue past STOP_GRACE_MS).
+      void running.close()
+        .then(() => worker?.close(STOP_GRACE_MS))
+        .then(() => app.runner.flush())
+        .then(() => app.storage?.close())
+        .then(() => app.scale?.link.close())
+        .finally(() => {
+          resolve(EXIT_OK);
+          setImmediate(() => process.exit(EXIT_OK));
+        });
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
@@ -98,4 +132,19 @@ export function isLoopback(host: string): boolean {
 function isWildcard(host: string): boolean {
   const name = host.trim().replace(/^\[(.*)\]$/, '$1');
   return ipaddr.isValid(name) && ipaddr.parse(name).range() === 'unspecified';
+}
+
+/** The worker of an app with `redis_url` (`oas serve` without --no-worker, `oas worker`). */
+export async function startAppWorker(app: App, logger?: Pick<Logger, 'engineError'>): Promise<RunningWorker> {
+  const { startWorker } = await import('../scale/worker.js');
+  const { link, store } = app.scale!;
+  return startWorker({
+    link,
+    store: store!,
+    runner: app.runner,
+    catalog: app.catalog,
+    concurrency: app.config.worker_concurrency,
+    lockMs: app.config.job_lock_ms,
+    onEngineError: logger ? (entry) => logger.engineError(entry) : undefined,
+  });
 }

@@ -37,6 +37,18 @@ const PROXY = 'expected an http:// or https:// URL such as http://proxy.example:
 const proxyUrl = v.pipe(v.string(PROXY), v.trim(), v.check((s) => s === '' || isHttpUrl(s), PROXY));
 const URL_MESSAGE = 'expected an http:// or https:// URL';
 const httpUrl = v.pipe(v.string(URL_MESSAGE), v.check(isHttpUrl, URL_MESSAGE));
+const REDIS = 'expected a redis:// or rediss:// URL such as redis://127.0.0.1:6379, or "" for none';
+const redisUrl = v.pipe(v.string(REDIS), v.trim(), v.check((s) => s === '' || isRedisUrl(s), REDIS));
+
+/** redis://[[user]:password@]host[:port][/db] or rediss:// (TLS). */
+export function isRedisUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '' && /^(\/\d{0,2})?$/.test(url.pathname);
+  } catch {
+    return false;
+  }
+}
 
 /** Settings every engine accepts under `engines.<id>`; engines may accept more. */
 export const engineSettingsSchema = v.looseObject({
@@ -83,6 +95,9 @@ export const KEYS = {
   max_observables: { schema: positiveInt, kind: 'int', doc: 'Most observables one analysis may hold; a larger one is refused whole.', defaultText: '10000' },
   log_format: { schema: v.picklist(['text', 'json'], 'expected "text" or "json"'), kind: 'string', doc: 'Request log lines of `oas serve` on stderr: `text` or `json` (`--log-format`).', defaultText: 'text' },
   catalog: { schema: v.picklist(['main', 'older'], 'expected "main" or "older"'), kind: 'string', doc: 'Engine catalog variant: `main`, or `older` (the spec\'s older variant: `rdap`, key-less scraping `search_engine` and `provider_21`, key-less `provider_22`).', defaultText: 'main' },
+  redis_url: { schema: redisUrl, kind: 'string', doc: 'Redis shared by many `oas serve` and `oas worker` processes (`--redis`): analyses, history, the engine cache, quotas and rate limits live there, and engine calls are BullMQ jobs. With `oas analyze`, the cache and quotas are shared. Empty = one process with SQLite.', defaultText: '""' },
+  worker_concurrency: { schema: positiveInt, kind: 'int', doc: 'Observables one worker (`oas worker`, or the one inside `oas serve` with `redis_url`) analyses at once (`--concurrency`).', defaultText: '32' },
+  job_lock_ms: { schema: v.pipe(positiveInt, v.minValue(500, 'expected a number of at least 500')), kind: 'int', doc: 'With `redis_url`: how long a worker\'s hold on a job lasts unless renewed; the jobs of a worker that died are taken over by another within about twice this.', defaultText: '30000' },
   engines: { schema: v.record(v.string(), engineSettingsSchema, 'expected an object of engine settings keyed by engine id, such as { "provider_24": { "api_key": "..." } }'), kind: 'json', doc: 'Per-engine settings: `{ "<engine id>": { "base_url", "api_key", "timeout_ms", "concurrency", "retries", ... } }`.', defaultText: '{}' },
 } satisfies Record<string, KeySpec>;
 
@@ -108,6 +123,9 @@ export interface Config {
   rate_limit_per_minute: number;
   max_observables: number;
   log_format: 'text' | 'json';
+  redis_url: string;
+  worker_concurrency: number;
+  job_lock_ms: number;
   engines: Record<string, Record<string, unknown>>;
 }
 
@@ -135,6 +153,9 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rate_limit_per_minute: 60,
     max_observables: 10000,
     log_format: 'text',
+    redis_url: '',
+    worker_concurrency: 32,
+    job_lock_ms: 30_000,
     engines: {},
   };
 }

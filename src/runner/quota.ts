@@ -22,7 +22,20 @@ export interface Clock {
 
 const realClock: Clock = { now: () => Date.now(), sleep: (ms) => sleep(ms) };
 
-export class Quota {
+/** What the runner needs of an engine's quota: this process's (Quota) or the team's (RedisQuota). */
+export interface EngineQuota {
+  readonly limit: number;
+  readonly windowMs: number;
+  /** Resolves when a call may start (undefined: at once); see Quota.acquire. */
+  acquire(onWait?: QuotaWaitListener): Promise<void> | undefined;
+  /** No call starts before `ms` from now (the upstream said so, with a 429). */
+  pause(ms: number): void;
+}
+
+/** Makes the quota of one engine: `limit` calls (Infinity: none) per `windowMs`. */
+export type QuotaFactory = (engineId: string, limit: number, windowMs: number, maxWaitMs: number | undefined) => EngineQuota;
+
+export class Quota implements EngineQuota {
   /** Start times of the calls inside the current window, oldest first. */
   private readonly starts: number[] = [];
   private pausedUntil = 0;
@@ -76,14 +89,14 @@ export class Quota {
   }
 }
 
-function describeWindow(ms: number): string {
+export function describeWindow(ms: number): string {
   if (ms % 86_400_000 === 0) return ms === 86_400_000 ? 'day' : `${ms / 86_400_000} days`;
   if (ms % 3_600_000 === 0) return ms === 3_600_000 ? 'hour' : `${ms / 3_600_000} h`;
   if (ms % 60_000 === 0) return ms === 60_000 ? 'minute' : `${ms / 60_000} min`;
   return `${ms} ms`;
 }
 
-function describeWait(ms: number): string {
+export function describeWait(ms: number): string {
   if (ms >= 3_600_000) return `${(ms / 3_600_000).toFixed(1)} h`;
   if (ms >= 60_000) return `${Math.ceil(ms / 60_000)} min`;
   return `${Math.ceil(ms / 1000)} s`;

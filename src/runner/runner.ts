@@ -18,7 +18,7 @@ import { redact } from '../http/redact.js';
 import { hostOf, ipVersion, isPrivateIp } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from './result.js';
-import { Quota, QuotaExhaustedError } from './quota.js';
+import { Quota, QuotaExhaustedError, type EngineQuota, type QuotaFactory } from './quota.js';
 import { Semaphore } from './semaphore.js';
 import type Keyv from 'keyv';
 
@@ -42,6 +42,8 @@ export interface RunnerOptions {
   engineSettings: Readonly<Record<string, Record<string, unknown>>>;
   /** Overrides every engine's default timeout (`engine_timeout_ms`). */
   timeoutMs?: number | undefined;
+  /** Makes each engine's quota; default: this process's own (with `redis_url`: the team's). */
+  quotaOf?: QuotaFactory | undefined;
 }
 
 export interface Progress {
@@ -108,7 +110,7 @@ interface CachedEntry {
 export class EngineRunner {
   private readonly global: Semaphore;
   private readonly perEngine = new Map<string, Semaphore>();
-  private readonly quotas = new Map<string, Quota>();
+  private readonly quotas = new Map<string, EngineQuota>();
   private readonly settings = new Map<string, EngineSettings>();
   private readonly fingerprints = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<Outcome>>();
@@ -380,13 +382,13 @@ export class EngineRunner {
   }
 
   /** The engine's quota: `rate_limit` calls per `rate_window_ms`, or unlimited (still pausable on 429). */
-  private quotaFor(engine: EngineDefinition, settings: EngineSettings): Quota {
+  private quotaFor(engine: EngineDefinition, settings: EngineSettings): EngineQuota {
     let quota = this.quotas.get(engine.id);
     if (!quota) {
       const limit = typeof settings.rate_limit === 'number' ? settings.rate_limit : Number.POSITIVE_INFINITY;
       const windowMs = typeof settings.rate_window_ms === 'number' ? settings.rate_window_ms : 60_000;
       const maxWait = typeof settings.quota_max_wait_ms === 'number' ? settings.quota_max_wait_ms : undefined;
-      quota = new Quota(limit, windowMs, maxWait);
+      quota = this.options.quotaOf ? this.options.quotaOf(engine.id, limit, windowMs, maxWait) : new Quota(limit, windowMs, maxWait);
       this.quotas.set(engine.id, quota);
     }
     return quota;

@@ -12,6 +12,8 @@ export interface ApiOptions {
   prefix: string;
   maxBodyBytes: number;
   analyses: AnalysisService;
+  /** The answer to an unexpected error (default: a logged 500 `internal error`). */
+  onError?: (error: Error, c: Context) => Response | Promise<Response>;
 }
 
 const REQUIRED = {
@@ -36,10 +38,10 @@ export function createApi(options: ApiOptions): Hono {
   const { prefix, analyses } = options;
   const app = new Hono();
 
-  app.onError((error, c) => {
+  app.onError(options.onError ?? ((error, c) => {
     process.stderr.write(`oas: internal error on ${c.req.method} ${c.req.path}: ${error.message.split('\n')[0]}\n`);
     return c.json({ error: 'internal error' }, 500);
-  });
+  }));
   app.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
 
   const limit = bodyLimit({

@@ -1,7 +1,7 @@
 /** Starts the API and the pages for an App on its configured host and port. */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { getPath } from 'hono/utils/url';
 import type { App } from '../app.js';
 import type { Config } from '../config/schema.js';
@@ -14,6 +14,7 @@ import { allowedHosts, hostGuard } from './host-guard.js';
 import { drainUnreadBody } from './drain-body.js';
 import { createPages } from './pages.js';
 import { analysisLimiter, rateLimitAnalyses } from './rate-limit.js';
+import { redisGate, unavailableResponse } from './redis-gate.js';
 
 export interface RunningServer {
   server: ServerType;
@@ -46,16 +47,24 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     root.use('*', auth.middleware);
     root.route('/', auth.routes);
   }
-  const limiter = analysisLimiter(config.rate_limit_per_minute);
+  const link = app.scale?.link;
+  if (link) root.use('*', redisGate(link, config.api_prefix));
+  const limiter = analysisLimiter(config.rate_limit_per_minute, link?.commands);
   if (limiter) root.post(`${config.api_prefix}analyze`, rateLimitAnalyses(limiter));
-  root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses }));
-  root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses, storage: app.storage }));
-  root.onError((error, c) => {
+  // Redis gone in the middle of a request: 503 with one line, like the gate; else a 500.
+  const onError = (error: Error, c: Context) => {
+    if (link) {
+      const unavailable = unavailableResponse(c, link, error);
+      if (unavailable) return unavailable;
+    }
     const line = `internal error on ${c.req.method} ${c.req.path}: ${error.message.split('\n')[0]}`;
     if (options.logger) options.logger.error(line);
     else process.stderr.write(`oas: ${line}\n`);
     return c.json({ error: 'internal error' }, 500);
-  });
+  };
+  root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, onError }));
+  root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses }));
+  root.onError(onError);
   root.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
   return root;
 }

@@ -3,12 +3,10 @@
  * they read besides the three API endpoints (`/ui/...`), and the exports (`/export/<id>`).
  */
 import { Hono, type Context } from 'hono';
-import { historyPage } from '../analysis/history.js';
 import type { AnalysisService } from '../analysis/service.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
 import { EXPORT_FILES, EXPORT_FORMATS, exportChunks, exportFileName, isExportFormat } from '../export/index.js';
-import type { Storage } from '../store/storage.js';
 import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
 import { notFound, sendChunks } from './api.js';
@@ -20,7 +18,6 @@ export interface PagesOptions {
   config: Config;
   catalog: Catalog;
   analyses: AnalysisService;
-  storage: Storage;
 }
 
 /** Scripts and styles only from oas itself, no inline script, no framing, no other origin. */
@@ -101,7 +98,7 @@ export function createPages(options: PagesOptions): Hono {
     if (isBad(q)) return json(c, q, 400);
     if (q.length > QUERY_MAX) return json(c, { error: `"q" must be at most ${QUERY_MAX} characters` }, 400);
     const query = { query: q, page: pageNumber, perPage };
-    return json(c, await historyPage(options.storage, query, (key) => catalog.find(key)?.label ?? key));
+    return json(c, await analyses.history(query));
   });
 
   app.get('/export/:id', async (c) => {

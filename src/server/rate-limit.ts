@@ -5,17 +5,22 @@
  * A request refused for another reason (400, 413, ...) gives its point back: only analyses that
  * start count.
  *
- * The limiter is any rate-limiter-flexible limiter: RateLimiterMemory (one process) today; a
- * RateLimiterRedis with the same points and duration can be passed instead to share the limit
- * between several servers.
+ * The limiter is any rate-limiter-flexible limiter: RateLimiterMemory for one process, and with
+ * `redis_url` a RateLimiterRedis with the same points and duration, so the limit holds across all
+ * the servers of a team (keys `oas:rate:analyze:<client>`: an address, or a digest of the token).
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
-/** A limiter of `perMinute` analyses per client and minute; undefined for 0 (no limit). */
-export function analysisLimiter(perMinute: number): RateLimiterAbstract | undefined {
+/**
+ * A limiter of `perMinute` analyses per client and minute, in Redis when given one; undefined for
+ * 0 (no limit).
+ */
+export function analysisLimiter(perMinute: number, redis?: Redis): RateLimiterAbstract | undefined {
   if (perMinute <= 0) return undefined;
+  if (redis) return new RateLimiterRedis({ storeClient: redis, keyPrefix: 'oas:rate:analyze', points: perMinute, duration: 60 });
   return new RateLimiterMemory({ keyPrefix: 'oas-analyze', points: perMinute, duration: 60 });
 }
 

@@ -498,15 +498,15 @@ title('Pages and extraction (library calls in the bench process)');
   for (let i = 0; i < HISTORY; i++) {
     const id = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
     const from = (i * 10) % 490;
-    await app.storage.analyses.set(id, { ...record, id, created_at: new Date(Date.now() - i * 1000).toISOString(), observables: record.observables.slice(from, from + 10), results: record.results.slice(from, from + 10) });
+    await app.storage!.analyses.set(id, { ...record, id, created_at: new Date(Date.now() - i * 1000).toISOString(), observables: record.observables.slice(from, from + 10), results: record.results.slice(from, from + 10) });
   }
   const writeMs = performance.now() - writeStart;
   const historyStart = performance.now();
-  await historyPage(app.storage, { query: '', page: 1, perPage: 20 });
+  await historyPage(app.storage!, { query: '', page: 1, perPage: 20 });
   const historyMs = performance.now() - historyStart;
   const needle = record.observables[42]!.value;
   const searchStart = performance.now();
-  const found = await historyPage(app.storage, { query: needle, page: 1, perPage: 20 });
+  const found = await historyPage(app.storage!, { query: needle, page: 1, perPage: 20 });
   const searchMs = performance.now() - searchStart;
   row(`history page 1 of ${HISTORY} analyses`, `${ms(historyMs)} (writing them: ${ms(writeMs)})`);
   row('history search by observable', `${ms(searchMs)} (${found.total} matches)`);

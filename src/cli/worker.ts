@@ -1,0 +1,61 @@
+/**
+ * `oas worker`: takes engine jobs from the team's Redis (`redis_url`, `--redis`) until SIGTERM or
+ * SIGINT, then finishes the jobs it holds (past a grace time it lets go of them: they go back to
+ * the queue for another worker). Engine errors and Redis outages are one line each on stderr;
+ * while Redis is unreachable it retries with a growing back-off and says so.
+ */
+import { createApp, loadSettings } from '../app.js';
+import type { Config } from '../config/schema.js';
+import { createLogger } from '../server/access-log.js';
+import { secretValues } from '../server/listen.js';
+import { reportOutages } from '../scale/redis.js';
+import { EXIT_OK, UsageError } from './errors.js';
+import { startAppWorker, STOP_GRACE_MS } from './serve.js';
+
+export interface WorkerCommandOptions {
+  concurrency?: string;
+  config?: string;
+  redis?: string;
+}
+
+export async function workerCommand(options: WorkerCommandOptions): Promise<number> {
+  const flags: Partial<Config> = {};
+  if (options.redis !== undefined) flags.redis_url = options.redis;
+  if (options.concurrency !== undefined) {
+    const n = Number(options.concurrency);
+    if (!/^\d+$/.test(options.concurrency.trim()) || !Number.isInteger(n) || n < 1) {
+      throw new UsageError(`--concurrency must be a whole number of at least 1, got "${options.concurrency}"`);
+    }
+    flags.worker_concurrency = n;
+  }
+  const { config: settings } = await loadSettings({ file: options.config, flags });
+  if (!settings.redis_url) {
+    throw new UsageError('oas worker needs a Redis to take jobs from: set redis_url (--redis redis://host:6379 or OAS_REDIS_URL)');
+  }
+  const app = await createApp({ file: options.config, flags }, { role: 'worker' });
+  const { config } = app;
+  const link = app.scale!.link;
+  const logger = createLogger({ format: config.log_format, secrets: secretValues(config, app.catalog) });
+  const say = (line: string) => process.stderr.write(`oas worker: ${line}\n`);
+  reportOutages(link, say);
+  const worker = await startAppWorker(app, logger);
+  process.stdout.write(`oas worker: taking engine jobs from Redis at ${link.label} (concurrency ${config.worker_concurrency})\n`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) return;
+      stopping = true;
+      const held = worker.active();
+      say(held > 0 ? `stopping: finishing ${held} job(s) (after ${STOP_GRACE_MS / 1000} s they go back to the queue)` : 'stopping');
+      void worker.close(STOP_GRACE_MS)
+        .then(() => app.close())
+        .finally(() => {
+          resolve(EXIT_OK);
+          setImmediate(() => process.exit(EXIT_OK));
+        });
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}

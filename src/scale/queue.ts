@@ -1,0 +1,84 @@
+/**
+ * The BullMQ queue of engine work (`redis_url`): one job per observable of an accepted analysis,
+ * carrying the analysis id, the observable's index and value, and the engine names (never a
+ * credential: each worker reads its own configuration). Any worker takes any job; a job whose
+ * worker died is taken over by another (BullMQ's stalled-job check), and one that failed for want
+ * of Redis is tried again with a growing back-off.
+ */
+import { Queue, type JobsOptions } from 'bullmq';
+import type { AnalysisDispatcher, AnalysisHeader } from '../analysis/service.js';
+import type { Observable } from '../observables/types.js';
+import type { Selection } from '../runner/runner.js';
+import type { RedisLink } from './redis.js';
+
+export const QUEUE_NAME = 'observables';
+/** BullMQ's keys: `oas:bull:observables:...`. */
+export const QUEUE_PREFIX = 'oas:bull';
+
+/** What a job carries. */
+export interface ObservableJob {
+  analysis: string;
+  index: number;
+  observable: Observable;
+  /** The engine names as the caller gave them (the result's keys). */
+  engines: string[];
+  ignore_cache: boolean;
+  /** Observables in the analysis: when this many have a result, it is complete. */
+  total: number;
+}
+
+/** Tries of a job that fails (Redis gone while it ran): the back-off reaches 30 s, about 25 min in all. */
+export const JOB_ATTEMPTS = 50;
+
+export const JOB_OPTIONS: JobsOptions = {
+  attempts: JOB_ATTEMPTS,
+  backoff: { type: 'custom' },
+  // The result is the analysis's row; a finished job has nothing more to keep.
+  removeOnComplete: true,
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+/** The wait before try `attempt` + 1 of a failed job. */
+export function jobBackoffMs(attemptsMade: number): number {
+  return Math.min(30_000, 500 * 2 ** Math.max(0, attemptsMade - 1));
+}
+
+/** The job id: one per observable of an analysis, so adding it twice adds it once. */
+export function jobId(analysis: string, index: number): string {
+  return `${analysis}-${index}`;
+}
+
+/**
+ * Accepted analyses go to the queue: all their jobs in one transaction. The queue is opened at
+ * the first analysis (BullMQ checks the Redis version when it opens, which needs Redis up), and
+ * opened again after a failure that was Redis's.
+ */
+export function queueDispatcher(link: RedisLink): AnalysisDispatcher & { close(): Promise<void> } {
+  let queue: Queue<ObservableJob> | undefined;
+  const open = () => {
+    const opened = new Queue<ObservableJob>(QUEUE_NAME, { connection: link.commands, prefix: QUEUE_PREFIX, defaultJobOptions: JOB_OPTIONS });
+    opened.on('error', () => {}); // the request that needed it gets the error (503)
+    return opened;
+  };
+  return {
+    dispatch: async (header: AnalysisHeader, selections: readonly Selection[]) => {
+      const engines = selections.map((s) => s.key);
+      const total = header.observables.length;
+      const current = queue ??= open();
+      try {
+        await current.addBulk(header.observables.map((observable, index) => ({
+          name: 'observable',
+          data: { analysis: header.id, index, observable: { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, total },
+          opts: { ...JOB_OPTIONS, jobId: jobId(header.id, index) },
+        })));
+      } catch (error) {
+        if (queue === current) queue = undefined;
+        await current.close().catch(() => {});
+        throw error;
+      }
+    },
+    close: async () => {
+      await queue?.close().catch(() => {});
+    },
+  };
+}

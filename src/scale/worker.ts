@@ -1,0 +1,145 @@
+/**
+ * A worker: takes observable jobs from the queue (src/scale/queue.ts), runs the engines the job
+ * names with this process's runner (its own credentials, the team's cache and quotas), writes the
+ * observable's row, and completes the analysis when the last row is written. `oas worker` is one;
+ * `oas serve` runs one too unless `--no-worker`.
+ *
+ * Safe to run twice: a job whose row already exists (its worker died after writing it) calls no
+ * engine again, and completing is idempotent. So a job taken over after a SIGKILL neither loses
+ * nor duplicates an observable.
+ */
+import { Worker, type Job } from 'bullmq';
+import type { AnalysisHeader, EngineErrorEvent } from '../analysis/service.js';
+import { completedHeader, countRow, noVerdicts, READ_PAGE } from '../analysis/service.js';
+import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
+import type { ObservableResult } from '../runner/result.js';
+import type { EngineRunner, Selection } from '../runner/runner.js';
+import { jobBackoffMs, QUEUE_NAME, QUEUE_PREFIX, type ObservableJob } from './queue.js';
+import type { RedisAnalysisStore } from './redis-analyses.js';
+import type { RedisLink } from './redis.js';
+
+export interface WorkerOptions {
+  link: RedisLink;
+  store: RedisAnalysisStore;
+  runner: EngineRunner;
+  catalog: Catalog;
+  /** Observables analysed at once (`--concurrency`, setting worker_concurrency). */
+  concurrency: number;
+  /** BullMQ's lock on a job (setting job_lock_ms); a dead worker's jobs move on after it lapses. */
+  lockMs: number;
+  onEngineError?: ((event: EngineErrorEvent) => void) | undefined;
+}
+
+export interface RunningWorker {
+  /** Jobs being worked on now. */
+  active(): number;
+  /**
+   * Stops taking jobs and finishes those it holds; past `graceMs` it lets go of them instead
+   * (their locks lapse and another worker takes them over).
+   */
+  close(graceMs: number): Promise<void>;
+}
+
+export function startWorker(options: WorkerOptions): RunningWorker {
+  const { store, runner, catalog } = options;
+  let active = 0;
+  const worker = new Worker<ObservableJob>(QUEUE_NAME, async (job: Job<ObservableJob>) => {
+    active++;
+    try {
+      await processJob(job.data, store, runner, catalog, options.onEngineError);
+    } finally {
+      active--;
+    }
+  }, {
+    connection: options.link.blocking(),
+    prefix: QUEUE_PREFIX,
+    concurrency: options.concurrency,
+    lockDuration: options.lockMs,
+    stalledInterval: options.lockMs,
+    // A job is taken over after each death of its worker; only one that keeps killing its
+    // workers (over and over) is given up.
+    maxStalledCount: 10,
+    settings: { backoffStrategy: (attemptsMade: number) => jobBackoffMs(attemptsMade) },
+  });
+  worker.on('error', () => {}); // Redis errors are told by the link (src/scale/redis.ts)
+  return {
+    active: () => active,
+    close: async (graceMs) => {
+      let timer: NodeJS.Timeout | undefined;
+      const graceful = worker.close();
+      const deadline = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), graceMs);
+      });
+      const outcome = await Promise.race([graceful.then(() => 'done' as const), deadline]);
+      clearTimeout(timer);
+      if (outcome === 'late') await worker.close(true).catch(() => {});
+    },
+  };
+}
+
+/** One observable of one analysis: its row, then the analysis's completion when it is the last. */
+export async function processJob(
+  job: ObservableJob,
+  store: RedisAnalysisStore,
+  runner: EngineRunner,
+  catalog: Catalog,
+  onEngineError?: (event: EngineErrorEvent) => void,
+): Promise<void> {
+  let count: number;
+  if (await store.hasRow(job.analysis, job.index)) {
+    count = await store.rowCount(job.analysis);
+  } else {
+    const result = await analyse(job, runner, catalog);
+    count = await store.addRow(job.analysis, job.index, JSON.stringify(result));
+    if (onEngineError && result.errors) {
+      for (const [key, error] of Object.entries(result.errors)) {
+        try {
+          onEngineError({ analysis: job.analysis, engine: catalog.find(key)?.id ?? key, error });
+        } catch {
+          // A log that cannot be written never stops an analysis.
+        }
+      }
+    }
+  }
+  if (count >= job.total) await complete(job.analysis, store, catalog);
+}
+
+async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalog): Promise<ObservableResult> {
+  // Engines this worker does not know (another catalog, an older version) are that engine's error.
+  const known = job.engines.filter((name) => catalog.find(name));
+  let selections: Selection[] = [];
+  try {
+    selections = catalog.select(known);
+  } catch (error) {
+    if (!(error instanceof UnknownEngineError)) throw error;
+  }
+  let result: ObservableResult;
+  try {
+    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache })) as [ObservableResult];
+  } catch (error) {
+    // Never expected (engine failures are results), but an accepted analysis must finish.
+    result = { observable: job.observable.value, type: job.observable.type, reversed_success: false, errors: { analysis: `internal error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` } };
+  }
+  const unknown = job.engines.filter((name) => !known.includes(name));
+  if (unknown.length === 0) return result;
+  const ordered: ObservableResult = { observable: result.observable, type: result.type, reversed_success: result.reversed_success };
+  if (result.reversed_ip !== undefined) ordered.reversed_ip = result.reversed_ip;
+  for (const name of job.engines) ordered[name] = result[name] ?? null;
+  ordered.errors = { ...result.errors, ...Object.fromEntries(unknown.map((name) => [name, 'engine not available on the worker that ran this observable'])) };
+  return ordered;
+}
+
+/** Marks the analysis complete with its verdicts counted, unless it already is. */
+async function complete(id: string, store: RedisAnalysisStore, catalog: Catalog): Promise<void> {
+  const header = await store.getHeader(id);
+  if (!header || header.complete) return;
+  const verdicts = noVerdicts();
+  for (let after = -1; ;) {
+    const rows = await store.rowPage(id, after, READ_PAGE);
+    for (const row of rows) countRow(verdicts, row.value, catalog);
+    if (rows.length < READ_PAGE) break;
+    after = rows[rows.length - 1]!.idx;
+  }
+  const final: AnalysisHeader = completedHeader(header, verdicts, Math.max(0, Date.now() - Date.parse(header.created_at)));
+  await store.putHeader(final);
+}

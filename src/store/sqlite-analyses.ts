@@ -1,0 +1,54 @@
+/**
+ * Analyses in the SQLite file (the default): each header a record of the `analyses` Keyv table,
+ * each finished observable a row of `analysis_results` (storage.ts). Reads run in SQLite, so a
+ * poll, a page of results or the history never loads more than it shows.
+ */
+import type { AnalysisHeader } from '../analysis/service.js';
+import { historyPage } from '../analysis/history.js';
+import type { AnalysisStore } from './analysis-store.js';
+import { ANALYSIS_RESULTS_TABLE, type Storage } from './storage.js';
+
+/** Rows per INSERT statement (3 parameters each: under SQLite's oldest limit of 999). */
+const INSERT_ROWS = 300;
+
+export function sqliteAnalysisStore(storage: Storage): AnalysisStore {
+  const table = storage.analysesTable;
+  return {
+    putHeader: async (header) => {
+      await storage.analyses.set(header.id, header);
+    },
+    getHeader: async (id) => (await storage.analyses.get(id)) as AnalysisHeader | undefined,
+    completeOf: async (id) => {
+      const rows = (await table.query("SELECT json_extract(value, '$.value.complete') AS complete FROM analyses WHERE key = ?", id)) as { complete: unknown }[];
+      if (rows.length === 0) return undefined;
+      return rows[0]!.complete === 1 || rows[0]!.complete === true;
+    },
+    putRows: async (id, rows) => {
+      for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+        const chunk = rows.slice(i, i + INSERT_ROWS);
+        await table.query(
+          `INSERT OR REPLACE INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
+          chunk.flatMap(([index, text]) => [id, index, text]),
+        );
+      }
+    },
+    rows: async (id, have) => (await table.query(
+      `SELECT idx, CASE WHEN idx IN (SELECT value FROM json_each(?2)) THEN NULL ELSE value END AS value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?1`,
+      id,
+      JSON.stringify([...have]),
+    )) as { idx: number; value: string | null }[],
+    rowPage: async (id, after, limit) => (await table.query(
+      `SELECT idx, value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ? AND idx > ? ORDER BY idx LIMIT ${Math.floor(limit)}`,
+      id,
+      after,
+    )) as { idx: number; value: string }[],
+    savedIndices: async (id) => ((await table.query(`SELECT idx FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`, id)) as { idx: number }[]).map((row) => row.idx),
+    unfinished: async () => {
+      const rows = (await table.query(
+        "SELECT value FROM analyses WHERE json_extract(value, '$.value.complete') = 0 AND json_extract(value, '$.value.origin') = 'server'",
+      )) as { value: string }[];
+      return rows.map((row) => (JSON.parse(row.value) as { value: AnalysisHeader }).value);
+    },
+    history: (query, labelOf) => historyPage(storage, query, labelOf),
+  };
+}
