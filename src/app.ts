@@ -154,7 +154,7 @@ export async function createApp(options: Omit<LoadOptions, 'engines'>, create: C
  * for it (503 meanwhile).
  */
 async function openScale(url: string, role: AppRole) {
-  const [{ openRedis }, { openRedisKeyvs }, { redisQuotas }, { RedisAnalysisStore }, { queueDispatcher }] = await Promise.all([
+  const [{ openRedis, reasonOf, RedisUnavailableError }, { openRedisKeyvs }, { redisQuotas }, { RedisAnalysisStore }, { queueDispatcher }] = await Promise.all([
     import('./scale/redis.js'),
     import('./scale/redis-keyv.js'),
     import('./scale/redis-quota.js'),
@@ -163,8 +163,12 @@ async function openScale(url: string, role: AppRole) {
   ]);
   const link = openRedis(url);
   if (role === 'cli') {
+    // The first refusal is the answer: a terminal should not wait for retries.
+    const refused = new Promise<never>((_, reject) => {
+      link.commands.once('error', (error: unknown) => reject(new RedisUnavailableError(`Redis at ${link.label} is unreachable (${reasonOf(error)}): check redis_url (--redis, OAS_REDIS_URL)`)));
+    });
     try {
-      await link.whenReady(5_000);
+      await Promise.race([link.whenReady(5_000), refused]);
     } catch (error) {
       await link.close();
       throw error;

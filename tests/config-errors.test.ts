@@ -300,7 +300,7 @@ describe('every key: one line, no raw schema message', () => {
     const dir = workdir();
     const keys = ['api_prefix', 'api_cache_timeout', 'data_dir', 'host', 'port', 'max_body_bytes', 'dns_servers', 'proxy_url', 'ssl_verify',
       'concurrency', 'engine_timeout_ms', 'api_token', 'allow_unauthenticated', 'allowed_hosts', 'cors_origins', 'rate_limit_per_minute',
-      'max_observables', 'log_format', 'catalog', 'engines'];
+      'max_observables', 'log_format', 'redis_url', 'worker_concurrency', 'job_lock_ms', 'catalog', 'engines'];
     for (const key of keys) {
       const value = key === 'engines' ? 12 : { a: [1] };
       const line = assertConfigError(await oas(dir, ['engines', '--config', writeConfig(dir, { [key]: value })]), new RegExp(`invalid "${key}": expected `), key);

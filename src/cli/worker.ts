@@ -30,7 +30,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
   }
   const { config: settings } = await loadSettings({ file: options.config, flags });
   if (!settings.redis_url) {
-    throw new UsageError('oas worker needs a Redis to take jobs from: set redis_url (--redis redis://host:6379 or OAS_REDIS_URL)');
+    throw new UsageError('a worker needs a Redis to take jobs from: set redis_url (--redis redis://host:6379 or OAS_REDIS_URL)');
   }
   const app = await createApp({ file: options.config, flags }, { role: 'worker' });
   const { config } = app;

@@ -80,11 +80,15 @@ function readConfigFile(path: string): Partial<Config> {
   return out as Partial<Config>;
 }
 
+/** Flags whose name is not the key's (`--prefix` sets api_prefix). */
+const FLAG_NAMES: Partial<Record<ConfigKey, string>> = { api_prefix: 'prefix', redis_url: 'redis', worker_concurrency: 'concurrency' };
+
 /** Command-line values, checked like any other source (`--catalog older`). */
 function readFlags(flags: Partial<Config>): Partial<Config> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(stripUndefined(flags))) {
-    out[key] = key === 'engines' ? value : check(key as ConfigKey, value, `option --${key.replaceAll('_', '-')}`);
+    const flag = FLAG_NAMES[key as ConfigKey] ?? key.replaceAll('_', '-');
+    out[key] = key === 'engines' ? value : check(key as ConfigKey, value, `option --${flag}`);
   }
   return out as Partial<Config>;
 }

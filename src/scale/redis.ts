@@ -99,6 +99,7 @@ export function openRedis(url: string): RedisLink {
         commands.off('ready', onReady);
         reject(new RedisUnavailableError(unavailableMessage(label, lastError || 'no answer')));
       }, ms);
+      timer.unref();
       const onReady = () => {
         clearTimeout(timer);
         resolve();
@@ -112,7 +113,8 @@ export function openRedis(url: string): RedisLink {
       return connection;
     },
     close: async () => {
-      await Promise.allSettled([commands, ...others].map((c) => c.quit().catch(() => c.disconnect())));
+      // QUIT needs an answer; a connection that is not up is just dropped (no retry left running).
+      await Promise.allSettled([commands, ...others].map((c) => (c.status === 'ready' ? c.quit().catch(() => c.disconnect()) : c.disconnect())));
     },
   };
 }

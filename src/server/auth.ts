@@ -55,8 +55,24 @@ export class TokenCheck {
   }
 }
 
+/**
+ * Where signed-in browsers are remembered: in this process (SessionStore), or with `redis_url`
+ * in Redis (RedisSessionStore), so a browser signed in through one server is signed in on all.
+ */
+export interface Sessions {
+  /** A new session; returns its id (to put in the cookie). */
+  create(): string | Promise<string>;
+  valid(id: string | undefined): boolean | Promise<boolean>;
+  end(id: string | undefined): void | Promise<void>;
+}
+
+/** The digest a session is kept under (never the id the cookie holds). */
+function sessionKey(id: string): string {
+  return createHash('sha256').update(id).digest('hex');
+}
+
 /** Signed-in browsers: digest of the session id -> expiry (ms since epoch). In memory only. */
-export class SessionStore {
+export class SessionStore implements Sessions {
   private readonly sessions = new Map<string, number>();
 
   constructor(private readonly ttlMs = SESSION_TTL_MS, private readonly now: () => number = Date.now) {}
@@ -91,7 +107,7 @@ export class SessionStore {
   }
 
   private key(id: string): string {
-    return createHash('sha256').update(id).digest('hex');
+    return sessionKey(id);
   }
 
   private prune(): void {
@@ -100,11 +116,34 @@ export class SessionStore {
   }
 }
 
+/** Sessions in Redis: `oas:session:<digest of the id>`, expiring with the session. */
+export class RedisSessionStore implements Sessions {
+  constructor(
+    private readonly redis: { set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>; exists(key: string): Promise<number>; del(key: string): Promise<number> },
+    private readonly ttlMs = SESSION_TTL_MS,
+  ) {}
+
+  async create(): Promise<string> {
+    const id = randomBytes(32).toString('base64url');
+    await this.redis.set(`oas:session:${sessionKey(id)}`, '1', 'PX', this.ttlMs);
+    return id;
+  }
+
+  async valid(id: string | undefined): Promise<boolean> {
+    if (!id || id.length > 100) return false;
+    return (await this.redis.exists(`oas:session:${sessionKey(id)}`)) === 1;
+  }
+
+  async end(id: string | undefined): Promise<void> {
+    if (id && id.length <= 100) await this.redis.del(`oas:session:${sessionKey(id)}`);
+  }
+}
+
 export interface AuthOptions {
   token: string;
   /** The API prefix (`/api/`): everything under it is protected. */
   prefix: string;
-  sessions?: SessionStore;
+  sessions?: Sessions;
 }
 
 export interface Auth {
@@ -112,7 +151,7 @@ export interface Auth {
   middleware: MiddlewareHandler;
   /** `/signin` (GET form, POST token) and `/signout`. */
   routes: Hono;
-  sessions: SessionStore;
+  sessions: Sessions;
 }
 
 /** Paths anyone may load: the pages' HTML (they sign in from there), their assets, sign-in/out. */
@@ -134,7 +173,7 @@ export function createAuth(options: AuthOptions): Auth {
   };
 
   /** 'header' or 'cookie' when the request carries a valid credential, else undefined. */
-  const authenticate = (c: Context): 'header' | 'cookie' | undefined => {
+  const authenticate = async (c: Context): Promise<'header' | 'cookie' | undefined> => {
     const authorization = c.req.header('authorization');
     if (authorization !== undefined) {
       const match = /^\s*bearer\s+(.*?)\s*$/i.exec(authorization);
@@ -142,12 +181,13 @@ export function createAuth(options: AuthOptions): Auth {
     }
     const apiKey = c.req.header('x-api-key');
     if (apiKey !== undefined && check.matches(apiKey.trim())) return 'header';
-    if (sessions.valid(getCookie(c, SESSION_COOKIE))) return 'cookie';
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (cookie !== undefined && await sessions.valid(cookie)) return 'cookie';
     return undefined;
   };
 
   const middleware: MiddlewareHandler = async (c, next) => {
-    const how = authenticate(c);
+    const how = await authenticate(c);
     if (how) c.set('oasClient', check.clientId);
     if (isPublic(c.req.path)) return next();
     if (!how) {
@@ -194,8 +234,8 @@ export function createAuth(options: AuthOptions): Auth {
           'Cache-Control': 'no-store',
         });
       }
-      sessions.end(getCookie(c, SESSION_COOKIE));
-      const id = sessions.create();
+      await sessions.end(getCookie(c, SESSION_COOKIE));
+      const id = await sessions.create();
       setCookie(c, SESSION_COOKIE, id, {
         path: '/',
         httpOnly: true,
@@ -208,11 +248,11 @@ export function createAuth(options: AuthOptions): Auth {
     },
   );
 
-  const signOut = (c: Context) => {
+  const signOut = async (c: Context) => {
     const id = getCookie(c, SESSION_COOKIE);
     // A request without the (SameSite=Strict) cookie is a cross-site one or has nothing to end.
     if (id !== undefined && (SAFE_METHODS.has(c.req.method) || sameOrigin(c))) {
-      sessions.end(id);
+      await sessions.end(id);
       deleteCookie(c, SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: overHttps(c) });
     }
     c.header('Cache-Control', 'no-store');

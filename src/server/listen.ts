@@ -8,7 +8,7 @@ import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
 import { accessLog, type Logger } from './access-log.js';
 import { createApi } from './api.js';
-import { createAuth } from './auth.js';
+import { createAuth, RedisSessionStore } from './auth.js';
 import { corsFor } from './cors.js';
 import { allowedHosts, hostGuard } from './host-guard.js';
 import { drainUnreadBody } from './drain-body.js';
@@ -43,7 +43,8 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   const cors = corsFor(config.cors_origins);
   if (cors) root.use('*', cors);
   if (config.api_token) {
-    const auth = createAuth({ token: config.api_token, prefix: config.api_prefix });
+    const link = app.scale?.link;
+    const auth = createAuth({ token: config.api_token, prefix: config.api_prefix, ...(link ? { sessions: new RedisSessionStore(link.commands) } : {}) });
     root.use('*', auth.middleware);
     root.route('/', auth.routes);
   }
