@@ -34,6 +34,7 @@ import type { Observable } from '../../src/observables/types.js';
 import type { ObservableResult } from '../../src/runner/result.js';
 import { appliesTo } from '../../src/runner/runner.js';
 import { analysisView } from '../../src/view/analysis-view.js';
+import { scaleRun } from './scale.js';
 import { CPU_TICK_MS, OAS_BIN, cpuMsOf, peakRssKiBOf, runNode, startServer, type ExitStats, type ServerProcess } from './proc.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 200);
@@ -517,6 +518,11 @@ title('Pages and extraction (library calls in the bench process)');
   const extractMs = performance.now() - extractStart;
   row('extraction of 1 MB of alert text', `${ms(extractMs)} (${(mb.length / 1e6).toFixed(2)} MB, ${extracted} distinct observables)`);
 }
+
+// ---------------------------------------------------------------------------------------------
+// 8. Scale out on Redis (issue 16): 1 and 3 `oas worker` processes on one Redis (scale.ts).
+await setLatency(LATENCY_MS);
+await scaleRun({ settings, latencyMs: LATENCY_MS, upstreamCounts });
 
 title('Processes');
 row('oas serve (W1-W4, cached, polls): peak RSS', `${mib(mainStats?.maxRssKiB)}, ${mainStats ? ms(mainStats.cpuMs) : 'n/a'} CPU over its life`);
