@@ -44,7 +44,8 @@ export class RedisAnalysisStore implements AnalysisStore {
     return `${this.prefix}analyses:running`;
   }
 
-  async putHeader(header: AnalysisHeader): Promise<void> {
+  /** The header's hash fields and its place in the history. */
+  private fields(header: AnalysisHeader): { header: string; complete: string; summary: string; search: string } {
     const summary: Summary = {
       id: header.id,
       created_at: header.created_at,
@@ -55,17 +56,36 @@ export class RedisAnalysisStore implements AnalysisStore {
       observables: header.observables.slice(0, SHOWN_OBSERVABLES).map(({ value, type }) => ({ value, type })),
       verdicts: header.complete ? header.verdicts ?? null : null,
     };
+    return {
+      header: JSON.stringify(header),
+      complete: header.complete ? '1' : '0',
+      summary: JSON.stringify(summary),
+      search: header.observables.map((o) => o.value.toLowerCase()).join('\n'),
+    };
+  }
+
+  async putHeader(header: AnalysisHeader): Promise<void> {
     const multi = this.redis.multi()
-      .hset(this.key(header.id), {
-        header: JSON.stringify(header),
-        complete: header.complete ? '1' : '0',
-        summary: JSON.stringify(summary),
-        search: header.observables.map((o) => o.value.toLowerCase()).join('\n'),
-      })
-      .zadd(this.index, Date.parse(header.created_at) || Date.now(), header.id);
+      .hset(this.key(header.id), this.fields(header))
+      .zadd(this.index, createdScore(header), header.id);
     if (header.complete) multi.srem(this.running, header.id);
     else multi.sadd(this.running, header.id);
     await exec(multi);
+  }
+
+  /**
+   * Saves the header of a completed analysis unless it is complete already, atomically: of two
+   * workers completing it at once (a job run twice), one writes, and the header a client saw
+   * complete never changes. Whether this call wrote it.
+   */
+  async completeOnce(header: AnalysisHeader): Promise<boolean> {
+    if (!header.complete) throw new Error('completeOnce: the header is not complete');
+    const fields = this.fields(header);
+    const wrote = await this.redis.eval(
+      COMPLETE_ONCE, 3, this.key(header.id), this.index, this.running,
+      fields.header, fields.summary, fields.search, String(createdScore(header)), header.id,
+    );
+    return wrote === 1;
   }
 
   async getHeader(id: string): Promise<AnalysisHeader | undefined> {
@@ -145,6 +165,11 @@ export class RedisAnalysisStore implements AnalysisStore {
     if (needle === '') {
       total = await this.redis.zcard(this.index);
       ids = from < total ? await this.redis.zrevrange(this.index, from, from + q.perPage - 1) : [];
+    } else if (needle.includes('\n')) {
+      // The search text joins the observables with newlines; no observable holds one, so a
+      // needle that does matches nothing (it would otherwise match across two observables).
+      total = 0;
+      ids = [];
     } else {
       // Every analysis's search text is read, a batch at a time, newest first.
       total = 0;
@@ -177,6 +202,20 @@ export class RedisAnalysisStore implements AnalysisStore {
     return { query: q.query, page: q.page, per_page: q.perPage, total, items };
   }
 }
+
+/** The history's order: creation time. */
+function createdScore(header: AnalysisHeader): number {
+  return Date.parse(header.created_at) || Date.now();
+}
+
+/** KEYS: the header's hash, the history, the running set; ARGV: header, summary, search, score, id. */
+const COMPLETE_ONCE = `
+if redis.call('HGET', KEYS[1], 'complete') == '1' then return 0 end
+redis.call('HSET', KEYS[1], 'header', ARGV[1], 'complete', '1', 'summary', ARGV[2], 'search', ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
+redis.call('SREM', KEYS[3], ARGV[5])
+return 1
+`;
 
 /** Runs a MULTI or a pipeline; the first command error is thrown, else the replies. */
 async function exec(batch: { exec(): Promise<[Error | null, unknown][] | null> }): Promise<unknown[]> {

@@ -129,7 +129,7 @@ async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalo
   return ordered;
 }
 
-/** Marks the analysis complete with its verdicts counted, unless it already is. */
+/** Marks the analysis complete with its verdicts counted, unless it already is (atomically). */
 async function complete(id: string, store: RedisAnalysisStore, catalog: Catalog): Promise<void> {
   const header = await store.getHeader(id);
   if (!header || header.complete) return;
@@ -141,5 +141,6 @@ async function complete(id: string, store: RedisAnalysisStore, catalog: Catalog)
     after = rows[rows.length - 1]!.idx;
   }
   const final: AnalysisHeader = completedHeader(header, verdicts, Math.max(0, Date.now() - Date.parse(header.created_at)));
-  await store.putHeader(final);
+  // Two workers may get here at once (the same job run twice): one of them writes.
+  await store.completeOnce(final);
 }

@@ -1,0 +1,366 @@
+/**
+ * Analyses in Redis (src/scale/redis-analyses.ts) against a real redis-server of the test's own:
+ * headers, rows (order, paging, a row written twice counted once), the unfinished analyses, and
+ * the history, paged and searched, giving the same items as the SQLite history for the same
+ * analyses. Then a worker's job (src/scale/worker.ts `processJob`) with an in-process runner
+ * against a fake engine: a job run twice (one after the other, or both at once) writes one row,
+ * calls the engine once, and the analysis completes once with the right verdict counts.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Redis } from 'ioredis';
+import Keyv from 'keyv';
+import * as v from 'valibot';
+import type { AnalysisHeader } from '../src/analysis/service.js';
+import { Catalog } from '../src/engine/catalog.js';
+import { defineEngine } from '../src/engine/contract.js';
+import { HttpTransport } from '../src/http/client.js';
+import type { Observable } from '../src/observables/types.js';
+import { EngineRunner } from '../src/runner/runner.js';
+import type { ObservableJob } from '../src/scale/queue.js';
+import { RedisAnalysisStore } from '../src/scale/redis-analyses.js';
+import { processJob } from '../src/scale/worker.js';
+import { keyvEngineStore } from '../src/store/engine-store.js';
+import { sqliteAnalysisStore } from '../src/store/sqlite-analyses.js';
+import { openStorage, type Storage } from '../src/store/storage.js';
+import type { Verdict } from '../src/verdict/verdict.js';
+import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
+import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
+
+const ENGINES = ['reverse_dns', 'provider_13'];
+
+let clock = Date.parse('2026-03-01T08:00:00.000Z');
+
+/** A header as the analysis service writes it; each one a minute younger than the last. */
+function header(observables: Observable[], over: Partial<AnalysisHeader> = {}): AnalysisHeader {
+  clock += 60_000;
+  return {
+    id: randomUUID(),
+    origin: 'server',
+    created_at: new Date(clock).toISOString(),
+    finished_at: null,
+    duration_ms: null,
+    engines: ENGINES,
+    ignore_cache: false,
+    observables,
+    complete: false,
+    progress: { done: 0, total: observables.length * ENGINES.length },
+    format: 2,
+    ...over,
+  };
+}
+
+function completed(h: AnalysisHeader, verdicts: AnalysisHeader['verdicts']): AnalysisHeader {
+  const finished = Date.parse(h.created_at) + 1234;
+  const final: AnalysisHeader = { ...h, complete: true, finished_at: new Date(finished).toISOString(), duration_ms: 1234, progress: { done: h.progress.total, total: h.progress.total } };
+  if (verdicts) final.verdicts = verdicts;
+  return final;
+}
+
+const fqdn = (value: string): Observable => ({ value, type: 'FQDN' });
+const ip = (value: string): Observable => ({ value, type: 'IPv4' });
+
+function shuffled<T>(items: T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = (i * 7919 + 13) % (i + 1);
+    [out[i], out[j]] = [out[j]!, out[i]!];
+  }
+  return out;
+}
+
+describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
+  let redis: RedisServer;
+  let store: RedisAnalysisStore;
+
+  before(async () => {
+    redis = await startRedis();
+    store = new RedisAnalysisStore(redis.client);
+  });
+
+  after(async () => {
+    await redis?.close();
+  });
+
+  test('headers: putHeader, getHeader and completeOf; unknown ids are undefined', async () => {
+    const unknown = randomUUID();
+    assert.equal(await store.getHeader(unknown), undefined);
+    assert.equal(await store.completeOf(unknown), undefined);
+
+    const running = header([fqdn('example.com'), ip('8.8.8.8')]);
+    await store.putHeader(running);
+    assert.deepEqual(await store.getHeader(running.id), running);
+    assert.equal(await store.completeOf(running.id), false);
+    assert.equal(await redis.client.hget(`oas:analysis:${running.id}`, 'complete'), '0', 'the documented key layout');
+
+    const done = completed(running, { malicious: 0, suspicious: 1, clean: 1, unknown: 0, worst: 'suspicious' });
+    await store.putHeader(done);
+    assert.deepEqual(await store.getHeader(running.id), done, 'replaced whole');
+    assert.equal(await store.completeOf(running.id), true);
+  });
+
+  test('rows: putRows replaces by index, rowPage pages in index order, rows(have) skips what the caller holds', async () => {
+    const id = randomUUID();
+    assert.deepEqual(await store.rowPage(id, -1, 10), []);
+    assert.deepEqual(await store.rows(id, new Set()), []);
+    assert.deepEqual(await store.savedIndices(id), []);
+
+    const n = 1234; // more than one HSET's worth
+    const text = (i: number) => JSON.stringify({ observable: `host${i}.example.org`, n: i });
+    await store.putRows(id, shuffled(Array.from({ length: n }, (_, i) => [i, text(i)] as const)));
+    await store.putRows(id, [[5, 'replaced']]);
+    const expected = (i: number) => (i === 5 ? 'replaced' : text(i));
+
+    assert.deepEqual((await store.savedIndices(id)).sort((a, b) => a - b), Array.from({ length: n }, (_, i) => i));
+    const first = await store.rowPage(id, -1, 500);
+    assert.deepEqual(first.map((r) => r.idx), Array.from({ length: 500 }, (_, i) => i), 'the first page in index order (numeric, not "10" before "2")');
+    const all: { idx: number; value: string }[] = [];
+    for (let after = -1; ;) {
+      const page = await store.rowPage(id, after, 300);
+      all.push(...page);
+      if (page.length < 300) break;
+      after = page[page.length - 1]!.idx;
+    }
+    assert.deepEqual(all, Array.from({ length: n }, (_, i) => ({ idx: i, value: expected(i) })), 'paged through: every row once, in order');
+    assert.deepEqual(await store.rowPage(id, n - 1, 10), []);
+
+    const have = new Set([0, 1, 700, 99_999]);
+    const rows = (await store.rows(id, have)).sort((a, b) => a.idx - b.idx);
+    assert.deepEqual(rows, Array.from({ length: n }, (_, i) => ({ idx: i, value: have.has(i) ? null : expected(i) })), 'held rows are listed but not read; no row for an index never written');
+
+    const sparse = randomUUID();
+    await store.putRows(sparse, [[10, 'ten'], [2, 'two'], [7, 'seven']]);
+    assert.deepEqual(await store.rowPage(sparse, -1, 2), [{ idx: 2, value: 'two' }, { idx: 7, value: 'seven' }]);
+    assert.deepEqual(await store.rowPage(sparse, 7, 2), [{ idx: 10, value: 'ten' }]);
+  });
+
+  test('addRow: writing one observable twice counts it once (the count is the rows there are)', async () => {
+    const id = randomUUID();
+    assert.equal(await store.addRow(id, 3, '"a"'), 1);
+    assert.equal(await store.addRow(id, 3, '"b"'), 1, 'the same index again counts once');
+    assert.equal(await store.addRow(id, 0, '"c"'), 2);
+    assert.equal(await store.hasRow(id, 3), true);
+    assert.equal(await store.hasRow(id, 1), false);
+    assert.equal(await store.rowCount(id), 2);
+    assert.deepEqual(await store.rowPage(id, -1, 10), [{ idx: 0, value: '"c"' }, { idx: 3, value: '"b"' }], 'the later write replaced the earlier');
+  });
+
+  test('unfinished: the server\'s analyses not complete, and no longer once complete', async () => {
+    const own = new RedisAnalysisStore(redis.client, 'unfinished-test:');
+    const serverRunning = header([fqdn('a.example')]);
+    const cliRunning = header([fqdn('b.example')], { origin: 'cli' });
+    const serverDone = completed(header([fqdn('c.example')]), undefined);
+    for (const h of [serverRunning, cliRunning, serverDone]) await own.putHeader(h);
+    assert.deepEqual(await own.unfinished(), [serverRunning]);
+    await own.putHeader(completed(serverRunning, { malicious: 0, suspicious: 0, clean: 0, unknown: 1, worst: 'unknown' }));
+    assert.deepEqual(await own.unfinished(), []);
+  });
+
+  describe('history: the same pages and searches as the SQLite history', () => {
+    let dir: string;
+    let storage: Storage;
+    const own = () => new RedisAnalysisStore(redis.client, 'history-test:');
+    const written = new Map<string, AnalysisHeader>();
+
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'oas-redis-store-'));
+      storage = await openStorage(join(dir, 'data'));
+      const sqlite = sqliteAnalysisStore(storage);
+      const redisStore = own();
+      const verdicts: Verdict[] = ['malicious', 'suspicious', 'clean', 'unknown'];
+      for (let i = 0; i < 31; i++) {
+        const observables = [
+          fqdn(i % 3 === 0 ? `Host${i}.Example.COM` : `host${i}.other.net`),
+          ip(`45.79.${i}.1`),
+          ...(i % 4 === 0 ? Array.from({ length: 6 }, (_, k) => fqdn(`extra${k}.EVIL-domain.net`)) : []),
+        ];
+        const engines = i % 2 === 0 ? ENGINES : ['provider_13'];
+        let h = header(observables, { engines, progress: { done: 0, total: observables.length * engines.length } });
+        if (i % 5 !== 4) {
+          const worst = verdicts[i % 4]!;
+          h = completed(h, { malicious: worst === 'malicious' ? 1 : 0, suspicious: i % 4 === 1 ? 2 : 0, clean: observables.length - 1, unknown: 0, worst });
+        }
+        if (i === 7) delete h.verdicts; // a record of an older version: complete, no counts
+        await sqlite.putHeader(h);
+        await redisStore.putHeader(h);
+        written.set(h.id, h);
+      }
+    });
+
+    after(async () => {
+      await storage?.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    const labelOf = (key: string) => `Label of ${key}`;
+    // A needle spanning two observables (joined by a newline) matches none of them.
+    const queries = ['', 'example', 'EXAMPLE.com', '  Evil-Domain  ', 'host1', '45.79.2', 'nothing-like-this', 'example.com\n45.79'];
+
+    for (const query of queries) {
+      test(`q=${JSON.stringify(query)}: every page as SQLite gives it`, async () => {
+        const sqlite = sqliteAnalysisStore(storage);
+        const redisStore = own();
+        let seen = 0;
+        for (let page = 1; page <= 6; page++) {
+          const q = { query, page, perPage: 7 };
+          const expected = await sqlite.history(q, labelOf);
+          const actual = await redisStore.history(q, labelOf);
+          assert.deepEqual(actual, expected, `page ${page}`);
+          seen += actual.items.length;
+        }
+        const { total } = await sqlite.history({ query, page: 1, perPage: 7 }, labelOf);
+        assert.equal(seen, total, 'the pages hold every match once');
+        if (query === '' || query === 'example' || query === '  Evil-Domain  ') assert.ok(total > 7, 'more than one page');
+        if (query === 'nothing-like-this') assert.equal(total, 0);
+      });
+    }
+
+    test('items: newest first, five observables shown, verdict counts only when complete', async () => {
+      const view = await own().history({ query: '', page: 1, perPage: 50 }, labelOf);
+      assert.equal(view.total, 31);
+      const times = view.items.map((item) => Date.parse(item.created_at));
+      assert.deepEqual(times, [...times].sort((a, b) => b - a));
+      const big = view.items.find((item) => item.observable_count === 8)!;
+      assert.equal(big.observables.length, 5);
+      for (const item of view.items) {
+        const h = written.get(item.id)!;
+        assert.deepEqual(item.verdicts, h.complete ? h.verdicts ?? null : null, 'counts when complete (none for a record of an older version)');
+        assert.deepEqual(item.engine_labels, h.engines.map(labelOf));
+      }
+      assert.ok(view.items.some((item) => item.complete && item.verdicts === null), 'the older record is there');
+      assert.ok(view.items.some((item) => !item.complete), 'running analyses are there');
+    });
+  });
+});
+
+describe('processJob: a worker\'s job', { skip: redisSkip, timeout: 60_000 }, () => {
+  /** Judges by name: bad.* malicious, odd.* suspicious, anything else clean. */
+  const judge = defineEngine({
+    id: 'judge',
+    service: 'judgesvc',
+    label: 'Judge',
+    description: 'test engine: GET /judge?q=',
+    tags: ['domain'],
+    types: ['FQDN'],
+    defaults: { timeout_ms: 2000, base_url: '' },
+    summary: (r: { level: string }) => r.level,
+    evidence: (r) => (r ? { level: r.level as 'malicious' | 'suspicious' | 'clean', reason: `judged ${r.level}` } : undefined),
+    run: async (o, ctx) => ctx.http.json(`${String(ctx.settings.base_url)}/judge`, v.object({ level: v.string() }), { query: { q: o.value } }),
+  });
+
+  let redis: RedisServer;
+  let fake: FakeHttpServer;
+  let transport: HttpTransport;
+  let catalog: Catalog;
+  let runner: EngineRunner;
+  /** Closed in `after` even when a test fails. */
+  const subscribers: Redis[] = [];
+
+  /**
+   * Counts the writes of an analysis's header hash as Redis reports them (keyspace
+   * notifications): one when it is accepted, one when it completes.
+   */
+  async function headerWrites(id: string): Promise<{ count(): Promise<number> }> {
+    await redis.client.config('SET', 'notify-keyspace-events', 'Kh');
+    const subscriber = redis.client.duplicate();
+    subscribers.push(subscriber);
+    let writes = 0;
+    subscriber.on('pmessage', (_pattern, _channel, event) => {
+      if (event === 'hset') writes++;
+    });
+    await subscriber.psubscribe(`__keyspace@*__:oas:analysis:${id}`);
+    return {
+      // A round trip on the subscriber: every notification of a write already made is in before it.
+      count: async () => {
+        await subscriber.ping();
+        return writes;
+      },
+    };
+  }
+
+  before(async () => {
+    redis = await startRedis();
+    fake = await startFakeHttp({
+      'GET /judge': (req) => {
+        const q = req.query.get('q') ?? '';
+        return { json: { level: q.startsWith('bad.') ? 'malicious' : q.startsWith('odd.') ? 'suspicious' : 'clean' } };
+      },
+    }, { latencyMs: 20 });
+    transport = new HttpTransport();
+    catalog = new Catalog([judge]);
+    runner = new EngineRunner({
+      catalog: [judge],
+      services: { transport, dnsServers: [], dataDir: '/nonexistent', storeFor: (id) => keyvEngineStore(new Keyv(), id) },
+      cache: new Keyv(),
+      cacheTtlSeconds: 0, // no cache: a second engine call would show
+      concurrency: 8,
+      engineSettings: { judge: { base_url: fake.url } },
+    });
+  });
+
+  after(async () => {
+    for (const subscriber of subscribers) subscriber.disconnect();
+    await transport?.close();
+    await fake?.close();
+    await redis?.close();
+  });
+
+  function jobsOf(h: AnalysisHeader): ObservableJob[] {
+    return h.observables.map((observable, index) => ({ analysis: h.id, index, observable, engines: ['judge'], ignore_cache: false, total: h.observables.length }));
+  }
+
+  const names = ['bad.example.com', 'odd.example.net', 'fine.example.org', 'also-fine.example.org'];
+
+  test('run twice, one after the other: one row each, one engine call each, completed once with the verdicts counted', async () => {
+    const store = new RedisAnalysisStore(redis.client);
+    const h = header(names.map(fqdn), { engines: ['judge'], progress: { done: 0, total: names.length } });
+    const writes = await headerWrites(h.id);
+    await store.putHeader(h);
+    const jobs = jobsOf(h);
+    fake.reset();
+
+    await processJob(jobs[0]!, store, runner, catalog);
+    await processJob(jobs[0]!, store, runner, catalog);
+    assert.equal(fake.hits('GET /judge').length, 1, 'a job whose row exists calls no engine');
+    assert.equal(await store.rowCount(h.id), 1);
+    assert.equal(await store.completeOf(h.id), false);
+
+    for (const job of jobs.slice(1)) await processJob(job, store, runner, catalog);
+    assert.equal(await store.completeOf(h.id), true);
+    const final = (await store.getHeader(h.id))!;
+    assert.deepEqual(final.verdicts, { malicious: 1, suspicious: 1, clean: 2, unknown: 0, worst: 'malicious' });
+    assert.deepEqual(final.progress, { done: names.length, total: names.length });
+    assert.ok(final.finished_at && typeof final.duration_ms === 'number');
+    const rows = await store.rowPage(h.id, -1, 10);
+    assert.deepEqual(rows.map((r) => (JSON.parse(r.value) as { observable: string }).observable), names, 'one row per observable');
+    assert.deepEqual(JSON.parse(rows[0]!.value).judge, { level: 'malicious' });
+
+    for (const job of jobs) await processJob(job, store, runner, catalog);
+    assert.equal(fake.hits('GET /judge').length, names.length, 'one engine call per observable in all');
+    assert.equal(await store.rowCount(h.id), names.length);
+    assert.equal(await writes.count(), 2, 'the header written when accepted, then once when complete');
+    assert.deepEqual(await store.getHeader(h.id), final, 'the completed header is left as it was');
+
+    const item = (await store.history({ query: names[0]!, page: 1, perPage: 5 }, (k) => k)).items.find((i) => i.id === h.id);
+    assert.deepEqual(item?.verdicts, final.verdicts, 'the history shows the counts');
+  });
+
+  test('run twice at once (a job taken over from a worker still running it): one row, completed once', async () => {
+    const store = new RedisAnalysisStore(redis.client);
+    const h = header(names.map(fqdn), { engines: ['judge'], progress: { done: 0, total: names.length } });
+    const writes = await headerWrites(h.id);
+    await store.putHeader(h);
+    const jobs = jobsOf(h);
+    await Promise.all(jobs.slice(0, -1).map((job) => processJob(job, store, runner, catalog)));
+    const last = jobs[jobs.length - 1]!;
+    await Promise.all([processJob(last, store, runner, catalog), processJob(last, store, runner, catalog), processJob(jobs[0]!, store, runner, catalog)]);
+    assert.equal(await store.rowCount(h.id), names.length);
+    assert.equal(await store.completeOf(h.id), true);
+    assert.equal(await writes.count(), 2, 'the header written when accepted, then once when complete');
+    assert.deepEqual((await store.getHeader(h.id))!.verdicts, { malicious: 1, suspicious: 1, clean: 2, unknown: 0, worst: 'malicious' });
+  });
+});
