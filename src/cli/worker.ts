@@ -1,8 +1,9 @@
 /**
  * `oas worker`: takes engine jobs from the team's Redis (`redis_url`, `--redis`) until SIGTERM or
  * SIGINT, then finishes the jobs it holds (past a grace time it lets go of them: they go back to
- * the queue for another worker). Engine errors and Redis outages are one line each on stderr;
- * while Redis is unreachable it retries with a growing back-off and says so.
+ * the queue for another worker; while Redis is unreachable it lets go of them at once). Engine
+ * errors and Redis outages are one line each on stderr; while Redis is unreachable it retries with
+ * a growing back-off and says so.
  */
 import { createApp, loadSettings } from '../app.js';
 import type { Config } from '../config/schema.js';
@@ -11,6 +12,9 @@ import { secretValues } from '../server/listen.js';
 import { reportOutages } from '../scale/redis.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import { startAppWorker, STOP_GRACE_MS } from './serve.js';
+
+/** How long closing may take once the jobs are finished or let go (Redis may be unreachable). */
+const CLOSE_LIMIT_MS = 3_000;
 
 export interface WorkerCommandOptions {
   concurrency?: string;
@@ -47,12 +51,23 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
       if (stopping) return;
       stopping = true;
       const held = worker.active();
-      say(held > 0 ? `stopping: finishing ${held} job(s) (after ${STOP_GRACE_MS / 1000} s they go back to the queue)` : 'stopping');
-      void worker.close(STOP_GRACE_MS)
+      // While Redis is unreachable no job can be finished (its row cannot be written): let go at once.
+      const up = link.ready();
+      const grace = up ? STOP_GRACE_MS : 0;
+      say(held === 0 ? 'stopping'
+        : up ? `stopping: finishing ${held} job(s) (after ${STOP_GRACE_MS / 1000} s they go back to the queue)`
+          : `stopping: Redis is unreachable, so the ${held} job(s) held go back to the queue once it is back`);
+      const exit = () => {
+        resolve(EXIT_OK);
+        setImmediate(() => process.exit(EXIT_OK));
+      };
+      // Closing BullMQ's connections waits for Redis, which may be gone: never past this.
+      const limit = setTimeout(exit, grace + CLOSE_LIMIT_MS);
+      void worker.close(grace)
         .then(() => app.close())
         .finally(() => {
-          resolve(EXIT_OK);
-          setImmediate(() => process.exit(EXIT_OK));
+          clearTimeout(limit);
+          exit();
         });
     };
     process.once('SIGINT', stop);

@@ -131,10 +131,12 @@ export function reportOutages(link: RedisLink, say: (line: string) => void): voi
   });
   link.commands.on('reconnecting', (ms: number) => {
     down = true;
-    say(`Redis at ${link.label} is unreachable${reason ? ` (${reason})` : ''}; retrying in ${(ms / 1000).toFixed(1)} s`);
+    // A connection closed by Redis (killed, restarted) comes without an error.
+    say(`Redis at ${link.label} is unreachable (${reason || 'connection closed'}); retrying in ${(ms / 1000).toFixed(1)} s`);
   });
   link.commands.on('ready', () => {
     if (down) say(`Redis at ${link.label} is back`);
     down = false;
+    reason = '';
   });
 }

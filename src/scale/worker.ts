@@ -62,19 +62,37 @@ export function startWorker(options: WorkerOptions): RunningWorker {
     settings: { backoffStrategy: (attemptsMade: number) => jobBackoffMs(attemptsMade) },
   });
   worker.on('error', () => {}); // Redis errors are told by the link (src/scale/redis.ts)
+  // A job that failed its last try (Redis gone for all of them) still ends its observable, with
+  // the reason, so that the analysis completes.
+  worker.on('failed', (job, error) => {
+    if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    void giveUp(job.data, error, store, catalog).catch(() => {});
+  });
+  const within = <T>(promise: Promise<T>, ms: number) => {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), ms);
+    });
+    return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  };
   return {
     active: () => active,
     close: async (graceMs) => {
-      let timer: NodeJS.Timeout | undefined;
-      const graceful = worker.close();
-      const deadline = new Promise<'late'>((resolve) => {
-        timer = setTimeout(() => resolve('late'), graceMs);
-      });
-      const outcome = await Promise.race([graceful.then(() => 'done' as const), deadline]);
-      clearTimeout(timer);
-      if (outcome === 'late') await worker.close(true).catch(() => {});
+      // Without Redis nothing held can be finished (a result cannot be written): let go at once.
+      const outcome = options.link.ready() ? await within(worker.close().then(() => 'done' as const), graceMs) : 'late';
+      if (outcome === 'late') await within(worker.close(true).catch(() => {}), 2_000);
     },
   };
+}
+
+/** The row of an observable whose job was given up: every engine null, the reason in `errors`. */
+async function giveUp(job: ObservableJob, error: Error, store: RedisAnalysisStore, catalog: Catalog): Promise<void> {
+  if (await store.hasRow(job.analysis, job.index)) return;
+  const result: ObservableResult = { observable: job.observable.value, type: job.observable.type, reversed_success: false };
+  for (const name of job.engines) result[name] = null;
+  result.errors = { analysis: `given up after repeated failures: ${error.message.split('\n')[0]!.slice(0, 200)}` };
+  const count = await store.addRow(job.analysis, job.index, JSON.stringify(result));
+  if (count >= job.total) await complete(job.analysis, store, catalog);
 }
 
 /** One observable of one analysis: its row, then the analysis's completion when it is the last. */

@@ -21,6 +21,7 @@ export const redisSkip: string | false = (() => {
 
 export interface RedisServer {
   port: number;
+  /** `redis://127.0.0.1:<port>`, with `:<password>@` when started with `requirepass`. */
   url: string;
   dir: string;
   /** A client for the test's own checks (close it with `stop`). */
@@ -43,17 +44,28 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(options: { appendonly?: boolean } = {}): Promise<RedisServer> {
+export interface RedisOptions {
+  /** AOF persistence (default off). */
+  appendonly?: boolean;
+  /** AOF fsync policy (default everysec). */
+  appendfsync?: 'always' | 'everysec' | 'no';
+  /** A password clients must give (AUTH); `url` and `client` carry it. */
+  requirepass?: string;
+}
+
+export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
   const port = await freePort();
+  const password = options.requirepass;
   const dir = mkdtempSync(join(tmpdir(), 'oas-redis-'));
   let child: ChildProcess | undefined;
   const launch = async () => {
     child = spawn(REDIS_SERVER, [
       '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
-      '--appendonly', options.appendonly ? 'yes' : 'no', '--appendfsync', 'everysec', '--protected-mode', 'yes', '--loglevel', 'warning',
+      '--appendonly', options.appendonly ? 'yes' : 'no', '--appendfsync', options.appendfsync ?? 'everysec', '--protected-mode', 'yes', '--loglevel', 'warning',
+      ...(password !== undefined ? ['--requirepass', password] : []),
     ], { stdio: 'ignore' });
     for (let i = 0; i < 100; i++) {
-      const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+      const probe = new Redis({ port, host: '127.0.0.1', password, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
       probe.on('error', () => {});
       try {
         await probe.connect();
@@ -68,7 +80,7 @@ export async function startRedis(options: { appendonly?: boolean } = {}): Promis
     throw new Error(`redis-server did not start on port ${port}`);
   };
   await launch();
-  const client = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 1 });
+  const client = new Redis({ port, host: '127.0.0.1', password, maxRetriesPerRequest: 1 });
   client.on('error', () => {});
   const stop = async (kill = false) => {
     const current = child;
@@ -79,7 +91,7 @@ export async function startRedis(options: { appendonly?: boolean } = {}): Promis
   };
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: password !== undefined ? `redis://:${encodeURIComponent(password)}@127.0.0.1:${port}` : `redis://127.0.0.1:${port}`,
     dir,
     client,
     stop,
