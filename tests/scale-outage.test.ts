@@ -7,7 +7,7 @@
  * one completes. The password never appears in any output. Then the command-line errors.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,50 +16,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { noStack, runOas, type Run } from './helpers/cli.js';
 import { freePort, redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
-import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
+import { BIN, spawnServe, spawnWorker, type ServeProcess, type WorkerProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const PASSWORD = `pw${randomBytes(12).toString('hex')}`;
 const ENGINES = ['reverse_dns', 'provider_13'];
 const TEXT = '8.8.8.8 example.com';
-
-interface WorkerProcess {
-  child: ChildProcess;
-  stdout(): string;
-  stderr(): string;
-  stop(): Promise<void>;
-}
-
-/** `oas worker --config FILE`, resolved once it says it takes jobs. */
-function spawnWorker(configFile: string): Promise<WorkerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    let exited = false;
-    child.stderr!.on('data', (d) => (stderr += d));
-    child.stdout!.on('data', (d) => {
-      stdout += d;
-      if (/taking engine jobs/.test(stdout)) {
-        resolve({
-          child,
-          stdout: () => stdout,
-          stderr: () => stderr,
-          stop: async () => {
-            if (exited) return;
-            const exit = new Promise((done) => child.once('exit', done));
-            child.kill('SIGTERM');
-            await exit;
-          },
-        });
-      }
-    });
-    child.on('exit', (code) => {
-      exited = true;
-      reject(new Error(`worker exited with ${code}: ${stdout}${stderr}`));
-    });
-  });
-}
 
 /** Bounded wait for `condition` (fails with `what` when it never holds). */
 async function until(condition: () => boolean | Promise<boolean>, what: () => string, ms = 15_000): Promise<void> {

@@ -6,7 +6,6 @@
  * `oas analyze --redis` shares the cache and the same quota.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +14,7 @@ import { after, before, describe, test } from 'node:test';
 import { reply, startFakeHttp, type FakeHttpServer, type FakeReply } from './fakes/http.js';
 import { noStack, runOas } from './helpers/cli.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
-import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
+import { spawnServe, spawnWorker, type ServeProcess, type WorkerProcess } from './helpers/serve.js';
 
 const ENGINE = 'provider_13';
 const LIMIT = 4;
@@ -33,42 +32,6 @@ interface Arrival {
   /** Which worker called: each has a base_url of its own (`/w<n>/ipquery`). */
   worker: string;
   at: number;
-}
-
-interface WorkerProcess {
-  child: ChildProcess;
-  log(): string;
-  stop(): Promise<void>;
-}
-
-/** `oas worker --config FILE`, resolved once it says it takes jobs. */
-function spawnWorker(configFile: string): Promise<WorkerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', '--config', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let log = '';
-    let exited = false;
-    const onData = (d: Buffer) => {
-      log += d;
-      if (/taking engine jobs/.test(log)) {
-        resolve({
-          child,
-          log: () => log,
-          stop: async () => {
-            if (exited) return;
-            const exit = new Promise((done) => child.once('exit', done));
-            child.kill('SIGTERM');
-            await exit;
-          },
-        });
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.on('exit', (code) => {
-      exited = true;
-      reject(new Error(`worker exited with ${code}: ${log}`));
-    });
-  });
 }
 
 const ipqueryAnswer = (ip: string) => ({

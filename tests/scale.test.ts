@@ -13,7 +13,7 @@
  *   type (the analyses, the cache, BullMQ's jobs and event streams, the counters).
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,7 +21,7 @@ import type { Redis } from 'ioredis';
 import { startFakeHttp, type FakeHttpServer, type FakeRequest } from './fakes/http.js';
 import * as ipinfoFake from './fakes/ipinfo.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
-import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
+import { spawnServe, spawnWorker, type ServeProcess, type WorkerProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 /** Secrets every process is configured with: none may reach Redis. */
@@ -57,29 +57,12 @@ function ips(prefix: string, n: number): string[] {
   return Array.from({ length: n }, (_, i) => `${prefix}.${Math.floor(i / 200) + 1}.${(i % 200) + 1}`);
 }
 
-interface WorkerProcess {
-  child: ChildProcess;
-  log(): string;
-  stderr(): string;
-  exited: Promise<number | null>;
-}
-
 const children: ChildProcess[] = [];
 
-function spawnWorker(configFile: string): Promise<WorkerProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', '--config', configFile, '--concurrency', String(WORKER_CONCURRENCY)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    children.push(child);
-    let out = '';
-    let err = '';
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-    child.stderr!.on('data', (d) => (err += d));
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (/taking engine jobs/.test(out)) resolve({ child, log: () => out + err, stderr: () => err, exited });
-    });
-    void exited.then((code) => reject(new Error(`oas worker exited with ${code}: ${out}${err}`)));
-  });
+async function worker(configFile: string): Promise<WorkerProcess> {
+  const started = await spawnWorker(configFile, { args: ['--concurrency', String(WORKER_CONCURRENCY)] });
+  children.push(started.child);
+  return started;
 }
 
 async function serve(configFile: string): Promise<ServeProcess> {
@@ -219,7 +202,7 @@ describe('many servers and workers on one Redis', { skip: redisSkip, timeout: 18
         provider_24: { api_key: VIRUSTOTAL_KEY },
       },
     });
-    [serverA, serverB, worker1, worker2] = await Promise.all([serve(config.file), serve(config.file), spawnWorker(config.file), spawnWorker(config.file)]);
+    [serverA, serverB, worker1, worker2] = await Promise.all([serve(config.file), serve(config.file), worker(config.file), worker(config.file)]);
   });
 
   after(async () => {

@@ -60,3 +60,52 @@ export async function startAnalysis(baseUrl: string, text: string, engines: stri
   assert.equal(res.status, 200);
   return ((await res.json()) as { analysis_id: string }).analysis_id;
 }
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  /** What it printed so far: standard output, standard error, and both. */
+  stdout(): string;
+  stderr(): string;
+  log(): string;
+  /** Its exit code (null when killed by a signal). */
+  exited: Promise<number | null>;
+  /** SIGTERM, then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+/** `oas worker --config FILE [args]` as a subprocess, resolved once it says it takes jobs. */
+export function spawnWorker(configFile: string, options: { args?: string[]; env?: Record<string, string> } = {}): Promise<WorkerProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'worker', '--config', configFile, ...(options.args ?? [])], {
+      env: options.env ? { ...process.env, ...options.env } : process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    let log = '';
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    child.stderr!.on('data', (d) => {
+      stderr += d;
+      log += d;
+    });
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      log += d;
+      if (/taking engine jobs/.test(stdout)) {
+        resolve({
+          child,
+          stdout: () => stdout,
+          stderr: () => stderr,
+          log: () => log,
+          exited,
+          stop: async () => {
+            if (child.exitCode !== null || child.signalCode !== null) return;
+            child.kill('SIGTERM');
+            await exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => reject(new Error(`oas worker exited with ${code}: ${log}`)));
+  });
+}
