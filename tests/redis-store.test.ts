@@ -160,6 +160,21 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
     assert.deepEqual(await own.unfinished(), []);
   });
 
+  test('remove: an analysis that was never accepted leaves no header, row or history entry', async () => {
+    const own = new RedisAnalysisStore(redis.client, 'remove-test:');
+    const kept = header([fqdn('kept.example')]);
+    const dropped = header([fqdn('dropped.example')]);
+    for (const h of [kept, dropped]) await own.putHeader(h);
+    await own.putRows(dropped.id, [[0, JSON.stringify({ observable: 'dropped.example', type: 'FQDN', reversed_success: false })]]);
+    await own.remove(dropped.id);
+    assert.equal(await own.getHeader(dropped.id), undefined);
+    assert.deepEqual(await own.savedIndices(dropped.id), []);
+    assert.deepEqual(await own.unfinished(), [kept]);
+    const page = await own.history({ query: '', page: 1, perPage: 10 }, (key) => key);
+    assert.deepEqual(page.items.map((item) => item.id), [kept.id]);
+    assert.equal(page.total, 1);
+  });
+
   describe('history: the same pages and searches as the SQLite history', () => {
     let dir: string;
     let storage: Storage;

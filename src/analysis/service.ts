@@ -222,8 +222,15 @@ export class AnalysisService {
       format: 2,
     };
     await this.store.putHeader(header);
-    if (origin === 'server' && this.dispatcher) await this.dispatcher.dispatch(header, prepared.selections);
-    else this.launch(header, prepared.selections, new Set());
+    if (origin === 'server' && this.dispatcher) {
+      try {
+        await this.dispatcher.dispatch(header, prepared.selections);
+      } catch (error) {
+        // Not accepted (the caller gets the error): it must not stay in the history as running.
+        await this.store.remove(header.id).catch(() => {});
+        throw error;
+      }
+    } else this.launch(header, prepared.selections, new Set());
     return header;
   }
 

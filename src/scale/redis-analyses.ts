@@ -88,6 +88,10 @@ export class RedisAnalysisStore implements AnalysisStore {
     return wrote === 1;
   }
 
+  async remove(id: string): Promise<void> {
+    await exec(this.redis.multi().del(this.key(id), this.rowsKey(id)).zrem(this.index, id).srem(this.running, id));
+  }
+
   async getHeader(id: string): Promise<AnalysisHeader | undefined> {
     const text = await this.redis.hget(this.key(id), 'header');
     return text === null ? undefined : (JSON.parse(text) as AnalysisHeader);

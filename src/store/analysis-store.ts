@@ -37,6 +37,8 @@ export interface AnalysisStore {
   savedIndices(id: string): Promise<number[]>;
   /** The server's accepted analyses that are not complete (the finished ones are never loaded). */
   unfinished(): Promise<AnalysisHeader[]>;
+  /** Forgets an analysis (its header, rows and place in the history). */
+  remove(id: string): Promise<void>;
   /** One page of the history, newest first; `labelOf` turns an engine key into its label. */
   history(query: HistoryQuery, labelOf: (key: string) => string): Promise<HistoryView>;
 }

@@ -49,6 +49,10 @@ export function sqliteAnalysisStore(storage: Storage): AnalysisStore {
       )) as { value: string }[];
       return rows.map((row) => (JSON.parse(row.value) as { value: AnalysisHeader }).value);
     },
+    remove: async (id) => {
+      await table.query(`DELETE FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`, id);
+      await storage.analyses.delete(id);
+    },
     history: (query, labelOf) => historyPage(storage, query, labelOf),
   };
 }
