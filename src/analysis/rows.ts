@@ -40,14 +40,22 @@ export function engineKeys(result: ObservableResult): string[] {
  * observable's type (directly or on the resolved IP) and did not fail.
  */
 export function engineOutcome(result: ObservableResult, key: string, catalog: Catalog): Outcome {
-  const error = result.errors?.[key];
-  if (error !== undefined) return { status: 'error', summary: `error: ${error}` };
+  switch (engineStatus(result, key, catalog)) {
+    case 'error': return { status: 'error', summary: `error: ${result.errors![key]}` };
+    case 'not_applicable': return { status: 'not_applicable', summary: `does not apply to ${result.type}` };
+    case 'empty': return { status: 'empty', summary: 'no data' };
+    case 'ok': return { status: 'ok', summary: summarize(catalog, key, result[key]) };
+  }
+}
+
+/** engineOutcome's status alone (no summary made). */
+export function engineStatus(result: ObservableResult, key: string, catalog: Catalog): OutcomeStatus {
+  if (result.errors?.[key] !== undefined) return 'error';
   const engine = catalog.find(key);
   const applies = !engine || engine.types.includes(result.type) || (engine.reversedIp && (result.type === 'FQDN' || result.type === 'URL'));
-  if (!applies) return { status: 'not_applicable', summary: `does not apply to ${result.type}` };
+  if (!applies) return 'not_applicable';
   const value = result[key];
-  if (value === null || value === undefined) return { status: 'empty', summary: 'no data' };
-  return { status: 'ok', summary: summarize(catalog, key, value) };
+  return value === null || value === undefined ? 'empty' : 'ok';
 }
 
 /** Rows of every engine that applies to its observable's type (directly or on the resolved IP). */

@@ -2,7 +2,7 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { text as readStream } from 'node:stream/consumers';
 import { isatty } from 'node:tty';
-import { resultRows, type ResultRow } from '../analysis/rows.js';
+import { engineKeys, engineStatus, resultRows, type ResultRow } from '../analysis/rows.js';
 import { createApp } from '../app.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
@@ -127,13 +127,25 @@ export function openSink(file: string | undefined, binary: boolean, stdout: { wr
 export class LookupCount {
   lookups = 0;
   failed = 0;
-  constructor(private readonly catalog: Catalog, private readonly rows?: ResultRow[]) {}
+  constructor(
+    private readonly catalog: Catalog,
+    private readonly rows?: ResultRow[],
+    /** A result's rows (default: resultRows; a remote server's results get generic summaries). */
+    private readonly rowsOf: (result: ObservableResult) => ResultRow[] = (result) => resultRows([result], this.catalog),
+  ) {}
 
   add(result: ObservableResult): void {
-    for (const row of resultRows([result], this.catalog)) {
+    if (!this.rows) {
+      // Counting only: statuses, without the rows' summaries and verdict.
+      const statuses = engineKeys(result).map((key) => engineStatus(result, key, this.catalog)).filter((s) => s !== 'not_applicable');
+      this.lookups += Math.max(1, statuses.length); // none applies: one empty row, as in the table
+      this.failed += statuses.filter((s) => s === 'error').length;
+      return;
+    }
+    for (const row of this.rowsOf(result)) {
       this.lookups++;
       if (row.status === 'error') this.failed++;
-      this.rows?.push(row);
+      this.rows.push(row);
     }
   }
 

@@ -17,7 +17,8 @@ import type { Catalog } from '../engine/catalog.js';
 import type { CatalogVariant, EngineDefinition } from '../engine/contract.js';
 import type { ObservableResult } from '../runner/result.js';
 import { withVerdict } from '../export/json.js';
-import { openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './analyze.js';
+import { redact } from '../http/redact.js';
+import { LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './analyze.js';
 import { EXIT_FAILED, EXIT_OK, UsageError, oneLine } from './errors.js';
 import { canSpin } from './progress.js';
 
@@ -138,16 +139,9 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     const keys = new Set(forRows.flatMap((r) => Object.keys(r)));
     // The engines' code, for their summaries and for the verdicts every format carries.
     const catalog = await definitions.catalog(variant, [...keys]);
-    let lookups = 0;
-    let failed = 0;
     const rows: ResultRow[] = [];
-    for (const result of forRows) {
-      for (const row of tableRows(result, catalog)) {
-        lookups++;
-        if (row.status === 'error') failed++;
-        rows.push(row);
-      }
-    }
+    const count = new LookupCount(catalog, rows, (result) => tableRows(result, catalog));
+    for (const result of forRows) count.add(result);
     const sink = openSink(file, format === 'xlsx', stdout);
     // json and jsonl: the server's elements as it sent them, each with the verdict of its
     // normalised form; the other formats are made from the normalised results.
@@ -158,7 +152,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
       for (const result of results) if (result !== null) await sink.write(`${JSON.stringify(judged(result))}\n`);
     } else if (format === 'table') {
       const { renderTable } = await import('./table.js');
-      const footer = [`${forRows.length} observable(s), ${engines.length} engine(s)${failed ? `, ${failed} failed lookup(s)` : ''}`, `analysis ${analysis.id}`, analysis.link];
+      const footer = [`${forRows.length} observable(s), ${engines.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${analysis.id}`, analysis.link];
       await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY ? {} : { color: false }), named, footer })}\n`);
     } else {
       const texts = forRows.map((r) => JSON.stringify(r));
@@ -166,7 +160,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
       await writeExport(format, source, catalog, sink);
     }
     await sink.close();
-    return lookups > 0 && failed === lookups ? EXIT_FAILED : EXIT_OK;
+    return count.everyEngineFailed ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     if (error instanceof RemoteError) {
       process.stderr.write(`oas: ${oneLine(error.message)}\n`);
@@ -350,8 +344,7 @@ export class RemoteClient {
     }
     const error = typeof body === 'object' && body !== null ? (body as { error?: unknown }).error : undefined;
     if (typeof error !== 'string' || error.trim() === '') return undefined;
-    let message = oneLine(error.trim());
-    if (this.token !== undefined) message = message.split(this.token).join('***');
+    const message = redact(oneLine(error.trim()), this.token === undefined ? [] : [this.token]);
     return message.length > MESSAGE_MAX ? `${message.slice(0, MESSAGE_MAX - 1)}…` : message;
   }
 }

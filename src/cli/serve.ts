@@ -10,10 +10,7 @@ import type { Config } from '../config/schema.js';
 import { createLogger } from '../server/access-log.js';
 import { invalidHosts } from '../server/host-guard.js';
 import { listen, secretValues } from '../server/listen.js';
-import type { App } from '../app.js';
-import type { Logger } from '../server/access-log.js';
 import { reportOutages } from '../scale/redis.js';
-import type { RunningWorker } from '../scale/worker.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
 export interface ServeOptions {
@@ -30,8 +27,6 @@ export interface ServeOptions {
   worker?: boolean;
 }
 
-/** How long a stopping server or worker finishes the jobs it holds before letting go of them. */
-export const STOP_GRACE_MS = 30_000;
 
 export async function serveCommand(options: ServeOptions): Promise<number> {
   const flags: Partial<Config> = {};
@@ -80,7 +75,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   const resumed = await app.analyses.resumePending();
   if (resumed > 0) process.stdout.write(`oas: resumed ${resumed} unfinished analysis(es)\n`);
-  const worker = app.scale && options.worker !== false ? await startAppWorker(app, logger) : undefined;
+  const worker = app.scale && options.worker !== false ? await import('../scale/worker.js').then((w) => w.startAppWorker(app, logger)) : undefined;
   if (app.scale) {
     process.stdout.write(worker
       ? `oas: taking engine jobs from Redis at ${app.scale.link.label} (concurrency ${config.worker_concurrency})\n`
@@ -93,7 +88,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       // are abandoned, so the process exits rather than waiting for them. Redis: the worker
       // finishes the jobs it holds (or hands them back to the queue past STOP_GRACE_MS).
       void running.close()
-        .then(() => worker?.close(STOP_GRACE_MS))
+        .then(() => worker?.close())
         .then(() => app.runner.flush())
         .then(() => app.storage?.close())
         .then(() => app.scale?.link.close())
@@ -132,19 +127,4 @@ export function isLoopback(host: string): boolean {
 function isWildcard(host: string): boolean {
   const name = host.trim().replace(/^\[(.*)\]$/, '$1');
   return ipaddr.isValid(name) && ipaddr.parse(name).range() === 'unspecified';
-}
-
-/** The worker of an app with `redis_url` (`oas serve` without --no-worker, `oas worker`). */
-export async function startAppWorker(app: App, logger?: Pick<Logger, 'engineError'>): Promise<RunningWorker> {
-  const { startWorker } = await import('../scale/worker.js');
-  const { link, store } = app.scale!;
-  return startWorker({
-    link,
-    store: store!,
-    runner: app.runner,
-    catalog: app.catalog,
-    concurrency: app.config.worker_concurrency,
-    lockMs: app.config.job_lock_ms,
-    onEngineError: logger ? (entry) => logger.engineError(entry) : undefined,
-  });
 }

@@ -11,7 +11,7 @@ import { createLogger } from '../server/access-log.js';
 import { secretValues } from '../server/listen.js';
 import { reportOutages } from '../scale/redis.js';
 import { EXIT_OK, UsageError } from './errors.js';
-import { startAppWorker, STOP_GRACE_MS } from './serve.js';
+import { startAppWorker, STOP_GRACE_MS } from '../scale/worker.js';
 
 /** How long closing may take once the jobs are finished or let go (Redis may be unreachable). */
 const CLOSE_LIMIT_MS = 3_000;
@@ -42,7 +42,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
   const logger = createLogger({ format: config.log_format, secrets: secretValues(config, app.catalog) });
   const say = (line: string) => process.stderr.write(`oas worker: ${line}\n`);
   reportOutages(link, say);
-  const worker = await startAppWorker(app, logger);
+  const worker = startAppWorker(app, logger);
   process.stdout.write(`oas worker: taking engine jobs from Redis at ${link.label} (concurrency ${config.worker_concurrency})\n`);
 
   return new Promise<number>((resolve) => {

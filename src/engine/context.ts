@@ -15,7 +15,7 @@ export interface CallScope {
   /** Aborts the call early (analysis abandoned). */
   signal?: AbortSignal;
   dependencies?: Readonly<Record<string, unknown>>;
-  onWait?: (ms: number, reason: string) => void;
+  onWait?: (ms: number, reason: string, status?: number) => void;
   onThrottled?: (ms: number) => void;
 }
 

@@ -48,8 +48,8 @@ export interface CallOptions {
   timeoutMs: number;
   retries: number;
   secrets: readonly string[];
-  /** Told when the client waits before a retry (for progress displays). */
-  onWait?: (ms: number, reason: string) => void;
+  /** Told when the client waits before a retry (for progress displays), with the HTTP status that asked for it. */
+  onWait?: (ms: number, reason: string, status?: number) => void;
   /** Told when the upstream answers 429, with how long it asked us to wait. */
   onThrottled?: (ms: number) => void;
 }
@@ -186,7 +186,7 @@ export class HttpClient {
         : backoff(attempt);
       if (failure instanceof HttpStatusError && failure.status === 429) this.call.onThrottled?.(delay);
       if (!failure.retryable || attempt >= retries || Date.now() + delay >= this.call.deadline) throw failure;
-      this.call.onWait?.(delay, failure.message);
+      this.call.onWait?.(delay, failure.message, failure instanceof HttpStatusError ? failure.status : undefined);
       try {
         await sleep(delay, undefined, { signal: this.call.signal });
       } catch {

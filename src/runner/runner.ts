@@ -354,7 +354,7 @@ export class EngineRunner {
       const { ctx, dispose } = createEngineContext(engine, settings, this.options.services, {
         ...(scope.signal ? { signal: scope.signal } : {}),
         dependencies: scope.dependencies ?? {},
-        onWait: (ms, reason) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`, waitOf(ms, reason, { kind: 'retry', ...statusOf(reason) })),
+        onWait: (ms, reason, status) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`, waitOf(ms, reason, { kind: 'retry', ...(status === undefined ? {} : { status }) })),
         onThrottled: (ms) => quota.pause(ms),
       });
       try {
@@ -482,12 +482,6 @@ export function describeFailure(error: unknown, secrets: readonly string[]): str
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}`;
   return redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
-}
-
-/** The HTTP status a retry's reason starts with (`HTTP 429 Too Many Requests (retry after 30 s)`). */
-function statusOf(reason: string): { status?: number } {
-  const match = /^HTTP (\d{3})\b/.exec(reason);
-  return match ? { status: Number(match[1]) } : {};
 }
 
 function uniqueEngines(engines: readonly EngineDefinition[]): EngineDefinition[] {

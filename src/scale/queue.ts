@@ -69,7 +69,7 @@ export function queueDispatcher(link: RedisLink): AnalysisDispatcher & { close()
         await current.addBulk(header.observables.map((observable, index) => ({
           name: 'observable',
           data: { analysis: header.id, index, observable: { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, total },
-          opts: { ...JOB_OPTIONS, jobId: jobId(header.id, index) },
+          opts: { jobId: jobId(header.id, index) }, // the rest: the queue's JOB_OPTIONS
         })));
       } catch (error) {
         if (queue === current) queue = undefined;

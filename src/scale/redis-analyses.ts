@@ -140,6 +140,13 @@ export class RedisAnalysisStore implements AnalysisStore {
   }
 
   async rowPage(id: string, after: number, limit: number): Promise<ResultRow[]> {
+    // A finished analysis has a row for every index: its pages are read straight (one HMGET
+    // each); only a page with a gap (a running analysis, the end) lists the indices there are.
+    const window = Array.from({ length: Math.max(0, Math.floor(limit)) }, (_, i) => String(after + 1 + i));
+    if (window.length > 0) {
+      const dense = await this.redis.hmget(this.rowsKey(id), ...window);
+      if (dense.every((value) => value !== null)) return dense.map((value, i) => ({ idx: after + 1 + i, value: value! }));
+    }
     const indices = (await this.savedIndices(id)).filter((idx) => idx > after).sort((a, b) => a - b).slice(0, limit);
     if (indices.length === 0) return [];
     const values = await this.redis.hmget(this.rowsKey(id), ...indices.map(String));

@@ -66,6 +66,8 @@ export interface RedisLink {
   commands: Redis;
   /** Whether `commands` is connected and ready now. */
   ready(): boolean;
+  /** Why it is not (one line, no password), since it last was; '' when nothing was said. */
+  lastError(): string;
   /** Resolves when ready, or rejects with RedisUnavailableError after `ms`. */
   whenReady(ms: number): Promise<void>;
   /** A new connection that retries forever (BullMQ workers). */
@@ -87,12 +89,16 @@ export function openRedis(url: string): RedisLink {
   commands.on('error', (error: unknown) => {
     lastError = reasonOf(error);
   });
+  commands.on('ready', () => {
+    lastError = '';
+  });
   const others = new Set<Redis>();
   return {
     url,
     label,
     commands,
     ready: () => commands.status === 'ready',
+    lastError: () => lastError,
     whenReady: (ms) => new Promise<void>((resolve, reject) => {
       if (commands.status === 'ready') return resolve();
       const timer = setTimeout(() => {
@@ -124,19 +130,14 @@ export function openRedis(url: string): RedisLink {
  * tries again and after how long, and when it is back.
  */
 export function reportOutages(link: RedisLink, say: (line: string) => void): void {
-  let reason = '';
   let down = false;
-  link.commands.on('error', (error: unknown) => {
-    reason = reasonOf(error);
-  });
   link.commands.on('reconnecting', (ms: number) => {
     down = true;
     // A connection closed by Redis (killed, restarted) comes without an error.
-    say(`Redis at ${link.label} is unreachable (${reason || 'connection closed'}); retrying in ${(ms / 1000).toFixed(1)} s`);
+    say(`Redis at ${link.label} is unreachable (${link.lastError() || 'connection closed'}); retrying in ${(ms / 1000).toFixed(1)} s`);
   });
   link.commands.on('ready', () => {
     if (down) say(`Redis at ${link.label} is back`);
     down = false;
-    reason = '';
   });
 }

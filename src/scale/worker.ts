@@ -9,6 +9,8 @@
  * nor duplicates an observable.
  */
 import { Worker, type Job } from 'bullmq';
+import type { App } from '../app.js';
+import type { Logger } from '../server/access-log.js';
 import type { AnalysisHeader, EngineErrorEvent } from '../analysis/service.js';
 import { completedHeader, countRow, noVerdicts, READ_PAGE } from '../analysis/service.js';
 import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
@@ -30,14 +32,32 @@ export interface WorkerOptions {
   onEngineError?: ((event: EngineErrorEvent) => void) | undefined;
 }
 
+/** How long a stopping server or worker finishes the jobs it holds before letting go of them. */
+export const STOP_GRACE_MS = 30_000;
+
 export interface RunningWorker {
   /** Jobs being worked on now. */
   active(): number;
   /**
-   * Stops taking jobs and finishes those it holds; past `graceMs` it lets go of them instead
-   * (their locks lapse and another worker takes them over).
+   * Stops taking jobs and finishes those it holds; past `graceMs` (default STOP_GRACE_MS), or at
+   * once while Redis is unreachable, it lets go of them instead (their locks lapse and another
+   * worker takes them over).
    */
-  close(graceMs: number): Promise<void>;
+  close(graceMs?: number): Promise<void>;
+}
+
+/** The worker of an app with `redis_url` (`oas worker`, and `oas serve` without --no-worker). */
+export function startAppWorker(app: App, logger?: Pick<Logger, 'engineError'>): RunningWorker {
+  const { link, store } = app.scale!;
+  return startWorker({
+    link,
+    store: store!,
+    runner: app.runner,
+    catalog: app.catalog,
+    concurrency: app.config.worker_concurrency,
+    lockMs: app.config.job_lock_ms,
+    onEngineError: logger ? (entry) => logger.engineError(entry) : undefined,
+  });
 }
 
 export function startWorker(options: WorkerOptions): RunningWorker {
@@ -77,7 +97,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
   };
   return {
     active: () => active,
-    close: async (graceMs) => {
+    close: async (graceMs = STOP_GRACE_MS) => {
       // Without Redis nothing held can be finished (a result cannot be written): let go at once.
       const outcome = options.link.ready() ? await within(worker.close().then(() => 'done' as const), graceMs) : 'late';
       if (outcome === 'late') await within(worker.close(true).catch(() => {}), 2_000);
