@@ -15,7 +15,7 @@
  * description, not the real owner).
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
 import { BRIANHAMA, LETHAL_FORENSICS, LIST_SOURCES, normalizeAsn, SPAMHAUS, type ListId } from '../src/badasn/lists.js';
 import { loadBadAsnTable } from '../src/badasn/store.js';
 import type { Observable } from '../src/observables/types.js';
@@ -258,6 +258,12 @@ export function badAsnDetails(result: BadAsnResult): DetailField[] {
 const url = v.pipe(v.string('expected a URL'), v.url('expected a URL'));
 const nonNegative = v.pipe(v.number('expected a number'), v.minValue(0, 'expected a number of at least 0'));
 
+/** The ASN checked, its owner when listed, and whether a bad-ASN list holds it. */
+export function badAsnAsn(result: BadAsnResult): EngineAsn | undefined {
+  const listed = result.status === 'malicious' || result.status === 'potentially_legitimate';
+  return { asn: result.asn, org: listed ? result.asn_org_name : null, listed };
+}
+
 export default defineEngine<BadAsnResult>({
   id: 'bad_asn',
   service: 'bad_asn',
@@ -287,6 +293,7 @@ export default defineEngine<BadAsnResult>({
   }),
   summary,
   evidence: badAsnEvidence,
+  asn: badAsnAsn,
   details: badAsnDetails,
   run: badAsnLookup,
 });

@@ -23,7 +23,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { count, oneLine } from '../src/lookup/wording.js';
@@ -323,6 +323,12 @@ export function criminalIpDetails(result: CriminalIpResult, target: string): Det
   );
 }
 
+/** The ASN and AS name of Criminal IP's first whois record. */
+export function criminalIpAsn(result: CriminalIpResult): EngineAsn | undefined {
+  const first = result.whois?.data?.[0];
+  return first ? { asn: first.as_no, org: first.as_name } : undefined;
+}
+
 export default defineEngine<CriminalIpResult>({
   id: 'provider_05',
   service: 'criminalip',
@@ -343,6 +349,7 @@ export default defineEngine<CriminalIpResult>({
   },
   summary: criminalIpSummary,
   evidence: criminalIpEvidence,
+  asn: criminalIpAsn,
   details: criminalIpDetails,
   run: criminalIpLookup,
 });

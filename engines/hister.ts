@@ -34,6 +34,7 @@ import { statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, upstreamReason } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
 import { count } from '../src/lookup/wording.js';
+import { urlHost } from '../src/observables/host.js';
 import { OBSERVABLE_TYPES, type Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 
@@ -127,7 +128,7 @@ export function histerSummary(result: HisterResult): string {
   if (result.total === 0 && result.results.length === 0) return 'not in your index';
   const parts = [`${count(result.total, 'hit')} in your index`];
   if (result.results.length > 0) {
-    const hosts = [...new Set(result.results.map((page) => hostName(page.url)))];
+    const hosts = [...new Set(result.results.map((page) => urlHost(page.url) ?? page.url))];
     parts.push(`${count(result.results.length, 'page')}: ${hosts.join(', ')}`);
   }
   return parts.join(' · ');
@@ -140,14 +141,6 @@ export function histerDetails(result: HisterResult): DetailField[] {
     ...result.results.map((page, i) => field(`Page ${i + 1}`, [page.title || page.url, page.added].filter(Boolean).join(' · '), page.url)),
     sourceLink('Open in Hister', result.link),
   );
-}
-
-function hostName(url: string): string {
-  try {
-    return new URL(url).hostname || url;
-  } catch {
-    return url;
-  }
 }
 
 export default defineEngine<HisterResult>({

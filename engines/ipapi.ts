@@ -15,7 +15,7 @@
  *   upstream's reason, the key masked) instead of becoming null; 429/5xx are retried.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { BadResponseError, UpstreamError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
@@ -196,6 +196,11 @@ export function ipapiDetails(result: IpapiResult, target: string): DetailField[]
   );
 }
 
+/** The ASN ipapi.is names (`asn.asn`: `AS13335` or `Unknown`) and its owner. */
+export function ipapiAsn(result: IpapiResult): EngineAsn | undefined {
+  return result.asn ? { asn: result.asn.asn, org: result.asn.org } : undefined;
+}
+
 export default defineEngine<IpapiResult>({
   id: 'provider_11',
   service: 'ipapi',
@@ -210,6 +215,7 @@ export default defineEngine<IpapiResult>({
   defaults: { timeout_ms: 5000, base_url: 'https://api.ipapi.is' },
   summary: ipapiSummary,
   evidence: ipapiEvidence,
+  asn: ipapiAsn,
   details: ipapiDetails,
   run: ipapiLookup,
 });

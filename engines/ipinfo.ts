@@ -18,7 +18,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, EngineError, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
 import { parseJson, type HttpResponse } from '../src/http/client.js';
 import { BadResponseError, HttpStatusError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
@@ -124,6 +124,12 @@ export function ipinfoDetails(result: IpinfoResult, target: string): DetailField
   );
 }
 
+/** The ASN and owner of ipinfo's `AS15169 Google LLC` (none for `Unknown` or `BOGON`). */
+export function ipinfoAsn(result: IpinfoResult): EngineAsn | undefined {
+  const match = typeof result.asn === 'string' ? /^(AS\d+)\s*(.*)$/i.exec(result.asn.trim()) : null;
+  return match ? { asn: match[1], org: match[2] } : undefined;
+}
+
 export default defineEngine<IpinfoResult>({
   id: 'provider_12',
   service: 'ipinfo',
@@ -141,6 +147,7 @@ export default defineEngine<IpinfoResult>({
     rate_window_ms: 30 * 86_400_000,
   },
   summary: ipinfoSummary,
+  asn: ipinfoAsn,
   details: ipinfoDetails,
   run: ipinfoLookup,
 });

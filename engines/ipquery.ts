@@ -12,7 +12,7 @@
  *   echoed by the upstream as v0.8.9 did).
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -139,6 +139,11 @@ export function ipqueryDetails(result: IpqueryResult): DetailField[] {
   );
 }
 
+/** The ASN ipquery.io names (`AS13335` or null), its ISP as the owner. */
+export function ipqueryAsn(result: IpqueryResult): EngineAsn | undefined {
+  return { asn: result.asn, org: result.isp };
+}
+
 export default defineEngine<IpqueryResult>({
   id: 'provider_13',
   service: 'ipquery',
@@ -150,6 +155,7 @@ export default defineEngine<IpqueryResult>({
   defaults: { timeout_ms: 5000, base_url: 'https://api.ipquery.io' },
   summary: ipquerySummary,
   evidence: ipqueryEvidence,
+  asn: ipqueryAsn,
   details: ipqueryDetails,
   run: ipqueryLookup,
   variants: {

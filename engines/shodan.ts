@@ -15,7 +15,7 @@
  *   timeout is reported, with Shodan's reason and the key masked, instead of becoming null.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
@@ -192,6 +192,11 @@ export function shodanDetails(result: ShodanResult, target: string): DetailField
   );
 }
 
+/** The ASN Shodan names (`AS13335` or null) and the host's organisation. */
+export function shodanAsn(result: ShodanResult): EngineAsn | undefined {
+  return { asn: result.asn, org: result.org };
+}
+
 export default defineEngine<ShodanResult>({
   id: 'provider_20',
   service: 'shodan',
@@ -211,6 +216,7 @@ export default defineEngine<ShodanResult>({
   },
   summary: shodanSummary,
   evidence: shodanEvidence,
+  asn: shodanAsn,
   details: shodanDetails,
   run: shodanLookup,
 });

@@ -17,7 +17,7 @@
  * - `country_name` comes from the ICU region names built into Node, not pycountry (see provider_12).
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
 import { parseJson } from '../src/http/client.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
@@ -183,6 +183,11 @@ export function webscoutDetails(result: WebscoutResult): DetailField[] {
   );
 }
 
+/** The ASN webscout names (`AS13335` or `Unknown`) and its AS organisation. */
+export function webscoutAsn(result: WebscoutResult): EngineAsn | undefined {
+  return { asn: result.asn, org: result.as_org };
+}
+
 export default defineEngine<WebscoutResult>({
   id: 'provider_25',
   service: 'webscout',
@@ -202,6 +207,7 @@ export default defineEngine<WebscoutResult>({
   },
   summary: webscoutSummary,
   evidence: webscoutEvidence,
+  asn: webscoutAsn,
   details: webscoutDetails,
   run: webscoutLookup,
 });

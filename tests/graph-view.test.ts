@@ -99,20 +99,20 @@ describe('the graph view model', () => {
   });
 
   test('ASNs from every shape that carries one; "Unknown", bogons and other shapes give none', () => {
-    assert.deepEqual(asnOf('ipapi', { asn: { asn: 'AS13335', org: 'Cloudflare' } }), { asn: '13335', org: 'Cloudflare', listed: false });
-    assert.equal(asnOf('ipapi', { asn: { asn: 'Unknown', org: 'Unknown' } }), null);
-    assert.deepEqual(asnOf('ipinfo', { asn: 'AS15169 Google LLC' }), { asn: '15169', org: 'Google LLC', listed: false });
-    assert.equal(asnOf('ipinfo', { asn: 'BOGON' }), null);
-    assert.deepEqual(asnOf('ipquery', { asn: 'AS13335', isp: 'Unknown' }), { asn: '13335', org: null, listed: false });
-    assert.equal(asnOf('ipquery', { asn: null }), null);
-    assert.deepEqual(asnOf('webscout', { asn: 'AS64500', as_org: 'Example' }), { asn: '64500', org: 'Example', listed: false });
-    assert.deepEqual(asnOf('shodan', { asn: 'AS64501', org: 'Shodan Org' }), { asn: '64501', org: 'Shodan Org', listed: false });
-    assert.deepEqual(asnOf('criminalip', { whois: { data: [{ as_no: 64502, as_name: 'CIP' }] } }), { asn: '64502', org: 'CIP', listed: false });
-    assert.deepEqual(asnOf('bad_asn', { status: 'unlisted', asn: '64503', details: '' }), { asn: '64503', org: null, listed: false });
-    assert.deepEqual(asnOf('bad_asn', { status: 'potentially_legitimate', asn: '16509', asn_org_name: 'Amazon' }), { asn: '16509', org: 'Amazon', listed: true });
-    assert.equal(asnOf('virustotal', { asn: 'AS1' }), null);
-    assert.equal(asnOf('ipapi', null), null);
-    assert.equal(asnOf('ipapi', 'AS1'), null);
+    assert.deepEqual(asnOf(catalog.find('ipapi'), { asn: { asn: 'AS13335', org: 'Cloudflare' } }), { asn: '13335', org: 'Cloudflare', listed: false });
+    assert.equal(asnOf(catalog.find('ipapi'), { asn: { asn: 'Unknown', org: 'Unknown' } }), null);
+    assert.deepEqual(asnOf(catalog.find('ipinfo'), { asn: 'AS15169 Google LLC' }), { asn: '15169', org: 'Google LLC', listed: false });
+    assert.equal(asnOf(catalog.find('ipinfo'), { asn: 'BOGON' }), null);
+    assert.deepEqual(asnOf(catalog.find('ipquery'), { asn: 'AS13335', isp: 'Unknown' }), { asn: '13335', org: null, listed: false });
+    assert.equal(asnOf(catalog.find('ipquery'), { asn: null }), null);
+    assert.deepEqual(asnOf(catalog.find('webscout'), { asn: 'AS64500', as_org: 'Example' }), { asn: '64500', org: 'Example', listed: false });
+    assert.deepEqual(asnOf(catalog.find('shodan'), { asn: 'AS64501', org: 'Shodan Org' }), { asn: '64501', org: 'Shodan Org', listed: false });
+    assert.deepEqual(asnOf(catalog.find('criminalip'), { whois: { data: [{ as_no: 64502, as_name: 'CIP' }] } }), { asn: '64502', org: 'CIP', listed: false });
+    assert.deepEqual(asnOf(catalog.find('bad_asn'), { status: 'unlisted', asn: '64503', details: '' }), { asn: '64503', org: null, listed: false });
+    assert.deepEqual(asnOf(catalog.find('bad_asn'), { status: 'potentially_legitimate', asn: '16509', asn_org_name: 'Amazon' }), { asn: '16509', org: 'Amazon', listed: true });
+    assert.equal(asnOf(catalog.find('virustotal'), { asn: 'AS1' }), null);
+    assert.equal(asnOf(catalog.find('ipapi'), null), null);
+    assert.equal(asnOf(catalog.find('ipapi'), 'AS1'), null);
   });
 
   test('the live view carries each finished observable\'s graph, and none for one still running', () => {

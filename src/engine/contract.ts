@@ -139,6 +139,12 @@ export interface EngineDefinition<R = unknown> {
    */
   evidence?(result: R | null): Evidence | undefined;
   /**
+   * The autonomous system the answer names for the address, as the answer spells it (the graph
+   * view's ASN nodes, src/view/graph-view.ts, normalise it); undefined when it names none. Absent:
+   * the engine's answers never name one.
+   */
+  asn?(result: R): EngineAsn | undefined;
+  /**
    * The fields a results card shows, in order, with links to the source. Optional: without it the
    * card lists the result's own fields (see `src/view/details.ts`).
    */
@@ -147,9 +153,18 @@ export interface EngineDefinition<R = unknown> {
   run(observable: Observable, ctx: EngineContext): Promise<R | null>;
 }
 
+/** An autonomous system an engine's answer names: `asn` as `AS13335`, `13335` or 13335. */
+export interface EngineAsn {
+  asn: string | number | null | undefined;
+  /** Its owner; `Unknown` or empty is none. */
+  org?: string | null | undefined;
+  /** On a bad-ASN list (bad_asn). */
+  listed?: boolean;
+}
+
 /** The declarations a catalog variant may replace. */
 export type EngineOverrides<R> = Partial<
-  Pick<EngineDefinition<R>, 'label' | 'description' | 'tags' | 'types' | 'credentials' | 'defaults' | 'settingsSchema' | 'summary' | 'details' | 'evidence' | 'run'>
+  Pick<EngineDefinition<R>, 'label' | 'description' | 'tags' | 'types' | 'credentials' | 'defaults' | 'settingsSchema' | 'summary' | 'details' | 'evidence' | 'asn' | 'run'>
 >;
 
 type Optional = 'catalogs' | 'reversedIp' | 'pivot' | 'acceptsPrivateIp' | 'dependsOn' | 'credentials';

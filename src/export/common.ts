@@ -1,5 +1,5 @@
 /** What every export format shares: the source of results, the verdict of each, plain text. */
-import { engineKeys, engineOutcome, observableVerdict as verdictOf, type Outcome } from '../analysis/rows.js';
+import { engineKeys, engineOutcome, observableVerdict, type Outcome } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
@@ -33,7 +33,7 @@ export async function* judged(source: ExportSource, catalog: Catalog): AsyncGene
   for await (const texts of source.pages()) {
     for (const text of texts) {
       const result = JSON.parse(text) as ObservableResult;
-      yield { result, ...verdictOf(result, catalog) };
+      yield { result, ...observableVerdict(result, catalog) };
     }
   }
 }

@@ -5,8 +5,8 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import { observableVerdict as verdictOf } from '../analysis/rows.js';
-import { chunked, engineLines, neutraliseFormula } from './common.js';
+import { resultRows } from '../analysis/rows.js';
+import { chunked, neutraliseFormula } from './common.js';
 
 export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons'] as const;
 
@@ -18,21 +18,18 @@ export function resultsCsv(results: readonly (ObservableResult | null)[], catalo
 }
 
 /**
- * The CSV lines (without their CRLF) of one observable's result, after the header line. An
- * observable no selected engine applies to still has one line, for its verdict (`unknown`).
+ * The CSV lines (without their CRLF) of one observable's result, after the header line: its table
+ * rows (`resultRows`), so an observable no selected engine applies to still has one line, for its
+ * verdict (`unknown`).
  */
-export function csvLines(result: ObservableResult, catalog: Catalog): string[] {
-  const { verdict, reasons } = verdictOf(result, catalog);
-  const judged = [verdict, reasons.join('; ')];
-  const lines: string[] = [];
-  for (const line of engineLines(result, catalog)) {
-    const data = line.status === 'error' ? '' : JSON.stringify(result[line.engine] ?? null);
-    lines.push([result.observable, result.type, result.reversed_ip ?? '', line.engine, line.status, line.summary, data, ...judged].map(csvCell).join(','));
-  }
-  if (lines.length === 0) {
-    lines.push([result.observable, result.type, result.reversed_ip ?? '', '', 'empty', `no selected engine applies to ${result.type}`, '', ...judged].map(csvCell).join(','));
-  }
-  return lines;
+function csvLines(result: ObservableResult, catalog: Catalog): string[] {
+  const rows = resultRows([result], catalog);
+  const reasons = rows[0]?.reasons.join('; ') ?? '';
+  return rows.map((row) => {
+    const none = row.engine === '-'; // no selected engine applies
+    const data = none || row.status === 'error' ? '' : JSON.stringify(result[row.engine] ?? null);
+    return [row.observable, row.type, result.reversed_ip ?? '', none ? '' : row.engine, row.status, row.summary, data, row.verdict, reasons].map(csvCell).join(',');
+  });
 }
 
 /** The CSV export from the results as JSON texts, a page at a time, in chunks. */

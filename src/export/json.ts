@@ -5,12 +5,12 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import { observableVerdict as verdictOf } from '../analysis/rows.js';
+import { observableVerdict } from '../analysis/rows.js';
 import { jsonChunks as resultsJson } from '../analysis/output.js';
 
 /** A result element with its verdict (the key names are not engine names: no engine is called so). */
 export function withVerdict<T extends ObservableResult>(result: T, catalog: Catalog, judgedAs: ObservableResult = result): T & { verdict: string; reasons: string[] } {
-  const { verdict, reasons } = verdictOf(judgedAs, catalog);
+  const { verdict, reasons } = observableVerdict(judgedAs, catalog);
   return { ...result, verdict, reasons };
 }
 

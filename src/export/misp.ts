@@ -12,13 +12,12 @@
 import type { Catalog } from '../engine/catalog.js';
 import { getDomain } from '../observables/tldts.js';
 import type { ObservableResult } from '../runner/result.js';
-import type { Verdict } from '../verdict/verdict.js';
+import { worse, type Verdict } from '../verdict/verdict.js';
 import { chunked, clip, isoMillis, judged, plainText, type ExportSource, type Judged } from './common.js';
 import { OAS_NAMESPACE, uuidv5 } from './uuid.js';
 
 /** MISP's threat levels: 1 High, 2 Medium, 3 Low, 4 Undefined. */
 const THREAT_LEVEL: Record<Verdict, string> = { malicious: '1', suspicious: '2', clean: '3', unknown: '4' };
-const SEVERITY: Record<Verdict, number> = { malicious: 3, suspicious: 2, clean: 1, unknown: 0 };
 /** Longest comment (MISP keeps up to 65535 bytes). */
 const COMMENT_MAX = 4000;
 
@@ -85,7 +84,7 @@ export function mispChunks(source: ExportSource, catalog: Catalog): AsyncGenerat
     let first = true;
     for await (const item of judged(source, catalog)) {
       counts[item.verdict]++;
-      if (SEVERITY[item.verdict] > SEVERITY[worst]) worst = item.verdict;
+      worst = worse(worst, item.verdict);
       const attribute = JSON.stringify(mispAttribute(item, source.id, timestamp), null, 2).replace(/\n/g, '\n      ');
       yield `${first ? '' : ','}\n      ${attribute}`;
       first = false;

@@ -7,8 +7,8 @@
  */
 import type { Writable } from 'node:stream';
 import type { Catalog } from '../engine/catalog.js';
+import { engineKeys } from '../analysis/rows.js';
 import type { ObservableResult } from '../runner/result.js';
-import { RESERVED_KEYS } from '../runner/result.js';
 import type { Verdict } from '../verdict/verdict.js';
 import { engineLines, judged, neutraliseFormula, type ExportSource } from './common.js';
 
@@ -66,18 +66,21 @@ function sheetName(engine: string, taken: Set<string>): string {
 
 /** Writes the workbook to `out` (which it ends). */
 export async function writeXlsx(source: ExportSource, catalog: Catalog, out: Writable): Promise<void> {
-  // First pass: the engines, in order of appearance, and each one's field columns.
+  // First pass: the engines, in order of appearance, and each one's field columns (no verdict
+  // needed: the results are only parsed).
   const engines = new Map<string, { fields: Set<string>; more: boolean }>();
-  for await (const { result } of judged(source, catalog)) {
-    for (const key of Object.keys(result)) {
-      if (RESERVED_KEYS.has(key)) continue;
-      let engine = engines.get(key);
-      if (!engine) engines.set(key, (engine = { fields: new Set(), more: false }));
-      if (result.errors?.[key] !== undefined) continue;
-      for (const field of flatten(result[key]).keys()) {
-        if (engine.fields.has(field)) continue;
-        if (engine.fields.size < FIELDS_MAX) engine.fields.add(field);
-        else engine.more = true;
+  for await (const texts of source.pages()) {
+    for (const text of texts) {
+      const result = JSON.parse(text) as ObservableResult;
+      for (const key of engineKeys(result)) {
+        let engine = engines.get(key);
+        if (!engine) engines.set(key, (engine = { fields: new Set(), more: false }));
+        if (result.errors?.[key] !== undefined) continue;
+        for (const field of flatten(result[key]).keys()) {
+          if (engine.fields.has(field)) continue;
+          if (engine.fields.size < FIELDS_MAX) engine.fields.add(field);
+          else engine.more = true;
+        }
       }
     }
   }
@@ -96,13 +99,13 @@ export async function writeXlsx(source: ExportSource, catalog: Catalog, out: Wri
   main.getRow(1).font = header.font;
   main.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: OBSERVABLE_COLUMNS.length + keys.length } };
 
-  const sheets = new Map<string, { sheet: ReturnType<typeof workbook.addWorksheet>; fields: string[]; more: boolean }>();
+  const sheets = new Map<string, { sheet: ReturnType<typeof workbook.addWorksheet>; fields: string[]; columns: ReadonlySet<string>; more: boolean }>();
   for (const [key, engine] of engines) {
     const fields = [...engine.fields];
     const sheet = workbook.addWorksheet(sheetName(key, taken), { views: frozen });
     sheet.columns = [...ENGINE_COLUMNS, ...fields, ...(engine.more ? ['other'] : [])].map((name) => ({ header: name, key: name, width: name === 'observable' ? 40 : 24 }));
     sheet.getRow(1).font = header.font;
-    sheets.set(key, { sheet, fields, more: engine.more });
+    sheets.set(key, { sheet, fields, columns: engine.fields, more: engine.more });
   }
 
   // Second pass: the rows.
@@ -118,7 +121,7 @@ export async function writeXlsx(source: ExportSource, catalog: Catalog, out: Wri
       const values = line.status === 'error' ? new Map<string, Cell>() : flatten(result[key]);
       const cells: Cell[] = [result.observable, result.type, line.status, line.summary, ...target.fields.map((f) => values.get(f) ?? '')];
       if (target.more) {
-        const rest = Object.fromEntries([...values].filter(([f]) => !target.fields.includes(f)));
+        const rest = Object.fromEntries([...values].filter(([f]) => !target.columns.has(f)));
         cells.push(Object.keys(rest).length > 0 ? JSON.stringify(rest) : '');
       }
       target.sheet.addRow(cells.map(xlsxCell)).commit();

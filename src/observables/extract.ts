@@ -141,6 +141,8 @@ const HASH_BY_LENGTH: Record<number, ObservableType> = { 32: 'MD5', 40: 'SHA1', 
  */
 const EXTENSION_ID = '(?<![0-9A-Za-z_])[a-z]{32}(?![0-9A-Za-z_])';
 const HEX_ONLY = /^[0-9A-Fa-f]+$/;
+/** Every extension id of a text, for `extensionIdsIn` (`matchAll` copies it: no shared state). */
+const EXTENSION_IDS = new RegExp(EXTENSION_ID, 'g');
 /** A word character of Python's `\b` beyond ASCII (`é`, `ß`, `٣`...): no id may touch one. */
 const UNICODE_WORD = /[\p{L}\p{N}_]/u;
 
@@ -160,7 +162,7 @@ function wholeWord(text: string, start: number, end: number): boolean {
 function extensionIdsIn(url: string): string[] {
   const rest = url.replace(/^[^/]*\/\/[^/?#]*/, '');
   const ids: string[] = [];
-  for (const m of rest.matchAll(new RegExp(EXTENSION_ID, 'g'))) {
+  for (const m of rest.matchAll(EXTENSION_IDS)) {
     if (!HEX_ONLY.test(m[0]) && wholeWord(rest, m.index, m.index + m[0].length)) ids.push(m[0]);
   }
   return ids;

@@ -58,14 +58,28 @@ export function evidenceOf(result: ObservableResult, key: string, catalog: Catal
   }
 }
 
-/** The verdict of one observable's result, from the engines of `catalog` (by result key). */
-export function verdictOf(result: ObservableResult, catalog: Catalog): ObservableVerdict {
-  const found: { key: string; evidence: Evidence }[] = [];
+/**
+ * What each engine of the result says about the observable, by result key, in the result's order;
+ * the engines that say nothing (see `evidenceOf`) are left out. Computed once per result, it gives
+ * the verdict (`verdictFrom`), the cells' highlights and the graph's flags.
+ */
+export function evidenceByKey(result: ObservableResult, catalog: Catalog): Map<string, Evidence> {
+  const found = new Map<string, Evidence>();
   for (const key of Object.keys(result)) {
     const evidence = evidenceOf(result, key, catalog);
-    if (evidence) found.push({ key, evidence });
+    if (evidence) found.set(key, evidence);
   }
-  found.sort((a, b) => SEVERITY[b.evidence.level] - SEVERITY[a.evidence.level]);
-  const verdict = found.reduce<Verdict>((v, f) => worse(v, f.evidence.level), 'unknown');
-  return { verdict, reasons: found.map((f) => `${f.key}: ${f.evidence.reason}`) };
+  return found;
+}
+
+/** The verdict from the engines' evidence (`evidenceByKey`): the most severe, reasons most severe first. */
+export function verdictFrom(evidence: ReadonlyMap<string, Evidence>): ObservableVerdict {
+  const found = [...evidence].sort(([, a], [, b]) => SEVERITY[b.level] - SEVERITY[a.level]);
+  const verdict = found.reduce<Verdict>((v, [, e]) => worse(v, e.level), 'unknown');
+  return { verdict, reasons: found.map(([key, e]) => `${key}: ${e.reason}`) };
+}
+
+/** The verdict of one observable's result, from the engines of `catalog` (by result key). */
+export function verdictOf(result: ObservableResult, catalog: Catalog): ObservableVerdict {
+  return verdictFrom(evidenceByKey(result, catalog));
 }

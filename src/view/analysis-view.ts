@@ -1,7 +1,7 @@
 /** The live view of an analysis the results page polls: one row per observable (with its verdict and reasons), one cell per engine. */
 import type { AnalysisRecord } from '../analysis/service.js';
-import { engineOutcome, observableVerdict } from '../analysis/rows.js';
-import { evidenceOf } from '../verdict/verdict.js';
+import { engineOutcome } from '../analysis/rows.js';
+import { evidenceByKey, verdictFrom, type Evidence } from '../verdict/verdict.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import { genericDetails } from './details.js';
@@ -39,7 +39,9 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
           cells: record.engines.map((engine) => ({ engine, status: 'pending', summary: 'running…', fields: [] })),
         } satisfies ObservableView;
       }
-      const { verdict, reasons } = observableVerdict(result, catalog);
+      // Each engine's evidence, read once: the verdict, the cells' highlights and the graph's flags.
+      const evidence = evidenceByKey(result, catalog);
+      const { verdict, reasons } = verdictFrom(evidence);
       return {
         index,
         observable: result.observable,
@@ -48,25 +50,23 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
         done: true,
         verdict,
         reasons,
-        cells: record.engines.map((key) => cell(result, key, catalog)),
-        graph: observableGraph(result, catalog, verdict),
+        cells: record.engines.map((key) => cell(result, key, catalog, evidence.get(key))),
+        graph: observableGraph(result, catalog, { verdict, evidence }),
       } satisfies ObservableView;
     }),
     results: record.results.map((result, index) => (skip(index) ? null : result)),
   };
 }
 
-function cell(result: ObservableResult, key: string, catalog: Catalog): CellView {
+/**
+ * `found`: what the engine's answer says (src/verdict/verdict.ts); none for an engine that does not
+ * judge, failed, or does not apply.
+ */
+function cell(result: ObservableResult, key: string, catalog: Catalog, found: Evidence | undefined): CellView {
   const outcome = engineOutcome(result, key, catalog);
-  const judged = outcome.status === 'ok' || outcome.status === 'empty' ? evidence(result, key, catalog) : null;
-  if (outcome.status !== 'ok') return { engine: key, ...outcome, fields: [], evidence: judged };
-  return { engine: key, ...outcome, fields: details(result, key, catalog), evidence: judged };
-}
-
-/** What the engine's answer says (src/verdict/verdict.ts), or null when it does not judge. */
-function evidence(result: ObservableResult, key: string, catalog: Catalog): EvidenceView | null {
-  const found = evidenceOf(result, key, catalog);
-  return found ? { level: found.level, reason: found.reason } : null;
+  const evidence: EvidenceView | null = found ? { level: found.level, reason: found.reason } : null;
+  if (outcome.status !== 'ok') return { engine: key, ...outcome, fields: [], evidence };
+  return { engine: key, ...outcome, fields: details(result, key, catalog), evidence };
 }
 
 /** The engine's own card fields when it declares them, else the result's fields; hrefs are re-checked. */

@@ -7,9 +7,10 @@
  */
 import { normalizeAsn } from '../badasn/lists.js';
 import type { Catalog } from '../engine/catalog.js';
-import { engineKeys, observableVerdict } from '../analysis/rows.js';
+import type { EngineAsn, EngineDefinition } from '../engine/contract.js';
+import { engineKeys } from '../analysis/rows.js';
 import type { ObservableResult } from '../runner/result.js';
-import { evidenceOf, type Evidence } from '../verdict/verdict.js';
+import { evidenceByKey, verdictFrom, type Evidence } from '../verdict/verdict.js';
 import type { GraphEdgeView, GraphNodeView, ObservableGraphView, VerdictName } from './types.js';
 
 type Flag = Exclude<Evidence['level'], 'clean'>;
@@ -17,12 +18,20 @@ type Flag = Exclude<Evidence['level'], 'clean'>;
 const IP_TYPES = new Set(['IPv4', 'IPv6']);
 
 /** The node id of an observable: IPs share theirs with the same address reached by resolution. */
-export function observableNodeId(value: string, type: string): string {
+function observableNodeId(value: string, type: string): string {
   return IP_TYPES.has(type) ? `ip:${value}` : `obs:${value}`;
 }
 
-/** `verdict`: the observable's, when the caller has it already. */
-export function observableGraph(result: ObservableResult, catalog: Catalog, verdict?: VerdictName): ObservableGraphView {
+/**
+ * `judged`: the observable's verdict and each engine's evidence (src/verdict/verdict.ts), when the
+ * caller has them already.
+ */
+export function observableGraph(
+  result: ObservableResult,
+  catalog: Catalog,
+  judged?: { verdict: VerdictName; evidence: ReadonlyMap<string, Evidence> },
+): ObservableGraphView {
+  const evidence = judged?.evidence ?? evidenceByKey(result, catalog);
   const nodes = new Map<string, GraphNodeView>();
   const edges = new Map<string, GraphEdgeView>();
   const addEdge = (edge: Omit<GraphEdgeView, 'id'>) => {
@@ -36,7 +45,7 @@ export function observableGraph(result: ObservableResult, catalog: Catalog, verd
     kind: 'observable',
     label: result.observable,
     type: result.type,
-    verdict: verdict ?? observableVerdict(result, catalog).verdict,
+    verdict: judged?.verdict ?? verdictFrom(evidence).verdict,
   });
 
   // The address the IP engines looked at: the resolved one for a domain or URL.
@@ -49,9 +58,9 @@ export function observableGraph(result: ObservableResult, catalog: Catalog, verd
 
   // ASNs, each with the engines that named it.
   const asns = new Map<string, { org: string | null; engines: string[]; listed: boolean }>();
-  for (const key of answeredKeys(result)) {
-    const service = catalog.find(key)?.service ?? key;
-    const found = asnOf(service, result[key]);
+  for (const key of engineKeys(result)) {
+    if (result.errors?.[key] !== undefined) continue;
+    const found = asnOf(catalog.find(key), result[key]);
     if (!found) continue;
     const entry = asns.get(found.asn) ?? { org: null, engines: [], listed: false };
     entry.org ??= found.org;
@@ -66,33 +75,26 @@ export function observableGraph(result: ObservableResult, catalog: Catalog, verd
   }
 
   // The engines that flag it: to the IP when they looked at the resolved address.
-  for (const { key, evidence } of flags(result, catalog)) {
+  for (const { key, level, reason } of flags(evidence)) {
     const engine = catalog.find(key);
     const id = `engine:${key}`;
     const previous = nodes.get(id);
-    nodes.set(id, { id, kind: 'engine', label: engine?.label ?? key, level: previous?.level === 'malicious' ? 'malicious' : evidence.level });
+    nodes.set(id, { id, kind: 'engine', label: engine?.label ?? key, level: previous?.level === 'malicious' ? 'malicious' : level });
     const onResolvedIp = reversed !== null && engine !== undefined && !engine.types.includes(result.type);
-    addEdge({ source: id, target: onResolvedIp ? ipId : observableId, relation: 'flags', level: evidence.level, note: `${evidence.level}: ${evidence.reason}` });
+    addEdge({ source: id, target: onResolvedIp ? ipId : observableId, relation: 'flags', level, note: `${level}: ${reason}` });
   }
 
   return { nodes: [...nodes.values()], edges: [...edges.values()] };
 }
 
-function answeredKeys(result: ObservableResult): string[] {
-  return engineKeys(result).filter((key) => result.errors?.[key] === undefined);
-}
-
 /**
- * Each engine's malicious or suspicious evidence, most severe first: the same rule as the verdict
- * (src/verdict/verdict.ts): failed engines and engines that do not apply to the type say nothing.
+ * The engines whose evidence is malicious or suspicious, most severe first (failed engines and
+ * engines that do not apply said nothing: see `evidenceOf`).
  */
-function flags(result: ObservableResult, catalog: Catalog): { key: string; evidence: Evidence & { level: Flag } }[] {
-  const found: { key: string; evidence: Evidence & { level: Flag } }[] = [];
-  for (const key of answeredKeys(result)) {
-    const evidence = evidenceOf(result, key, catalog);
-    if (evidence && evidence.level !== 'clean') found.push({ key, evidence: evidence as Evidence & { level: Flag } });
-  }
-  return found.sort((a, b) => (a.evidence.level === b.evidence.level ? 0 : a.evidence.level === 'malicious' ? -1 : 1));
+function flags(evidence: ReadonlyMap<string, Evidence>): { key: string; level: Flag; reason: string }[] {
+  const found: { key: string; level: Flag; reason: string }[] = [];
+  for (const [key, { level, reason }] of evidence) if (level !== 'clean') found.push({ key, level, reason });
+  return found.sort((a, b) => (a.level === b.level ? 0 : a.level === 'malicious' ? -1 : 1));
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -104,36 +106,18 @@ function known(value: unknown): string | null {
   return text !== '' && text !== 'Unknown' ? text : null;
 }
 
-/** The ASN (digits) and owner an engine's result names, by the engine's service (shapes in engines/*.ts). */
-export function asnOf(service: string, value: unknown): { asn: string; org: string | null; listed: boolean } | null {
-  if (!isObject(value)) return null;
-  const make = (asn: unknown, org: unknown, listed = false) => {
-    const digits = normalizeAsn(asn);
-    return digits === null ? null : { asn: digits, org: known(org), listed };
-  };
-  switch (service) {
-    case 'ipapi': // { asn: { asn: "AS13335" | "Unknown", org } }
-      return isObject(value.asn) ? make(value.asn.asn, value.asn.org) : null;
-    case 'ipinfo': {
-      // { asn: "AS15169 Google LLC" | "Unknown" | "BOGON" }
-      const text = known(value.asn);
-      const match = text ? /^(AS\d+)\s*(.*)$/i.exec(text) : null;
-      return match ? make(match[1], match[2]) : null;
-    }
-    case 'ipquery': // { asn: "AS13335" | null, isp }
-      return make(value.asn, value.isp);
-    case 'webscout': // { asn: "AS13335" | "Unknown", as_org }
-      return make(value.asn, value.as_org);
-    case 'shodan': // { asn: "AS13335" | null, org }
-      return make(value.asn, value.org);
-    case 'criminalip': {
-      // { whois: { data: [{ as_no, as_name }] } }
-      const first = isObject(value.whois) && Array.isArray(value.whois.data) ? value.whois.data[0] : undefined;
-      return isObject(first) ? make(first.as_no, first.as_name) : null;
-    }
-    case 'bad_asn': // { status, asn: "203999", asn_org_name? }
-      return make(value.asn, value.asn_org_name, value.status === 'malicious' || value.status === 'potentially_legitimate');
-    default:
-      return null;
+/**
+ * The ASN (digits) and owner an engine's result names, from the engine's own reading of its
+ * answer (its `asn` declaration); null when it names none or has no such declaration.
+ */
+export function asnOf(engine: Pick<EngineDefinition, 'asn'> | undefined, value: unknown): { asn: string; org: string | null; listed: boolean } | null {
+  if (!engine?.asn || !isObject(value)) return null;
+  let named: EngineAsn | undefined;
+  try {
+    named = engine.asn(value);
+  } catch {
+    return null; // an answer the reading does not fit names nothing
   }
+  const digits = normalizeAsn(named?.asn);
+  return digits === null ? null : { asn: digits, org: known(named?.org), listed: named?.listed === true };
 }

@@ -142,9 +142,15 @@ function shownRows(): ObservableView[] {
   return state.data?.observables.filter(matches) ?? [];
 }
 
+/** Whether the verdict filter `filter` lets an observable of this verdict through. */
+function verdictPasses(filter: VerdictFilter, verdict: VerdictName | null): boolean {
+  if (filter === 'flagged') return verdict === 'malicious' || verdict === 'suspicious';
+  return filter === '' || verdict === filter;
+}
+
 function matches(row: ObservableView): boolean {
   if (state.type !== '' && row.type !== state.type) return false;
-  if (state.verdict === 'flagged' ? row.verdict !== 'malicious' && row.verdict !== 'suspicious' : state.verdict !== '' && row.verdict !== state.verdict) return false;
+  if (!verdictPasses(state.verdict, row.verdict)) return false;
   if (state.filter === '') return true;
   const text = [row.observable, row.type, row.reversed_ip ?? '', row.verdict ?? '', ...row.reasons, ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
   return text.includes(state.filter);
@@ -152,7 +158,7 @@ function matches(row: ObservableView): boolean {
 
 /** The verdict filter's options say how many observables each would show. */
 function renderVerdictCounts(data: AnalysisView): void {
-  const count = (f: VerdictFilter) => data.observables.filter((o) => (f === '' ? true : f === 'flagged' ? o.verdict === 'malicious' || o.verdict === 'suspicious' : o.verdict === f)).length;
+  const count = (f: VerdictFilter) => data.observables.filter((o) => verdictPasses(f, o.verdict)).length;
   VERDICT_FILTERS.forEach((f, i) => {
     const option = verdictFilter.options[i];
     if (option) option.textContent = `${f.label} (${count(f.value)})`;
