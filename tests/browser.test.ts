@@ -12,7 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { intelRoutes } from './fakes/intel.js';
 import type { FakeHandler } from './fakes/http.js';
-import { launchChromium, openPage, SCREENSHOTS, skipReason } from './helpers/browser.js';
+import { launchChromium, openPage, SCREENSHOTS, servedInChromium, skipReason } from './helpers/browser.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -541,23 +541,11 @@ describe('the front end in Chromium', { skip }, () => {
 
 describe('signing in to a server with api_token, in Chromium', { skip }, () => {
   const TOKEN = 'browser-token-Lp4Kj8Hg2Fd6';
-  let upstreams: Upstreams;
-  let server: ServeProcess;
-  let browser: Browser;
+  const suite = servedInChromium({ api_token: TOKEN });
   const consoleErrors: string[] = [];
 
-  before(async () => {
-    upstreams = await startUpstreams();
-    server = await spawnServe(configFor(upstreams, { api_token: TOKEN }).file);
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await upstreams?.close();
-  });
-
   test('a page sends the browser to the sign-in form, which comes back; the session cookie works until sign-out', async () => {
+    const { server, browser } = suite;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     // 401s are expected here (the page finds out it must sign in); anything else is an error.
@@ -600,22 +588,10 @@ describe('signing in to a server with api_token, in Chromium', { skip }, () => {
 });
 
 describe('the engine picker of a server running the older catalog, in Chromium', { skip }, () => {
-  let upstreams: Upstreams;
-  let server: ServeProcess;
-  let browser: Browser;
-
-  before(async () => {
-    upstreams = await startUpstreams();
-    server = await spawnServe(configFor(upstreams, { catalog: 'older' }).file);
-    browser = await launchChromium();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.stop();
-    await upstreams?.close();
-  });
+  const suite = servedInChromium({ catalog: 'older' });
 
   test('the older catalog\'s defaults (rdap among them) are tagged default and preselected, and nothing else is', async () => {
+    const { server, browser } = suite;
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
     const page = await context.newPage();
     await page.goto(`${server.url}/`);

@@ -8,13 +8,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { createApp, type App } from '../src/app.js';
+import { describe, test } from 'node:test';
 import { UnknownEngineError } from '../src/engine/catalog.js';
-import { listen, type RunningServer } from '../src/server/listen.js';
+import { appOnUpstreams } from './helpers/app.js';
 import { noStack, runOas, type Run } from './helpers/cli.js';
 import { moduleRecorder } from './helpers/module-log.js';
-import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'oas-help-'));
 const recorder = moduleRecorder(dir);
@@ -94,22 +92,7 @@ describe('oas analyze --help', () => {
 });
 
 describe('an unknown engine names the closest match', () => {
-  let upstreams: Upstreams;
-  let config: ReturnType<typeof configFor>;
-  let app: App;
-  let server: RunningServer;
-
-  before(async () => {
-    upstreams = await startUpstreams();
-    config = configFor(upstreams);
-    app = await createApp({ file: config.file, flags: { port: 0 }, env: {} });
-    server = await listen(app);
-  });
-  after(async () => {
-    await server.close();
-    await app.close();
-    await upstreams.close();
-  });
+  const served = appOnUpstreams();
 
   test('the message: did you mean, then every engine by service name and id', () => {
     const error = new UnknownEngineError(['urlscn'], ['provider_23', 'reverse_dns'], [{ id: 'provider_23', service: 'urlscan' }, { id: 'reverse_dns', service: 'reverse_dns' }]);
@@ -120,18 +103,18 @@ describe('an unknown engine names the closest match', () => {
   });
 
   test('CLI: exit 2, one line on stderr, nothing run', async () => {
-    const run = await oas(['analyze', '8.8.8.8', '--engines', 'urlscn', '--config', config.file]);
+    const run = await oas(['analyze', '8.8.8.8', '--engines', 'urlscn', '--config', served.config.file]);
     assert.equal(run.code, 2, run.stderr);
     assert.equal(run.stdout, '');
     assert.match(run.stderr, /^oas: unknown engine: urlscn; did you mean urlscan\? \(valid engines: .*\breverse_dns\b.*\burlscan \(provider_23\).*\)\n$/);
     noStack(run.stderr);
-    const two = await oas(['analyze', '8.8.8.8', '--engines', 'virustotl,provider_1,reverse_dns', '--config', config.file]);
+    const two = await oas(['analyze', '8.8.8.8', '--engines', 'virustotl,provider_1,reverse_dns', '--config', served.config.file]);
     assert.equal(two.code, 2);
     assert.match(two.stderr, /unknown engines: virustotl, provider_1; did you mean virustotal \(for virustotl\), provider_01 \(for provider_1\)\?/);
   });
 
   test('API: 400 with the same message', async () => {
-    const res = await fetch(`${server.url}/api/analyze`, {
+    const res = await fetch(`${served.server.url}/api/analyze`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ text: 'example.com', engines: ['reverse_dns', 'urlscn'] }),

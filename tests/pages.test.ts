@@ -4,23 +4,19 @@
  * pages in Chromium (browser.test.ts).
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createApp, type App } from '../src/app.js';
-import { listen, type RunningServer } from '../src/server/listen.js';
+import { describe, test } from 'node:test';
+import { appOnUpstreams } from './helpers/app.js';
 import { startAnalysis } from './helpers/serve.js';
 import type { AnalysisView, CatalogView, HistoryView } from '../src/view/types.js';
 import { genericDetails } from '../src/view/details.js';
 import { CSV_COLUMNS, csvCell } from '../src/export/csv.js';
 import type { ObservableResult } from '../src/runner/result.js';
 import { verdictOf } from '../src/verdict/verdict.js';
-import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
-let upstreams: Upstreams;
-let app: App;
-let server: RunningServer;
+const served = appOnUpstreams({ config: { engines: { provider_03: { api_key: '' } } } });
 
 async function get(path: string): Promise<Response> {
-  return fetch(`${server.url}${path}`);
+  return fetch(`${served.server.url}${path}`);
 }
 
 async function json<T>(path: string, status = 200): Promise<T> {
@@ -29,19 +25,7 @@ async function json<T>(path: string, status = 200): Promise<T> {
   return (await res.json()) as T;
 }
 
-const analyze = (text: string, engines: string[]): Promise<string> => startAnalysis(server.url, text, engines);
-
-before(async () => {
-  upstreams = await startUpstreams();
-  const config = configFor(upstreams, { engines: { provider_03: { api_key: '' } } });
-  app = await createApp({ file: config.file, flags: { port: 0 }, env: {} });
-  server = await listen(app);
-});
-after(async () => {
-  await server.close();
-  await app.close();
-  await upstreams.close();
-});
+const analyze = (text: string, engines: string[]): Promise<string> => startAnalysis(served.server.url, text, engines);
 
 describe('page documents', () => {
   test('/, /history and /results/<id> load one module from /assets and forbid inline and foreign scripts', async () => {
@@ -81,7 +65,7 @@ describe('page documents', () => {
       assert.match(res.headers.get('content-type')!, type);
       const etag = res.headers.get('etag')!;
       assert.ok(etag);
-      assert.equal((await fetch(`${server.url}/assets/${name}`, { headers: { 'if-none-match': etag } })).status, 304);
+      assert.equal((await fetch(`${served.server.url}/assets/${name}`, { headers: { 'if-none-match': etag } })).status, 304);
     }
     assert.equal((await get('/assets/..%2Fpackage.json')).status, 404);
     assert.equal((await get('/assets/nope.js')).status, 404);
@@ -105,7 +89,7 @@ describe('/ui JSON', () => {
 
   test('/ui/analyses/<id> gives one row per observable with one cell per engine; results equal the API', async () => {
     const id = await analyze('8.8.8.8 example.com 44d88612fea8a8f36de82e1278abb02f', ['reverse_dns', 'rdap_whois']);
-    await app.analyses.idle();
+    await served.app.analyses.idle();
     const view = await json<AnalysisView>(`/ui/analyses/${id}`);
     assert.equal(view.complete, true);
     assert.deepEqual(view.engines, [{ key: 'reverse_dns', label: 'Reverse DNS' }, { key: 'rdap_whois', label: 'RDAP / WHOIS' }]);
@@ -131,14 +115,14 @@ describe('/ui JSON', () => {
 
   test('/ui/analyses/<id> carries each observable\'s verdict and reasons; the API results never do; the history counts them', async () => {
     const id = await analyze('8.8.8.8 example.com 44d88612fea8a8f36de82e1278abb02f', ['reverse_dns', 'rdap_whois', 'provider_11']);
-    await app.analyses.idle();
+    await served.app.analyses.idle();
     const view = await json<AnalysisView>(`/ui/analyses/${id}`);
     const api = await json<ObservableResult[]>(`/api/results/${id}`);
     assert.equal(view.observables.length, 3);
     view.observables.forEach((o, i) => {
       assert.ok(['malicious', 'suspicious', 'clean', 'unknown'].includes(o.verdict ?? ''), String(o.verdict));
       assert.ok(Array.isArray(o.reasons));
-      assert.deepEqual({ verdict: o.verdict, reasons: o.reasons }, verdictOf(api[i]!, app.catalog), o.observable);
+      assert.deepEqual({ verdict: o.verdict, reasons: o.reasons }, verdictOf(api[i]!, served.app.catalog), o.observable);
     });
     for (const result of api) assert.ok(!('verdict' in result) && !('reasons' in result), JSON.stringify(result));
     const history = await json<HistoryView>('/ui/history?q=44d88612fea8a8f36de82e1278abb02f');
@@ -152,7 +136,7 @@ describe('/ui JSON', () => {
   test('/ui/history: newest first, searched by observable, paginated', async () => {
     const first = await analyze('history-one.example.com', ['reverse_dns']);
     const second = await analyze('history-two.example.com 192.0.2.77', ['reverse_dns']);
-    await app.analyses.idle();
+    await served.app.analyses.idle();
     const all = await json<HistoryView>('/ui/history?per_page=2');
     assert.equal(all.items.length, 2);
     assert.ok(all.total >= 2);
@@ -174,7 +158,7 @@ describe('/ui JSON', () => {
 describe('exports', () => {
   test('CSV: one row per observable and engine that applies, with the whole result; formulas are neutralised', async () => {
     const id = await analyze('8.8.8.8 example.com', ['reverse_dns', 'rdap_whois']);
-    await app.analyses.idle();
+    await served.app.analyses.idle();
     const res = await get(`/export/${id}?format=csv`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type')!, /text\/csv/);
@@ -188,7 +172,7 @@ describe('exports', () => {
 
   test('JSON is the API results with each observable\'s verdict; unknown id 404, unknown format 400', async () => {
     const id = await analyze('example.com', ['reverse_dns']);
-    await app.analyses.idle();
+    await served.app.analyses.idle();
     const res = await get(`/export/${id}?format=json`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-disposition')!, /attachment; filename="oas-.+\.json"/);

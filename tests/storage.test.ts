@@ -10,28 +10,25 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { jsonChunks } from '../src/analysis/output.js';
 import type { AnalysisHeader, AnalysisRecord } from '../src/analysis/service.js';
-import { createApp, type App } from '../src/app.js';
 import type { ObservableResult } from '../src/runner/result.js';
-import { listen, type RunningServer } from '../src/server/listen.js';
 import { ANALYSIS_RESULTS_TABLE } from '../src/store/storage.js';
 import { resultsCsv } from '../src/export/csv.js';
 import { withVerdict } from '../src/export/json.js';
 import type { AnalysisView, HistoryView } from '../src/view/types.js';
 import type { Zone } from './fakes/dns.js';
-import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
+import { appOnUpstreams } from './helpers/app.js';
+import { ZONE } from './helpers/upstreams.js';
 
 const MANY = 600;
 const host = (i: number) => `host${i}.example.org`;
 const zone: Zone = { ...ZONE };
 for (let i = 0; i < MANY; i++) zone[host(i)] = { A: [`192.0.2.${(i % 250) + 1}`] };
 
-let upstreams: Upstreams;
-let config: ReturnType<typeof configFor>;
-let app: App;
-let server: RunningServer;
+const served = appOnUpstreams({ upstreams: { zone } });
+after(() => rmSync(served.config.dir, { recursive: true, force: true }));
 
 async function get(path: string): Promise<Response> {
-  return fetch(`${server.url}${path}`);
+  return fetch(`${served.server.url}${path}`);
 }
 
 async function complete(id: string): Promise<void> {
@@ -47,7 +44,7 @@ async function complete(id: string): Promise<void> {
 }
 
 async function post(text: string, engines: string[]): Promise<string> {
-  const res = await fetch(`${server.url}/api/analyze`, {
+  const res = await fetch(`${served.server.url}/api/analyze`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ text, engines, ignore_cache: true }),
@@ -60,19 +57,6 @@ const legacyId = '00000000-0000-4000-8000-0000000000aa';
 function legacyResult(observable: string, marker: string): ObservableResult {
   return { observable, type: 'FQDN', reversed_success: true, reverse_dns: { reverse_dns: [marker] } };
 }
-
-before(async () => {
-  upstreams = await startUpstreams({ zone });
-  config = configFor(upstreams);
-  app = await createApp({ file: config.file, flags: { port: 0 }, env: {} });
-  server = await listen(app);
-});
-after(async () => {
-  await server.close();
-  await app.close();
-  await upstreams.close();
-  rmSync(config.dir, { recursive: true, force: true });
-});
 
 describe('a many-observable analysis', () => {
   let id: string;
@@ -95,20 +79,20 @@ describe('a many-observable analysis', () => {
       assert.deepEqual(result.reverse_dns, { reverse_dns: [`192.0.2.${(i % 250) + 1}`] });
     });
     // The header keeps no results: they are rows.
-    const stored = (await app.storage!.analyses.get(id)) as AnalysisHeader;
+    const stored = (await served.app.storage!.analyses.get(id)) as AnalysisHeader;
     assert.equal(stored.complete, true);
     assert.equal(stored.results, undefined);
-    const [count] = (await app.storage!.analysesTable.query(`SELECT count(*) AS n FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`, id)) as { n: number }[];
+    const [count] = (await served.app.storage!.analysesTable.query(`SELECT count(*) AS n FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`, id)) as { n: number }[];
     assert.equal(count!.n, MANY);
   });
 
   test('the JSON and CSV exports are exactly what the whole array gives', async () => {
     const json = await get(`/export/${id}?format=json`);
     assert.equal(json.status, 200);
-    assert.equal(await json.text(), JSON.stringify(results.map((r) => withVerdict(r, app.catalog)), null, 2));
+    assert.equal(await json.text(), JSON.stringify(results.map((r) => withVerdict(r, served.app.catalog)), null, 2));
     const csv = await get(`/export/${id}?format=csv`);
     assert.equal(csv.status, 200);
-    assert.equal(await csv.text(), resultsCsv(results, app.catalog));
+    assert.equal(await csv.text(), resultsCsv(results, served.app.catalog));
   });
 
   test('the live view holds the same results; with ?have= for all, none', async () => {
@@ -154,7 +138,7 @@ describe('records of the previous format (results inside the record)', () => {
       progress: { done: 2, total: 2 },
       results,
     };
-    await app.storage!.analyses.set(legacyId, record);
+    await served.app.storage!.analyses.set(legacyId, record);
   });
 
   test('are still complete, served, exported, viewed and found in the history', async () => {
@@ -162,8 +146,8 @@ describe('records of the previous format (results inside the record)', () => {
     const res = await get(`/api/results/${legacyId}`);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), JSON.stringify(results));
-    assert.equal(await (await get(`/export/${legacyId}?format=json`)).text(), JSON.stringify(results.map((r) => withVerdict(r, app.catalog)), null, 2));
-    assert.equal(await (await get(`/export/${legacyId}?format=csv`)).text(), resultsCsv(results, app.catalog));
+    assert.equal(await (await get(`/export/${legacyId}?format=json`)).text(), JSON.stringify(results.map((r) => withVerdict(r, served.app.catalog)), null, 2));
+    assert.equal(await (await get(`/export/${legacyId}?format=csv`)).text(), resultsCsv(results, served.app.catalog));
     const view = (await (await get(`/ui/analyses/${legacyId}`)).json()) as AnalysisView;
     assert.deepEqual(view.results, results);
     const found = (await (await get('/ui/history?q=old-two')).json()) as HistoryView;
@@ -188,10 +172,10 @@ describe('a restart mid-analysis', () => {
       format: 2,
     };
     // As a process killed mid-analysis leaves it: the header, and the rows of 0 and 3.
-    await app.storage!.analyses.set(header.id, header);
+    await served.app.storage!.analyses.set(header.id, header);
     const kept = new Map([[0, legacyResult(names[0]!, 'stored-before-the-crash-0')], [3, legacyResult(names[3]!, 'stored-before-the-crash-3')]]);
     for (const [idx, result] of kept) {
-      await app.storage!.analysesTable.query(`INSERT INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value) VALUES (?, ?, ?)`, header.id, idx, JSON.stringify(result));
+      await served.app.storage!.analysesTable.query(`INSERT INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value) VALUES (?, ?, ?)`, header.id, idx, JSON.stringify(result));
     }
     // A record of the previous format, interrupted after its first observable.
     const oldNames = [host(10), host(11)];
@@ -203,7 +187,7 @@ describe('a restart mid-analysis', () => {
       results: [legacyResult(oldNames[0]!, 'stored-in-the-old-record'), null],
     };
     delete old.format;
-    await app.storage!.analyses.set(old.id, old);
+    await served.app.storage!.analyses.set(old.id, old);
 
     // Seen from the API before the restart: incomplete (409 for results), partial in the live view.
     assert.deepEqual(await (await get(`/api/is_analysis_complete/${header.id}`)).json(), { complete: false });
@@ -215,12 +199,9 @@ describe('a restart mid-analysis', () => {
     assert.deepEqual(partial.progress, { done: 2, total: 5 });
 
     // The restart: a new app on the same data directory.
-    await server.close();
-    await app.close();
-    app = await createApp({ file: config.file, flags: { port: 0 }, env: {} });
-    server = await listen(app);
-    const queriesBefore = upstreams.dns.queries.length;
-    assert.equal(await app.analyses.resumePending(), 2);
+    await served.restart();
+    const queriesBefore = served.upstreams.dns.queries.length;
+    assert.equal(await served.app.analyses.resumePending(), 2);
     await complete(header.id);
     await complete(old.id);
 
@@ -229,16 +210,16 @@ describe('a restart mid-analysis', () => {
     assert.deepEqual(results[0], kept.get(0));
     assert.deepEqual(results[3], kept.get(3));
     for (const i of [1, 2, 4]) assert.deepEqual(results[i]!.reverse_dns, { reverse_dns: [`192.0.2.${i + 1}`] });
-    const resumedNames = upstreams.dns.queries.slice(queriesBefore).map((q) => q.name).filter((name) => name.endsWith('.example.org'));
+    const resumedNames = served.upstreams.dns.queries.slice(queriesBefore).map((q) => q.name).filter((name) => name.endsWith('.example.org'));
     assert.deepEqual([...new Set(resumedNames)].sort(), [names[1], names[2], names[4], oldNames[1]].sort(), 'only the observables without a stored result ran again');
 
     const oldResults = (await (await get(`/api/results/${old.id}`)).json()) as ObservableResult[];
     assert.deepEqual(oldResults[0], old.results[0]);
     assert.equal(oldResults[1]!.observable, oldNames[1]);
-    assert.equal(((await app.storage!.analyses.get(old.id)) as AnalysisHeader).results, undefined, 'migrated: its results are rows now');
+    assert.equal(((await served.app.storage!.analyses.get(old.id)) as AnalysisHeader).results, undefined, 'migrated: its results are rows now');
 
     // Nothing left to resume.
-    assert.equal(await app.analyses.resumePending(), 0);
+    assert.equal(await served.app.analyses.resumePending(), 0);
   });
 });
 

@@ -42,7 +42,7 @@ import { fakeRoutes as openCtiRoutes, fakeSettings as openCtiSettings } from '..
 import { fakeRoutes as googleRoutes, fakeSettings as googleSettings } from '../fakes/google.js';
 import { rejectsWith } from '../helpers/assert.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { runnerHarness, suiteRunners } from '../helpers/runner.js';
 
 /** Every harness and fake started here, closed at the end. */
 const closers: (() => Promise<void>)[] = [];
@@ -288,26 +288,13 @@ describe('chrome_extension fake for whole-system tests', () => {
 
 describe('chrome_extension through the runner', () => {
   let fake: FakeHttpServer;
-  const runners: RunnerHarness[] = [];
-
-  function runner(settings: Record<string, unknown> = {}): RunnerHarness {
-    const r = runnerHarness([engine, github], {
-      settings: {
-        chrome_extension: { ...fakeSettings(fake.url), retries: 0, ...settings },
-        provider_07: { ...intelSettings(fake.url).provider_07, retries: 0 },
-      },
-    });
-    runners.push(r);
-    return r;
-  }
+  const runners = suiteRunners([engine, github], () => fakeSettings(fake.url));
+  const runner = (settings: Record<string, unknown> = {}) => runners(settings, { provider_07: { ...intelSettings(fake.url).provider_07, retries: 0 } });
 
   before(async () => {
     fake = await startFakeHttp({ ...fakeRoutes(), ...intelRoutes(), 'GET /down/*': reply.status(502, { error: 'Bad Gateway' }) });
   });
-  after(async () => {
-    await Promise.all(runners.map((r) => r.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('extension ids pasted as text (a store link, a bare id): the result under `chrome_extension` when named', async () => {
     fake.reset();

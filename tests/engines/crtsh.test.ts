@@ -2,7 +2,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import engine, { crtshDetails, crtshLookup, crtshQuery, crtshSummary, topDomains, type CrtshResult } from '../../engines/crtsh.js';
 import { Catalog } from '../../src/engine/catalog.js';
-import { defineEngine, type EngineDefinition } from '../../src/engine/contract.js';
+import type { EngineDefinition } from '../../src/engine/contract.js';
 import { resolveSettings } from '../../src/engine/context.js';
 import { HttpTransport } from '../../src/http/client.js';
 import { BadResponseError, HttpStatusError, NetworkError, TimeoutError } from '../../src/http/errors.js';
@@ -11,7 +11,7 @@ import { reply, sequence, startFakeHttp, type FakeHttpServer } from '../fakes/ht
 import { EXAMPLE_ORG_ROWS, EXAMPLE_ORG_TOP, PREFIX, fakeRoutes, fakeSettings, hugeBody, jsonHandler, overloaded, rowsFor } from '../fakes/crtsh.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { rejectsWith } from '../helpers/assert.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { neighbour, suiteRunners } from '../helpers/runner.js';
 
 const link = (host: string) => `https://crt.sh/?q=${host}`;
 
@@ -312,28 +312,8 @@ describe('crtsh fake for whole-system tests', () => {
 
 describe('crtsh through the runner', () => {
   let fake: FakeHttpServer;
-  const runners: RunnerHarness[] = [];
-
-  /** A second engine on the same observables, to show it is unaffected by crtsh's failures. */
-  const neighbour = defineEngine<{ seen: string }>({
-    id: 'neighbour',
-    service: 'neighbour_alias',
-    label: 'Neighbour',
-    description: 'test engine',
-    tags: ['domain'],
-    types: ['FQDN', 'URL'],
-    defaults: { timeout_ms: 1000 },
-    summary: (r) => r.seen,
-    run: async (observable) => ({ seen: observable.value }),
-  });
-
-  function runner(settings: Record<string, unknown> = {}): RunnerHarness {
-    const r = runnerHarness([engine, neighbour], {
-      settings: { crtsh: { ...fakeSettings(fake.url), retries: 0, ...settings } },
-    });
-    runners.push(r);
-    return r;
-  }
+  /** `neighbour` runs on the same observables, to show it is unaffected by crtsh's failures. */
+  const runner = suiteRunners([engine, neighbour], () => fakeSettings(fake.url));
 
   before(async () => {
     fake = await startFakeHttp({
@@ -343,10 +323,7 @@ describe('crtsh through the runner', () => {
       'GET /strings/json': reply.json(['example.org']),
     });
   });
-  after(async () => {
-    await Promise.all(runners.map((r) => r.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('a domain and a URL: the result under the name the caller used, no pivot', async () => {
     fake.reset();

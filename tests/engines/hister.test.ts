@@ -8,10 +8,10 @@ import { OBSERVABLE_TYPES, type ObservableType } from '../../src/observables/typ
 import { reply, sequence, startFakeHttp, type FakeHttpServer } from '../fakes/http.js';
 import { DOCUMENTS, fakeRoutes, fakeSettings, KNOWN, PRIVATE_IP, search, UNKNOWN } from '../fakes/hister.js';
 import { fakeRoutes as mfbRoutes, fakeSettings as mfbSettings, KNOWN as MFB_KNOWN } from '../fakes/misp_feedback.js';
-import { proxiedRunner, startFakeProxy, type FakeProxy } from '../fakes/proxy.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
-import { KeyWatch } from '../helpers/key-watch.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { proxiedSuite } from '../fakes/proxy.js';
+import { harnessOnFake } from '../helpers/engine.js';
+import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
+import { suiteRunners } from '../helpers/runner.js';
 
 const TOKEN = 'hister-4cc3ss-T0k3n-9e8d7c6b5a';
 const watch = new KeyWatch(TOKEN);
@@ -101,13 +101,7 @@ describe('hister declaration', () => {
 
 describe('hister against a loopback Hister', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
-  function harness(prefix: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = watch.watch(engineHarness(engine, { settings: { base_url: `${fake.url}/${prefix}`, token: TOKEN, ...settings } }));
-    harnesses.push(h);
-    return h;
-  }
+  const harness = prefixHarnesses(engine, () => fake, TOKEN, { setting: 'token', watch });
   const run = async (prefix: string, value: string, type: ObservableType, settings: Record<string, unknown> = {}) =>
     (await harness(prefix, settings).run(value, type)) as HisterResult | null;
   const base = (prefix: string) => `${fake.url}/${prefix}`;
@@ -153,10 +147,7 @@ describe('hister against a loopback Hister', () => {
       'GET /hang/search': reply.hang(),
     });
   });
-  after(async () => {
-    await Promise.all(harnesses.map((h) => h.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('request: GET {base_url}/search?query=<JSON>, Bearer token, Origin hister://', async () => {
     fake.reset();
@@ -313,16 +304,10 @@ describe('hister against a loopback Hister', () => {
 });
 
 describe('hister fake for whole-system tests', () => {
-  let fake: FakeHttpServer;
-  let h: EngineHarness;
-  after(async () => {
-    await h?.close();
-    await fake?.close();
-  });
+  const suite = harnessOnFake(engine, () => startFakeHttp(fakeRoutes({ token: TOKEN })), (url) => ({ ...fakeSettings(url), token: TOKEN }), (h) => watch.watch(h));
 
   test('answers every known observable with the token', async () => {
-    fake = await startFakeHttp(fakeRoutes({ token: TOKEN }));
-    h = watch.watch(engineHarness(engine, { settings: { ...fakeSettings(fake.url), token: TOKEN } }));
+    const { fake, harness: h } = suite;
     for (const type of OBSERVABLE_TYPES) {
       const result = (await h.run(KNOWN[type], type)) as HisterResult;
       assert.ok(result.total > 0 && result.results.length > 0, type);
@@ -331,6 +316,7 @@ describe('hister fake for whole-system tests', () => {
   });
 
   test('Hister\'s own checks: foreign origin 500, X-Access-Token accepted, no token 403, q= accepted, limit honoured', async () => {
+    const { fake } = suite;
     const query = encodeURIComponent(searchQuery('example.com'));
     const get = (path: string, headers: Record<string, string>) => fetch(`${fake.url}${path}`, { headers });
     assert.equal((await get(`/hister/search?query=${query}`, { origin: 'https://evil.example', authorization: `Bearer ${TOKEN}` })).status, 500);
@@ -350,13 +336,7 @@ describe('hister fake for whole-system tests', () => {
 
 describe('hister through the runner', () => {
   let fake: FakeHttpServer;
-  const runners: RunnerHarness[] = [];
-
-  function runner(settings: Record<string, unknown>, extra: Record<string, Record<string, unknown>> = {}): RunnerHarness {
-    const r = runnerHarness([engine, mispFeedback], { settings: { hister: { retries: 0, ...settings }, ...extra } });
-    runners.push(r);
-    return r;
-  }
+  const runner = suiteRunners([engine, mispFeedback]);
   const configured = () => ({ ...fakeSettings(fake.url), token: TOKEN });
 
   before(async () => {
@@ -367,10 +347,7 @@ describe('hister through the runner', () => {
       'GET /documents-null/search': reply.json({ total: 0, documents: null }),
     });
   });
-  after(async () => {
-    await Promise.all(runners.map((r) => r.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('the result under the name the caller used; an extension id, an e-mail and a private IP are searched', async () => {
     const r = runner(configured());
@@ -442,22 +419,10 @@ describe('hister through the runner', () => {
 });
 
 describe('hister through a proxy (proxy_url)', () => {
-  let fake: FakeHttpServer;
-  let proxy: FakeProxy;
-  let r: RunnerHarness;
-
-  before(async () => {
-    fake = await startFakeHttp(fakeRoutes({ token: TOKEN }));
-    proxy = await startFakeProxy();
-    r = proxiedRunner([engine], proxy.url, { hister: { ...fakeSettings(fake.url), token: TOKEN, retries: 0 } });
-  });
-  after(async () => {
-    await r.close();
-    await proxy.close();
-    await fake.close();
-  });
+  const suite = proxiedSuite(engine, fakeRoutes({ token: TOKEN }), (url) => ({ ...fakeSettings(url), token: TOKEN }));
 
   test('the request goes through the proxy; the query percent-encoded with "+" for spaces, as the reference sent it', async () => {
+    const { fake, proxy, runner: r } = suite;
     const [result] = await r.analyze([{ value: 'example.com', type: 'FQDN' }], ['hister']);
     watch.result(result);
     assert.equal(result!.errors, undefined);

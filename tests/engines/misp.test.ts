@@ -6,10 +6,11 @@ import type { ObservableType } from '../../src/observables/types.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer } from '../fakes/http.js';
 import { attribute, AUTH_FAILED, fakeRoutes, fakeSettings, KNOWN, restSearch } from '../fakes/misp.js';
 import { fakeRoutes as openCtiRoutes, fakeSettings as openCtiSettings } from '../fakes/opencti.js';
-import { proxiedRunner, startFakeProxy, type FakeProxy } from '../fakes/proxy.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { proxiedSuite } from '../fakes/proxy.js';
+import { harnessOnFake } from '../helpers/engine.js';
 import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { UNKNOWN } from '../helpers/observables.js';
+import { suiteRunners } from '../helpers/runner.js';
 
 const KEY = 'MISPKEY-5eCr3t-0123456789abcdefABCDEF';
 const OTHER_KEY = 'OPENCTI-TOKEN-9f8e7d6c5b4a';
@@ -17,19 +18,6 @@ const watch = new KeyWatch(KEY);
 
 const IP_FILTER = ['ip-dst', 'ip-src', 'ip-src|port', 'ip-dst|port', 'domain|ip'];
 const DOMAIN_FILTER = ['domain', 'domain|ip', 'hostname', 'hostname|port'];
-
-/** Not in the corpus, one per type. */
-const UNKNOWN: Record<ObservableType, string> = {
-  IPv4: '198.51.100.77',
-  IPv6: '2a00:1450:4001:80b::200e',
-  FQDN: 'benign.example.org',
-  URL: 'https://benign.example.org/index.html',
-  MD5: 'd41d8cd98f00b204e9800998ecf8427e',
-  SHA1: 'da39a3ee5e6b4b0d3255bfef95601890afd80709',
-  SHA256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-  Email: 'nobody@example.org',
-  CHROME_EXTENSION: 'aapbdbdomjkkjkaonfhkkikfgjllcleb',
-};
 
 const TYPES: ObservableType[] = ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'];
 
@@ -356,16 +344,10 @@ describe('provider_15 against a loopback MISP', () => {
 });
 
 describe('provider_15 fake for whole-system tests', () => {
-  let fake: FakeHttpServer;
-  let h: EngineHarness;
-  after(async () => {
-    await h?.close();
-    await fake?.close();
-  });
+  const suite = harnessOnFake(engine, () => startFakeHttp(fakeRoutes({ key: KEY })), (url) => ({ ...fakeSettings(url), api_key: KEY }));
 
   test('answers every known observable with the key, and nothing with another', async () => {
-    fake = await startFakeHttp(fakeRoutes({ key: KEY }));
-    h = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY } });
+    const { fake, harness: h } = suite;
     for (const type of TYPES) {
       const result = watch.result((await h.run(KNOWN[type as keyof typeof KNOWN], type)) as MispResult);
       assert.ok(result.count > 0, type);
@@ -377,13 +359,7 @@ describe('provider_15 fake for whole-system tests', () => {
 
 describe('provider_15 through the runner', () => {
   let fake: FakeHttpServer;
-  const runners: RunnerHarness[] = [];
-
-  function runner(settings: Record<string, unknown>, extra: Record<string, Record<string, unknown>> = {}): RunnerHarness {
-    const r = runnerHarness([engine, opencti], { settings: { provider_15: { retries: 0, ...settings }, ...extra } });
-    runners.push(r);
-    return r;
-  }
+  const runner = suiteRunners([engine, opencti]);
   const configured = () => ({ ...fakeSettings(fake.url), api_key: KEY });
 
   before(async () => {
@@ -393,10 +369,7 @@ describe('provider_15 through the runner', () => {
       'POST /broken/attributes/restSearch': reply.status(500),
     });
   });
-  after(async () => {
-    await Promise.all(runners.map((r) => r.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('the result under the alias the caller named, or under the id', async () => {
     const r = runner(configured());
@@ -450,22 +423,10 @@ describe('provider_15 through the runner', () => {
 });
 
 describe('provider_15 through a proxy (proxy_url)', () => {
-  let fake: FakeHttpServer;
-  let proxy: FakeProxy;
-  let r: RunnerHarness;
-
-  before(async () => {
-    fake = await startFakeHttp(fakeRoutes({ key: KEY }));
-    proxy = await startFakeProxy();
-    r = proxiedRunner([engine], proxy.url, { provider_15: { ...fakeSettings(fake.url), api_key: KEY, retries: 0 } });
-  });
-  after(async () => {
-    await r.close();
-    await proxy.close();
-    await fake.close();
-  });
+  const suite = proxiedSuite(engine, fakeRoutes({ key: KEY }), (url) => ({ ...fakeSettings(url), api_key: KEY }));
 
   test('the request goes through the configured proxy (the reference ignored it for self-hosted engines: bug 20)', async () => {
+    const { fake, proxy, runner: r } = suite;
     const [result] = await r.analyze([{ value: KNOWN.IPv4, type: 'IPv4' }], ['misp']);
     watch.result(result);
     assert.equal(result!.errors, undefined);

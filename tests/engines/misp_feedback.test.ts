@@ -7,10 +7,10 @@ import hister from '../../engines/hister.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer } from '../fakes/http.js';
 import { fakeRoutes as histerRoutes, fakeSettings as histerSettings, KNOWN as HISTER_KNOWN } from '../fakes/hister.js';
 import { basicFor, CLEAN, fakeRoutes, fakeSettings, KNOWN, lookup, PRIVATE } from '../fakes/misp_feedback.js';
-import { proxiedRunner, startFakeProxy, type FakeProxy } from '../fakes/proxy.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
-import { KeyWatch } from '../helpers/key-watch.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { proxiedSuite } from '../fakes/proxy.js';
+import { harnessOnFake } from '../helpers/engine.js';
+import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
+import { suiteRunners } from '../helpers/runner.js';
 
 const TOKEN = 'mfb-T0ken-7f3a9c2e5b1d4a6f';
 /** The token's Basic form (`base64(":" + token)`): as secret as the token. */
@@ -65,14 +65,8 @@ describe('misp_feedback declaration', () => {
 
 describe('misp_feedback against a loopback MISP-feedback daemon', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
   /** The lookup with base_url `<fake>/<prefix>` and the token, unless `settings` say otherwise. */
-  function harness(prefix: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = watch.watch(engineHarness(engine, { settings: { base_url: `${fake.url}/${prefix}`, token: TOKEN, ...settings } }));
-    harnesses.push(h);
-    return h;
-  }
+  const harness = prefixHarnesses(engine, () => fake, TOKEN, { setting: 'token', watch });
   const run = async (prefix: string, value: string, type: Known | 'URL' | 'Email' | 'CHROME_EXTENSION', settings: Record<string, unknown> = {}) =>
     (await harness(prefix, settings).run(value, type)) as MispFeedbackResult | null;
 
@@ -109,10 +103,7 @@ describe('misp_feedback against a loopback MISP-feedback daemon', () => {
       'POST /hang/lookup': reply.hang(),
     });
   });
-  after(async () => {
-    await Promise.all(harnesses.map((h) => h.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('request: POST {base_url}/lookup, the JSON body, JSON headers, the token as Basic auth', async () => {
     fake.reset();
@@ -264,16 +255,10 @@ describe('misp_feedback against a loopback MISP-feedback daemon', () => {
 });
 
 describe('misp_feedback fake for whole-system tests', () => {
-  let fake: FakeHttpServer;
-  let h: EngineHarness;
-  after(async () => {
-    await h?.close();
-    await fake?.close();
-  });
+  const suite = harnessOnFake(engine, () => startFakeHttp(fakeRoutes({ token: TOKEN })), (url) => ({ ...fakeSettings(url), token: TOKEN }), (h) => watch.watch(h));
 
   test('answers every known observable with the token, health and lists too', async () => {
-    fake = await startFakeHttp(fakeRoutes({ token: TOKEN }));
-    h = watch.watch(engineHarness(engine, { settings: { ...fakeSettings(fake.url), token: TOKEN } }));
+    const { fake, harness: h } = suite;
     for (const type of TYPES) {
       assert.deepEqual(await h.run(KNOWN[type].value, type), { status: 'HIT', warninglists: [...KNOWN[type].lists] }, type);
     }
@@ -285,6 +270,7 @@ describe('misp_feedback fake for whole-system tests', () => {
   });
 
   test('false_positives_only: lists of category "known" left out, as the daemon does', async () => {
+    const { fake } = suite;
     const res = await fetch(`${fake.url}/misp-feedback/lookup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Basic ${BASIC}` },
@@ -295,6 +281,7 @@ describe('misp_feedback fake for whole-system tests', () => {
   });
 
   test('the daemon\'s refusals: 415, 400, 422', async () => {
+    const { fake } = suite;
     const post = (body: string, type = 'application/json') => fetch(`${fake.url}/misp-feedback/lookup`, {
       method: 'POST', headers: { 'content-type': type, authorization: `Basic ${BASIC}` }, body,
     });
@@ -306,13 +293,7 @@ describe('misp_feedback fake for whole-system tests', () => {
 
 describe('misp_feedback through the runner', () => {
   let fake: FakeHttpServer;
-  const runners: RunnerHarness[] = [];
-
-  function runner(settings: Record<string, unknown>, extra: Record<string, Record<string, unknown>> = {}): RunnerHarness {
-    const r = runnerHarness([engine, hister], { settings: { misp_feedback: { retries: 0, ...settings }, ...extra } });
-    runners.push(r);
-    return r;
-  }
+  const runner = suiteRunners([engine, hister]);
   const configured = () => ({ ...fakeSettings(fake.url), token: TOKEN });
 
   before(async () => {
@@ -322,10 +303,7 @@ describe('misp_feedback through the runner', () => {
       'POST /not-an-object/lookup': reply.json(['8.8.8.8']),
     });
   });
-  after(async () => {
-    await Promise.all(runners.map((r) => r.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('the result under the name the caller used', async () => {
     const [result] = await runner(configured()).analyze([{ value: KNOWN.FQDN.value, type: 'FQDN' }], ['misp_feedback']);
@@ -401,22 +379,10 @@ describe('misp_feedback through the runner', () => {
 });
 
 describe('misp_feedback through a proxy (proxy_url)', () => {
-  let fake: FakeHttpServer;
-  let proxy: FakeProxy;
-  let r: RunnerHarness;
-
-  before(async () => {
-    fake = await startFakeHttp(fakeRoutes({ token: TOKEN }));
-    proxy = await startFakeProxy();
-    r = proxiedRunner([engine], proxy.url, { misp_feedback: { ...fakeSettings(fake.url), token: TOKEN, retries: 0 } });
-  });
-  after(async () => {
-    await r.close();
-    await proxy.close();
-    await fake.close();
-  });
+  const suite = proxiedSuite(engine, fakeRoutes({ token: TOKEN }), (url) => ({ ...fakeSettings(url), token: TOKEN }));
 
   test('the request goes through the configured proxy, as the reference\'s did', async () => {
+    const { fake, proxy, runner: r } = suite;
     const [result] = await r.analyze([{ value: KNOWN.IPv4.value, type: 'IPv4' }], ['misp_feedback']);
     watch.result(result);
     assert.equal(result!.errors, undefined);

@@ -9,10 +9,10 @@ import type { ObservableType } from '../../src/observables/types.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest } from '../fakes/http.js';
 import { fakeRoutes as mispRoutes, fakeSettings as mispSettings } from '../fakes/misp.js';
 import { AUTH_REQUIRED, fakeRoutes, fakeSettings, graphql, KNOWN, KNOWN_URL, searchAnswer } from '../fakes/opencti.js';
-import { proxiedRunner, startFakeProxy, type FakeProxy } from '../fakes/proxy.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { proxiedSuite } from '../fakes/proxy.js';
+import { harnessOnFake } from '../helpers/engine.js';
 import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { suiteRunners } from '../helpers/runner.js';
 
 const KEY = 'octi-7c1e4b2a-9d3f-4e8a-b6c5-0f1e2d3c4b5a';
 const MISP_KEY = 'MISPKEY-other-0123456789';
@@ -413,16 +413,10 @@ describe('provider_16 against a loopback OpenCTI', () => {
 });
 
 describe('provider_16 fake for whole-system tests', () => {
-  let fake: FakeHttpServer;
-  let h: EngineHarness;
-  after(async () => {
-    await h?.close();
-    await fake?.close();
-  });
+  const suite = harnessOnFake(engine, () => startFakeHttp(fakeRoutes({ key: KEY })), (url) => ({ ...fakeSettings(url), api_key: KEY }));
 
   test('answers every known observable with the key', async () => {
-    fake = await startFakeHttp(fakeRoutes({ key: KEY }));
-    h = engineHarness(engine, { settings: { ...fakeSettings(fake.url), api_key: KEY } });
+    const { fake, harness: h } = suite;
     const cases: [string, ObservableType][] = [
       [KNOWN.IPv4, 'IPv4'], [KNOWN.IPv6, 'IPv6'], [KNOWN.FQDN, 'FQDN'], [KNOWN_URL, 'URL'], [KNOWN.MD5, 'MD5'], [KNOWN.SHA1, 'SHA1'], [KNOWN.SHA256, 'SHA256'],
     ];
@@ -437,13 +431,7 @@ describe('provider_16 fake for whole-system tests', () => {
 
 describe('provider_16 through the runner', () => {
   let fake: FakeHttpServer;
-  const runners: RunnerHarness[] = [];
-
-  function runner(settings: Record<string, unknown>, extra: Record<string, Record<string, unknown>> = {}): RunnerHarness {
-    const r = runnerHarness([engine, misp], { settings: { provider_16: { retries: 0, ...settings }, ...extra } });
-    runners.push(r);
-    return r;
-  }
+  const runner = suiteRunners([engine, misp]);
   const configured = () => ({ ...fakeSettings(fake.url), api_key: KEY });
 
   before(async () => {
@@ -453,10 +441,7 @@ describe('provider_16 through the runner', () => {
       'POST /broken/graphql': reply.status(500),
     });
   });
-  after(async () => {
-    await Promise.all(runners.map((r) => r.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('the result under the alias the caller named, or under the id', async () => {
     const r = runner(configured());
@@ -502,22 +487,10 @@ describe('provider_16 through the runner', () => {
 });
 
 describe('provider_16 through a proxy (proxy_url)', () => {
-  let fake: FakeHttpServer;
-  let proxy: FakeProxy;
-  let r: RunnerHarness;
-
-  before(async () => {
-    fake = await startFakeHttp(fakeRoutes({ key: KEY }));
-    proxy = await startFakeProxy();
-    r = proxiedRunner([engine], proxy.url, { provider_16: { ...fakeSettings(fake.url), api_key: KEY, retries: 0 } });
-  });
-  after(async () => {
-    await r.close();
-    await proxy.close();
-    await fake.close();
-  });
+  const suite = proxiedSuite(engine, fakeRoutes({ key: KEY }), (url) => ({ ...fakeSettings(url), api_key: KEY }));
 
   test('both GraphQL requests go through the configured proxy (bug 20 for self-hosted engines)', async () => {
+    const { fake, proxy, runner: r } = suite;
     const [result] = await r.analyze([{ value: KNOWN.FQDN, type: 'FQDN' }], ['opencti']);
     watch.result(result);
     assert.equal(result!.errors, undefined);

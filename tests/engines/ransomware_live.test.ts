@@ -8,15 +8,15 @@ import engine, {
 } from '../../engines/ransomware_live.js';
 import { loadConfig } from '../../src/config/load.js';
 import { Catalog } from '../../src/engine/catalog.js';
-import { defineEngine, EngineError, type EngineDefinition } from '../../src/engine/contract.js';
+import { EngineError, type EngineDefinition } from '../../src/engine/contract.js';
 import { BadResponseError, HttpStatusError, NetworkError, TimeoutError } from '../../src/http/errors.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeReply } from '../fakes/http.js';
 import {
   ACME, EXAMPLE_CORP, EXAMPLE_SHOP, INVALID_KEY, PREFIX, envelope, fakeRoutes, fakeSettings, permalink, searchHandler,
 } from '../fakes/ransomware_live.js';
-import { engineHarness, type EngineHarness } from '../helpers/engine.js';
-import { KeyWatch } from '../helpers/key-watch.js';
-import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { engineHarness } from '../helpers/engine.js';
+import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
+import { neighbour, runnerHarness, suiteRunners } from '../helpers/runner.js';
 
 const KEY = 'RL-PRO-SECRET-KEY-1234567890';
 const watch = new KeyWatch(KEY);
@@ -115,13 +115,7 @@ describe('ransomware_live declaration', () => {
 
 describe('ransomware_live against a loopback Pro API', () => {
   let fake: FakeHttpServer;
-  const harnesses: EngineHarness[] = [];
-
-  function harness(prefix: string, settings: Record<string, unknown> = {}): EngineHarness {
-    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${prefix}`, api_key: KEY, ...settings } });
-    harnesses.push(h);
-    return watch.watch(h);
-  }
+  const harness = prefixHarnesses(engine, () => fake, KEY, { watch });
 
   const onlyExample = (req: FakeRequest): FakeReply => (req.query.get('q') === 'example.com'
     ? reply.json({ ...envelope('example.com', [EXAMPLE_CORP]) })
@@ -146,10 +140,7 @@ describe('ransomware_live against a loopback Pro API', () => {
       'GET /error-200/victims/search': (req) => reply.json({ detail: `Key ${String(req.headers['x-api-key'])} is not enabled for search` }),
       'GET /hang/victims/search': reply.hang(),
     });
-    closers.push(async () => {
-      await Promise.all(harnesses.map((h) => h.close()));
-      await fake.close();
-    });
+    closers.push(() => fake.close());
   });
 
   test('engines.md\'s example, exactly: four keys, five fields per victim, the envelope\'s extras dropped', async () => {
@@ -317,25 +308,7 @@ describe('ransomware_live fake for whole-system tests', () => {
 
 describe('ransomware_live through the runner', () => {
   let fake: FakeHttpServer;
-  const runners: RunnerHarness[] = [];
-
-  const neighbour = defineEngine<{ seen: string }>({
-    id: 'neighbour',
-    service: 'neighbour_alias',
-    label: 'Neighbour',
-    description: 'test engine',
-    tags: ['domain'],
-    types: ['FQDN', 'URL'],
-    defaults: { timeout_ms: 1000 },
-    summary: (r) => r.seen,
-    run: async (observable) => ({ seen: observable.value }),
-  });
-
-  function runner(settings: Record<string, unknown>): RunnerHarness {
-    const r = runnerHarness([engine, neighbour], { settings: { ransomware_live: { ...fakeSettings(fake.url), retries: 0, ...settings } } });
-    runners.push(r);
-    return r;
-  }
+  const runner = suiteRunners([engine, neighbour], () => fakeSettings(fake.url));
 
   before(async () => {
     fake = await startFakeHttp({
@@ -343,10 +316,7 @@ describe('ransomware_live through the runner', () => {
       'GET /down/victims/search': reply.status(500, { detail: 'Internal Server Error' }),
     });
   });
-  after(async () => {
-    await Promise.all(runners.map((r) => r.close()));
-    await fake.close();
-  });
+  after(() => fake.close());
 
   test('missing key: "not configured: engines.ransomware_live.api_key", nothing asked, the other engine runs', async () => {
     fake.reset();

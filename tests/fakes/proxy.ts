@@ -9,8 +9,10 @@
  *
  * `proxiedRunner` builds the real runner (like `tests/helpers/runner.ts`) on an `HttpTransport`
  * whose `proxyUrl` is the proxy, as the application does with the `proxy_url` setting;
- * `proxiedHarness` runs one engine's lookup that way (like `tests/helpers/engine.ts`).
+ * `proxiedHarness` runs one engine's lookup that way (like `tests/helpers/engine.ts`);
+ * `proxiedSuite` sets up a suite's fake upstream, proxy and proxied runner.
  */
+import { after, before } from 'node:test';
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Keyv from 'keyv';
@@ -22,6 +24,7 @@ import { EngineRunner } from '../../src/runner/runner.js';
 import { keyvEngineStore } from '../../src/store/engine-store.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import type { RunnerHarness } from '../helpers/runner.js';
+import { startFakeHttp, type FakeHttpServer, type FakeRoute } from './http.js';
 
 export interface ProxyRecord {
   /** `tunnel` (inside a CONNECT) or `absolute` (absolute-form request line). */
@@ -162,4 +165,31 @@ export function proxiedRunner(engines: EngineDefinition[], proxyUrl: string, set
 /** An engine harness whose HTTP transport goes through the proxy at `proxyUrl`. */
 export function proxiedHarness(engine: EngineDefinition, proxyUrl: string, settings: Record<string, unknown>): EngineHarness {
   return engineHarness(engine, { settings, transport: new HttpTransport({ proxyUrl }) });
+}
+
+export interface ProxiedSuite {
+  fake: FakeHttpServer;
+  proxy: FakeProxy;
+  /** The runner over the engine alone, through `proxy`. */
+  runner: RunnerHarness;
+}
+
+/**
+ * For a suite of an engine's calls through a proxy: before it, a fake upstream with `routes`, a
+ * proxy, and `proxiedRunner` over `engine` with `engines.<id>` = `{ ...settings(fake.url),
+ * retries: 0 }`; after it, all three closed. The fields are set once `before` has run.
+ */
+export function proxiedSuite(engine: EngineDefinition, routes: Record<string, FakeRoute>, settings: (url: string) => Record<string, unknown>): ProxiedSuite {
+  const suite = {} as ProxiedSuite;
+  before(async () => {
+    suite.fake = await startFakeHttp(routes);
+    suite.proxy = await startFakeProxy();
+    suite.runner = proxiedRunner([engine], suite.proxy.url, { [engine.id]: { ...settings(suite.fake.url), retries: 0 } });
+  });
+  after(async () => {
+    await suite.runner?.close();
+    await suite.proxy?.close();
+    await suite.fake?.close();
+  });
+  return suite;
 }

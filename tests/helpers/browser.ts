@@ -4,8 +4,11 @@
  * test never leaves 127.0.0.1). When Chromium is missing, `skipReason` says why the tests skip.
  */
 import { accessSync, constants, mkdirSync } from 'node:fs';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { spawnServe, type ServeProcess } from './serve.js';
+import { configFor, startUpstreams, type Upstreams } from './upstreams.js';
 
 export const CHROMIUM = process.env.OAS_CHROMIUM || '/usr/bin/chromium';
 
@@ -38,6 +41,31 @@ export async function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+export interface ServedInChromium {
+  upstreams: Upstreams;
+  server: ServeProcess;
+  browser: Browser;
+}
+
+/**
+ * Before the suite: the upstream fakes, `oas serve` on a configuration for them with `config`
+ * added, and Chromium; after it, all three closed. The fields are set once `before` has run.
+ */
+export function servedInChromium(config: Record<string, unknown> = {}): ServedInChromium {
+  const suite = {} as ServedInChromium;
+  before(async () => {
+    suite.upstreams = await startUpstreams();
+    suite.server = await spawnServe(configFor(suite.upstreams, config).file);
+    suite.browser = await launchChromium();
+  });
+  after(async () => {
+    await suite.browser?.close();
+    await suite.server?.stop();
+    await suite.upstreams?.close();
+  });
+  return suite;
 }
 
 /** What the pages of a test asked for and complained about, for its assertions. */

@@ -2,12 +2,14 @@
  * Runs one engine's lookup directly, the way the runner does, against loopback fakes.
  * Storage is an in-memory Keyv, so each call of `engineHarness` starts empty.
  */
+import { after, before } from 'node:test';
 import Keyv from 'keyv';
 import type { EngineDefinition, EngineSettings } from '../../src/engine/contract.js';
 import { createEngineContext, resolveSettings } from '../../src/engine/context.js';
 import { HttpTransport } from '../../src/http/client.js';
 import type { Observable, ObservableType } from '../../src/observables/types.js';
 import { keyvEngineStore } from '../../src/store/engine-store.js';
+import type { FakeHttpServer } from '../fakes/http.js';
 
 export interface HarnessOptions {
   /** As in `engines.<id>` of the configuration (base_url pointing at a fake, ...). */
@@ -49,4 +51,32 @@ export function engineHarness(engine: EngineDefinition, options: HarnessOptions 
     },
     close: () => transport.close(),
   };
+}
+
+export interface HarnessOnFake {
+  fake: FakeHttpServer;
+  harness: EngineHarness;
+}
+
+/**
+ * For a suite against one fake (such as the one whole-system tests use): before it, `start()` and
+ * a harness with `settings(fake.url)`, passed through `wrap` when given (e.g. a KeyWatch's
+ * `watch`); after it, both closed. The fields are set once `before` has run.
+ */
+export function harnessOnFake(
+  engine: EngineDefinition,
+  start: () => Promise<FakeHttpServer>,
+  settings: (url: string) => Record<string, unknown>,
+  wrap: (harness: EngineHarness) => EngineHarness = (harness) => harness,
+): HarnessOnFake {
+  const suite = {} as HarnessOnFake;
+  before(async () => {
+    suite.fake = await start();
+    suite.harness = wrap(engineHarness(engine, { settings: settings(suite.fake.url) }));
+  });
+  after(async () => {
+    await suite.harness?.close();
+    await suite.fake?.close();
+  });
+  return suite;
 }

@@ -51,18 +51,23 @@ export class KeyWatch {
 }
 
 /**
- * Harnesses whose base_url is `<fake>/<prefix>`, with the key unless settings say otherwise;
- * all closed after the suite.
+ * Harnesses whose base_url is `<fake>/<prefix>`, with the key (as `api_key`, or the `setting`
+ * given) unless settings say otherwise; recorded by `watch` when given; all closed after the suite.
  */
-export function prefixHarnesses(engine: EngineDefinition, fake: () => FakeHttpServer, key: string): (prefix: string, settings?: Record<string, unknown>) => EngineHarness {
+export function prefixHarnesses(
+  engine: EngineDefinition,
+  fake: () => FakeHttpServer,
+  key: string,
+  options: { setting?: string; watch?: KeyWatch } = {},
+): (prefix: string, settings?: Record<string, unknown>) => EngineHarness {
   const harnesses: EngineHarness[] = [];
   after(async () => {
     await Promise.all(harnesses.map((h) => h.close()));
   });
   return (prefix, settings = {}) => {
-    const h = engineHarness(engine, { settings: { base_url: `${fake().url}/${prefix}`, api_key: key, ...settings } });
+    const h = engineHarness(engine, { settings: { base_url: `${fake().url}/${prefix}`, [options.setting ?? 'api_key']: key, ...settings } });
     harnesses.push(h);
-    return h;
+    return options.watch ? options.watch.watch(h) : h;
   };
 }
 

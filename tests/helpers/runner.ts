@@ -3,10 +3,11 @@
  * storage: for tests of an engine's reversed-IP path or dependency rules. Pass the engines under
  * test; reverse_dns is always available as the pivot.
  */
+import { after } from 'node:test';
 import Keyv from 'keyv';
 import reverseDns from '../../engines/reverse_dns.js';
 import { Catalog } from '../../src/engine/catalog.js';
-import type { EngineDefinition } from '../../src/engine/contract.js';
+import { defineEngine, type EngineDefinition } from '../../src/engine/contract.js';
 import { HttpTransport } from '../../src/http/client.js';
 import type { Observable } from '../../src/observables/types.js';
 import type { ObservableResult } from '../../src/runner/result.js';
@@ -51,3 +52,40 @@ export function runnerHarness(engines: EngineDefinition[], options: RunnerHarnes
     close: () => transport.close(),
   };
 }
+
+/**
+ * For a suite through the runner: `runner(settings, extra)` is a runner over `engines` with
+ * `engines.<id of the first>` = `{ ...base(), retries: 0, ...settings }` (`base` read at each call,
+ * e.g. a fake's settings once `before` has started it) and `extra` for the others. Every runner
+ * made is closed after the suite.
+ */
+export function suiteRunners(
+  engines: EngineDefinition[],
+  base: () => Record<string, unknown> = () => ({}),
+): (settings?: Record<string, unknown>, extra?: Record<string, Record<string, unknown>>) => RunnerHarness {
+  const runners: RunnerHarness[] = [];
+  after(async () => {
+    await Promise.all(runners.map((r) => r.close()));
+  });
+  return (settings = {}, extra = {}) => {
+    const r = runnerHarness(engines, { settings: { [engines[0]!.id]: { ...base(), retries: 0, ...settings }, ...extra } });
+    runners.push(r);
+    return r;
+  };
+}
+
+/**
+ * A second engine on domains and URLs (alias `neighbour_alias`) that answers `{ seen: <value> }`:
+ * run beside an engine under test, to show that its failures leave the other engine unaffected.
+ */
+export const neighbour = defineEngine<{ seen: string }>({
+  id: 'neighbour',
+  service: 'neighbour_alias',
+  label: 'Neighbour',
+  description: 'test engine',
+  tags: ['domain'],
+  types: ['FQDN', 'URL'],
+  defaults: { timeout_ms: 1000 },
+  summary: (r) => r.seen,
+  run: async (observable) => ({ seen: observable.value }),
+});
