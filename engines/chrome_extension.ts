@@ -32,13 +32,13 @@
  *   settings. The name is plain text (whitespace collapsed, control and bidirectional-override
  *   characters removed): an extension's author chooses it.
  */
-import { createRequire } from 'node:module';
 import type * as cheerio from 'cheerio';
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import type { HttpResponse } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import type { Observable } from '../src/observables/types.js';
+import { loadHtml } from '../src/scrape/html.js';
 import { plainText } from '../src/scrape/ioc-one.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 
@@ -175,16 +175,6 @@ function isPageOf($: cheerio.CheerioAPI, id: string): boolean {
       return true;
     }
   });
-}
-
-/**
- * cheerio is loaded on the first page parsed, not at start-up (every `oas` command loads every
- * engine module).
- */
-let cheerioModule: typeof cheerio | undefined;
-function loadHtml(html: string): cheerio.CheerioAPI {
-  cheerioModule ??= createRequire(import.meta.url)('cheerio') as typeof cheerio;
-  return cheerioModule.load(html);
 }
 
 /** Which store a result comes from, from its URL. */

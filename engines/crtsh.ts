@@ -34,7 +34,7 @@
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
 import { BadResponseError } from '../src/http/errors.js';
 import { serverBase } from '../src/http/server-base.js';
 import { count } from '../src/lookup/wording.js';
@@ -47,17 +47,13 @@ const LABEL = 'crt.sh';
 const PAGE = 'https://crt.sh/?q=';
 const TOP = 5;
 
-const isRecord = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
 const text = v.nullish(v.string());
 
 /**
  * One certificate-log row. Only the names are read; `issuer_ca_id`, `issuer_name`, `id`,
  * `entry_timestamp`, `not_before`, `not_after`, `serial_number` and `result_count` are ignored.
  */
-const RowSchema = v.pipe(
-  v.custom<Record<string, unknown>>(isRecord, 'Invalid type: Expected Object'),
-  v.looseObject({ common_name: text, name_value: text }),
-);
+const RowSchema = jsonObject({ common_name: text, name_value: text }, 'Invalid type: Expected Object');
 
 /** crt.sh's JSON output: an array of rows, `[]` when nothing matches. */
 const AnswerSchema = v.array(RowSchema);

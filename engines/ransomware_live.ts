@@ -31,8 +31,7 @@
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
-import { BadResponseError } from '../src/http/errors.js';
+import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
 import { count, isoDay, oneLine } from '../src/lookup/wording.js';
@@ -50,15 +49,12 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
 const text = v.nullish(v.string());
 
 /** The envelope of `/victims/search`: an object, `victims` a list (missing or null: none). */
-const EnvelopeSchema = v.pipe(
-  v.custom<Record<string, unknown>>(isRecord, 'Invalid type: Expected Object'),
-  v.looseObject({
-    victims: v.nullish(v.array(v.unknown())),
-    detail: v.optional(v.unknown()),
-    error: v.optional(v.unknown()),
-    message: v.optional(v.unknown()),
-  }),
-);
+const EnvelopeSchema = jsonObject({
+  victims: v.nullish(v.array(v.unknown())),
+  detail: v.optional(v.unknown()),
+  error: v.optional(v.unknown()),
+  message: v.optional(v.unknown()),
+}, 'Invalid type: Expected Object');
 
 /**
  * The victim fields kept (legacy names of the search endpoint). `published`, `country`,
@@ -126,13 +122,7 @@ export async function ransomwareLiveLookup(observable: Observable, ctx: EngineCo
   const victims: RansomwareVictim[] = [];
   (envelope.victims ?? []).forEach((item, index) => {
     if (!isRecord(item)) return;
-    const parsed = v.safeParse(VictimSchema, item);
-    if (!parsed.success) {
-      const issue = parsed.issues[0];
-      const path = issue.path?.map((p: { key: unknown }) => String(p.key)).join('.') ?? '';
-      throw new BadResponseError(`unexpected answer from upstream at victims.${index}${path ? `.${path}` : ''}: ${issue.message}`);
-    }
-    const { post_title, group_name, website, discovered, permalink } = parsed.output;
+    const { post_title, group_name, website, discovered, permalink } = parseWith(VictimSchema, item, `victims.${index}`);
     victims.push({
       post_title: post_title ?? null,
       group_name: group_name ?? null,

@@ -310,18 +310,20 @@ export function parseJson<S extends v.GenericSchema>(text: string, schema: S): v
  * A JSON object with these entries, others kept: valibot's `looseObject` alone also takes a list
  * (an array is an object to it), which an upstream answering `[]` would slip through.
  */
-export function jsonObject<E extends v.ObjectEntries>(entries: E) {
+export function jsonObject<E extends v.ObjectEntries>(entries: E, message = 'expected a JSON object') {
   return v.pipe(
-    v.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), 'expected a JSON object'),
+    v.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), message),
     v.looseObject(entries),
   );
 }
 
-export function parseWith<S extends v.GenericSchema>(schema: S, data: unknown): v.InferOutput<S> {
+/** `data` as `schema` says, else a BadResponseError naming where (under `at`, e.g. `victims.3`). */
+export function parseWith<S extends v.GenericSchema>(schema: S, data: unknown, at?: string): v.InferOutput<S> {
   const result = v.safeParse(schema, data);
   if (result.success) return result.output;
   const issue = result.issues[0];
-  const path = issue.path?.map((p: { key: unknown }) => String(p.key)).join('.') || '(root)';
+  const inner = issue.path?.map((p: { key: unknown }) => String(p.key)).join('.') ?? '';
+  const path = [at, inner].filter(Boolean).join('.') || '(root)';
   throw new BadResponseError(`unexpected answer from upstream at ${path}: ${issue.message}`);
 }
 

@@ -24,8 +24,8 @@
  *   the shared client, and a page that is not a results page (login wall, captcha, error page,
  *   changed layout) is an EngineError with a one-line reason, never a silent empty result.
  */
-import { createRequire } from 'node:module';
 import type * as cheerio from 'cheerio';
+import { loadHtml } from './html.js';
 import * as v from 'valibot';
 import { EngineError, type DetailField, type EngineContext, type EngineDefinition } from '../engine/contract.js';
 import type { Observable, ObservableType } from '../observables/types.js';
@@ -124,16 +124,6 @@ export async function iocOneSearch(observable: Observable, ctx: EngineContext, v
   }
   const results = parseIocOnePage(response.text(), page.toString(), variant, maxResults(ctx));
   return { results, link: page.toString(), count: results.length };
-}
-
-/**
- * cheerio is loaded on the first page parsed, not at start-up: every `oas` command loads every
- * engine module, and cheerio alone took about 0.14 s of each start.
- */
-let cheerioModule: typeof cheerio | undefined;
-function loadHtml(html: string): cheerio.CheerioAPI {
-  cheerioModule ??= createRequire(import.meta.url)('cheerio') as typeof cheerio;
-  return cheerioModule.load(html);
 }
 
 /**
