@@ -1,0 +1,29 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import * as v from 'valibot';
+import { jsonObject, parseWith } from '../src/http/client.js';
+import { flag, list, num, numOrNull, text } from '../src/http/lenient.js';
+
+const Item = jsonObject({ name: v.string() });
+const Answer = jsonObject({ on: flag(), n: num(), m: numOrNull(), s: text(), items: list(Item) });
+
+test('absent, null and empty forms read as the defaults', () => {
+  for (const empty of [{}, { on: null, n: null, m: null, s: null, items: null }, { on: '', n: '', m: '', s: '', items: '' }]) {
+    assert.deepEqual(parseWith(Answer, empty), { on: false, n: 0, m: null, s: null, items: [] });
+  }
+});
+
+test('other spellings of false and true, numbers as text, one object for a list, null items', () => {
+  assert.deepEqual(parseWith(Answer, { on: 0, n: '7', m: '2.5', s: 12, items: { name: 'a' } }), { on: false, n: 7, m: 2.5, s: '12', items: [{ name: 'a' }] });
+  assert.equal(parseWith(Answer, { on: 'true' }).on, true);
+  assert.equal(parseWith(Answer, { on: 1 }).on, true);
+  assert.equal(parseWith(Answer, { on: '0' }).on, false);
+  assert.deepEqual(parseWith(Answer, { items: [null, { name: 'b' }] }).items, [{ name: 'b' }]);
+});
+
+test('what cannot be understood still fails, naming the field', () => {
+  assert.throws(() => parseWith(Answer, { n: 'many' }), /at n: expected a number/);
+  assert.throws(() => parseWith(Answer, { on: 'maybe' }), /at on: expected a boolean/);
+  assert.throws(() => parseWith(Answer, { on: { x: 1 } }), /at on/);
+  assert.throws(() => parseWith(Answer, { items: [{ name: 3 }] }), /at items\.0\.name/);
+});
