@@ -9,14 +9,22 @@
  * rosti.bin.re when the IOC names a report), `total` (Rösti's `meta.total`, null when absent) and
  * `has_more` (`meta.has_more`). No match is that result with `count` 0, not `null`.
  *
+ * What the engine needs of an answer is only that it is a JSON object; everything else is read
+ * when present. A missing or null `data` is no IOC, one IOC object in place of the list is that
+ * IOC, and entries that are not objects are skipped (as the reference did); a missing `meta`
+ * gives `total` null and `has_more` false, and `has_more` sent as 0/1 or "" is read as a boolean.
+ *
  * Differences from the reference (engines.md 1.9, 8 item 3): HTTP failures and malformed answers
- * are errors, not `null`; an answer without a `data` list, or with an IOC field of an unexpected
- * type, is a malformed answer (non-object entries are skipped, as the reference did). The report
- * id is percent-encoded in `link`.
+ * are errors, not `null`; an IOC field of a type that cannot be read as text (an object, a list)
+ * is a malformed answer, not copied. An empty string in an IOC's text fields or `timestamp` is
+ * null (the reference copied `""`), so "absent" has one form. A number sent for a text field
+ * (a numeric `risk`, `report`) is its text. `ids` sent as 0/1 or "" is false/true (the
+ * reference copied the number). The report id is percent-encoded in `link`.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseWith } from '../src/http/client.js';
+import { jsonObject, parseWith } from '../src/http/client.js';
+import { flag, list, numOrNull, text } from '../src/http/lenient.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields } from '../src/view/fields.js';
@@ -24,27 +32,29 @@ import type { Evidence } from '../src/verdict/verdict.js';
 
 const REPORTS = 'https://rosti.bin.re/reports/';
 
-const Text = v.nullish(v.string());
-
 const IocSchema = v.looseObject({
   id: v.nullish(v.union([v.string(), v.number()])),
-  value: Text,
-  type: Text,
-  category: Text,
-  date: Text,
-  comment: Text,
-  /** Whether the IOC is fit for detection (IDS); some answers give a list of rule ids. */
-  ids: v.nullish(v.union([v.boolean(), v.array(v.string())])),
-  report: Text,
+  value: text(),
+  type: text(),
+  category: text(),
+  date: text(),
+  comment: text(),
+  /**
+   * Whether the IOC is fit for detection (IDS), also sent as 1/0 or ""; some answers give a list
+   * of rule ids. Absent or null stays null (the IOC says nothing), as in the reference.
+   */
+  ids: v.nullish(v.union([v.array(v.string()), flag()])),
+  report: text(),
   timestamp: v.nullish(v.union([v.number(), v.string()])),
-  risk: Text,
+  risk: text(),
 });
 
-const AnswerSchema = v.looseObject({
-  data: v.array(v.unknown()),
+const AnswerSchema = jsonObject({
+  /** The IOCs; absent, null or one object in place of the list read as none / that one. */
+  data: list(v.unknown()),
   meta: v.nullish(v.looseObject({
-    total: v.nullish(v.number()),
-    has_more: v.nullish(v.boolean()),
+    total: numOrNull(),
+    has_more: flag(),
   })),
 });
 
@@ -99,17 +109,17 @@ export async function rostiLookup(observable: Observable, ctx: EngineContext): P
 
 function toIoc(item: Ioc): RostiIoc {
   return {
-    value: item.value ?? null,
-    type: item.type ?? null,
-    category: item.category ?? null,
-    date: item.date ?? null,
-    comment: item.comment ?? null,
+    value: item.value,
+    type: item.type,
+    category: item.category,
+    date: item.date,
+    comment: item.comment,
     ids: item.ids ?? null,
-    report: item.report ?? null,
+    report: item.report,
     link: item.report ? REPORTS + encodeURIComponent(item.report) : null,
-    timestamp: item.timestamp ?? null,
-    risk: item.risk ?? null,
-    id: item.id ?? null,
+    timestamp: item.timestamp === '' ? null : item.timestamp ?? null,
+    risk: item.risk,
+    id: item.id === '' ? null : item.id ?? null,
   };
 }
 

@@ -187,6 +187,60 @@ describe('provider_19 against a loopback Rösti', () => {
   });
 });
 
+describe('provider_19 minimal and degenerate answers (issue 26)', () => {
+  const NONE: RostiResult = { count: 0, results: [], total: null, has_more: false };
+  const BARE = { value: null, type: null, category: null, date: null, comment: null, ids: null, report: null, link: null, timestamp: null, risk: null, id: null };
+
+  test('the minimal answer, an empty object: no IOC', async () => {
+    const { harness } = await setup(reply.json({}));
+    assert.deepEqual(await harness.run('evil.example.com', 'FQDN'), NONE);
+  });
+
+  test('data null, "", {} or a string; meta null or empty: no IOC, total null, has_more false', async () => {
+    for (const answer of [{ data: null }, { data: '' }, { data: {} }, { data: 'none', meta: null }, { data: [], meta: {} }, { meta: { total: 0 } }]) {
+      const { harness } = await setup(reply.json(answer));
+      const expected = answer.meta && 'total' in answer.meta ? { ...NONE, total: 0 } : NONE;
+      assert.deepEqual(await harness.run('evil.example.com', 'FQDN'), expected, JSON.stringify(answer));
+    }
+  });
+
+  test('one IOC object in place of the list: that IOC', async () => {
+    const { harness } = await setup(reply.json({ data: EXAMPLE.data[0], meta: EXAMPLE.meta }));
+    assert.deepEqual(await harness.run('evil.example.com', 'FQDN'), EXAMPLE_RESULT);
+  });
+
+  test('null entries and fields, "" and numbers for text, 0/1/"" for flags, numbers as text in meta', async () => {
+    const { harness } = await setup(reply.json({
+      data: [
+        null,
+        { value: 'evil.example.com', type: '', category: null, date: '', comment: '', ids: 0, report: '', timestamp: '', risk: 3, id: '' },
+        { value: 'evil.example.com', ids: 1, report: 2025 },
+        { value: 'evil.example.com', ids: '' },
+      ],
+      meta: { total: '3', has_more: 0 },
+    }));
+    assert.deepEqual(await harness.run('evil.example.com', 'FQDN'), {
+      count: 3,
+      results: [
+        { ...BARE, value: 'evil.example.com', ids: false, risk: '3' },
+        { ...BARE, value: 'evil.example.com', ids: true, report: '2025', link: 'https://rosti.bin.re/reports/2025' },
+        { ...BARE, value: 'evil.example.com', ids: false },
+      ],
+      total: 3,
+      has_more: false,
+    });
+    const { harness: more } = await setup(reply.json({ data: [], meta: { total: null, has_more: '1' } }));
+    assert.deepEqual(await more.run('evil.example.com', 'FQDN'), { ...NONE, has_more: true });
+  });
+
+  test('what cannot be read still fails, naming the field', async () => {
+    const { harness } = await setup(reply.json({ data: [{ value: 'a', ids: 'maybe' }] }));
+    await rejectsWith(harness.run('evil.example.com', 'FQDN'), /unexpected answer from upstream at data\.0\.ids/);
+    const { harness: flagWord } = await setup(reply.json({ data: [], meta: { has_more: 'perhaps' } }));
+    await rejectsWith(flagWord.run('evil.example.com', 'FQDN'), /unexpected answer from upstream at meta\.has_more: expected a boolean/);
+  });
+});
+
 describe('provider_19 credentials and upstream failures', () => {
   test('401: a clear one-line error, no key', async () => {
     const { harness } = await setup(reply.json({ detail: `Invalid API key ${KEY}` }, 401));
@@ -215,9 +269,10 @@ describe('provider_19 credentials and upstream failures', () => {
   });
 
   test('JSON of the wrong shape: a clean error naming the field', async () => {
-    const { harness } = await setup(reply.json({ meta: { total: 0 } }));
-    await rejectsWith(harness.run('evil.example.com', 'FQDN'), /unexpected answer from upstream at data/);
-    const { harness: badItem } = await setup(reply.json({ data: ['skipped', { value: 'a' }, { value: 'b', risk: 9 }] }));
+    // A missing `data` was refused here before issue 26; it is now no IOC (see below).
+    const { harness } = await setup(reply.json([EXAMPLE]));
+    await rejectsWith(harness.run('evil.example.com', 'FQDN'), /unexpected answer from upstream at \(root\)/);
+    const { harness: badItem } = await setup(reply.json({ data: ['skipped', { value: 'a' }, { value: 'b', risk: { level: 9 } }] }));
     await rejectsWith(badItem.run('evil.example.com', 'FQDN'), /unexpected answer from upstream at data\.2\.risk/);
     const { harness: badMeta } = await setup(reply.json({ data: [], meta: { total: 'many' } }));
     await rejectsWith(badMeta.run('evil.example.com', 'FQDN'), /unexpected answer from upstream at meta\.total/);
