@@ -21,8 +21,14 @@
  * - Quirk (5.13): `link` was built with the raw, un-encoded value, so a URL observable carrying
  *   `&` or `#` gave a broken link. Here `link` is the URL actually requested, value encoded.
  * - Every failure reached the caller as `null` (1.9). Here HTTP errors and timeouts propagate from
- *   the shared client, and a page that is not a results page (login wall, captcha, error page,
- *   changed layout) is an EngineError with a one-line reason, never a silent empty result.
+ *   the shared client, and a page that is recognisably not a results page (a captcha / bot check,
+ *   a login wall) or an answer that is not HTML is an EngineError with a one-line reason.
+ *
+ * As the reference (issue 26): a page without result cards is "no reports" (`results: []`,
+ * `count: 0`), whatever else it holds or lacks (search form, count line, alerts, navbar sign-in
+ * box). Only positive signs of another page refuse it: a captcha widget or bot-check title, or a
+ * password field on a page that has no search box. Cards that are present but none of which has a
+ * title and a source link are still an error: that answer cannot be understood.
  */
 import type * as cheerio from 'cheerio';
 import { loadHtml } from './html.js';
@@ -127,9 +133,9 @@ export async function iocOneSearch(observable: Observable, ctx: EngineContext, v
 }
 
 /**
- * The complete cards of a search page, at most `limit`. Throws an EngineError when the page is not
- * a results page: no result card and no search form (a login wall, a captcha, an error page, a
- * changed layout), or result cards none of which has a title and a source link.
+ * The complete cards of a search page, at most `limit`. A page without cards is an empty result;
+ * throws an EngineError when the page is plainly something else (a captcha / bot check, a login
+ * wall), or when result cards are there but none has a title and a source link.
  */
 export function parseIocOnePage(html: string, pageUrl: string, variant: IocOneVariant, limit = IOC_ONE_DEFAULT_MAX_RESULTS): IocOneCard[] {
   const spec = IOC_ONE_VARIANTS[variant];
@@ -139,18 +145,14 @@ export function parseIocOnePage(html: string, pageUrl: string, variant: IocOneVa
 
   const cards = $(CARD).filter((_, el) => $(el).find('.card-title, .card-header').length > 0);
   if (cards.length === 0) {
-    // No card: either an empty results page, or not a results page at all.
-    if ($('input[type="password"]').length > 0) {
-      throw new EngineError(`${spec.name} answered with a login page instead of search results`);
-    }
     if ($(CAPTCHA).length > 0 || /just a moment|attention required|captcha|are you a robot/i.test(plainText($('title').text()))) {
       throw new EngineError(`${spec.name} answered with a captcha / bot check instead of search results`);
     }
-    // The results page carries the deep-search form (the box holding the query), results or not.
-    if ($('form input[name="search"]').length === 0) {
-      const title = plainText($('title').first().text()).slice(0, 80);
-      throw new EngineError(`${spec.name} page is not a search results page${title ? ` ("${title}")` : ''}: no result cards and no search form, the layout may have changed`);
+    // A sign-in box beside the search box (a navbar drop-down) does not make a results page a login wall.
+    if ($('input[type="password"]').length > 0 && $('input[name="search"]').length === 0) {
+      throw new EngineError(`${spec.name} answered with a login page instead of search results`);
     }
+    // No cards: no reports, as the reference (no search form, count line or message is required).
     return [];
   }
 

@@ -345,22 +345,50 @@ describe('provider_09: pages that are not results are errors', () => {
     await rejectsWith(harness.run('login', 'FQDN'), /^ioc\.one \(HTML\) answered with a login page instead of search results$/, EngineError);
   });
 
-  test('a changed layout', async () => {
-    await rejectsWith(harness.run('redesign', 'FQDN'), /not a search results page \("IOC\.one - Search"\): no result cards and no search form, the layout may have changed/, EngineError);
-  });
-
-  test("the site's error page", async () => {
-    await rejectsWith(harness.run('error', 'FQDN'), /not a search results page \("IOC\.one - Error"\)/, EngineError);
-  });
-
   test('cards none of which is usable', async () => {
     await rejectsWith(harness.run('broken', 'FQDN'), /result cards have an unexpected layout: none of 2 has a title and a source link/, EngineError);
   });
 
-  test('a malformed body: JSON, a PDF, a truncated page', async () => {
+  test('a malformed body: JSON, a PDF', async () => {
     await rejectsWith(harness.run('json', 'FQDN'), /answered with application\/json, not an HTML page/, EngineError);
     await rejectsWith(harness.run('pdf', 'FQDN'), /answered with application\/pdf, not an HTML page/, EngineError);
-    await rejectsWith(harness.run('truncated', 'FQDN'), /not a search results page/, EngineError);
+  });
+});
+
+describe('provider_09: minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let harness: EngineHarness;
+  /** The result every page below gives: no reports. */
+  const none = (value: string): IocOneResult => ({ results: [], link: `${fake.url}${PATH}?search=${value}`, count: 0 });
+  before(async () => {
+    ({ fake, harness } = await setup({
+      bare: '<html><body></body></html>',
+      empty: '',
+      redesign: changedLayoutPage('redesign'),
+      error: ERROR_PAGE,
+      truncated: { status: 200, headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html><html><head><title>IOC.one' },
+      untyped: { status: 200, headers: {}, body: '<html><body><p>No results</p></body></html>' },
+      signin: page('signin', []).replace('</nav>', '<form class="form-inline" action="/login" method="post"><input type="password" name="password"></form></nav>'),
+      minimal: '<div class="card box-shadow"><h5 class="card-title">Only a title</h5><a class="btn-primary" target="_blank" href="/r/1">Source</a></div>',
+    }));
+  });
+
+  test('a page without cards is "no reports", whatever else it holds or lacks (the old refusal without a search form was wrong)', async () => {
+    for (const value of ['bare', 'empty', 'redesign', 'error', 'truncated', 'untyped']) {
+      assert.deepEqual(await harness.run(value, 'FQDN'), none(value), value);
+    }
+  });
+
+  test('an empty results page holding a sign-in box beside the search box is not a login wall', async () => {
+    assert.deepEqual(await harness.run('signin', 'FQDN'), none('signin'));
+  });
+
+  test('a minimal card (no header, no card body, no border or margin classes), field by field', async () => {
+    assert.deepEqual(await harness.run('minimal', 'FQDN'), {
+      results: [{ header: '', title: 'Only a title', source: `${fake.url}/r/1` }],
+      link: `${fake.url}${PATH}?search=minimal`,
+      count: 1,
+    });
   });
 });
 
@@ -399,6 +427,7 @@ describe('provider_09 through the runner', () => {
     fake = await startFakeHttp(iocOneRoutes('html', {
       'evil.example.com': page('evil.example.com', HTML_CARDS),
       redesign: changedLayoutPage('redesign'),
+      broken: page('broken', [{ header: 'a', title: 'No link' }]),
     }));
     runner = runnerHarness([engine], { settings: { provider_09: { base_url: fake.url, retries: 0, timeout_ms: 3000 } } });
   });
@@ -414,9 +443,15 @@ describe('provider_09 through the runner', () => {
     assert.equal(result!.errors, undefined);
   });
 
-  test('a changed layout is reported as the engine error, the value null', async () => {
-    const [result] = await runner.analyze([{ value: 'redesign', type: 'FQDN' }], ['provider_09']);
+  test('cards none of which is usable are reported as the engine error, the value null', async () => {
+    const [result] = await runner.analyze([{ value: 'broken', type: 'FQDN' }], ['provider_09']);
     assert.equal(result!.provider_09, null);
-    assert.match(result!.errors!.provider_09!, /layout may have changed/);
+    assert.match(result!.errors!.provider_09!, /unexpected layout/);
+  });
+
+  test('a changed layout without cards is "no reports", as the reference (issue 26)', async () => {
+    const [result] = await runner.analyze([{ value: 'redesign', type: 'FQDN' }], ['provider_09']);
+    assert.deepEqual(result!.provider_09, { results: [], link: `${fake.url}${PATH}?search=redesign`, count: 0 });
+    assert.equal(result!.errors, undefined);
   });
 });

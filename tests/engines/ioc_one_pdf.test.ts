@@ -159,10 +159,13 @@ describe('provider_10: no results and pages that are not results', () => {
     assert.equal(engine.summary(result), 'no reports');
   });
 
-  test('captcha, login wall, changed layout: one-line EngineErrors naming the PDF engine', async () => {
+  test('captcha, login wall: one-line EngineErrors naming the PDF engine', async () => {
     await rejectsWith(harness.run('captcha', 'FQDN'), /^ioc\.one \(PDF\) answered with a captcha/, EngineError);
     await rejectsWith(harness.run('login', 'FQDN'), /^ioc\.one \(PDF\) answered with a login page/, EngineError);
-    await rejectsWith(harness.run('redesign', 'FQDN'), /^ioc\.one \(PDF\) page is not a search results page .*layout may have changed$/, EngineError);
+  });
+
+  test('a changed layout without cards is "no reports", as the reference (issue 26: the old refusal was wrong)', async () => {
+    assert.deepEqual(await harness.run('redesign', 'FQDN'), { results: [], link: `${fake.url}${PATH}?search=redesign`, count: 0 });
   });
 
   test('a malformed body', async () => {
