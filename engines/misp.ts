@@ -26,13 +26,18 @@
  * - Bug fixed (engines.md 8 item 19): `base_url` and `api_key` are required credentials; without
  *   them the runner refuses the call before any request (the lookup too, when called directly).
  * - The request goes through the shared client, so `proxy_url` and `ssl_verify` apply.
+ * - An answer is read leniently (issue 26): only a JSON object is needed. A missing, null or
+ *   empty `response` or `Attribute` is no match, one attribute object in place of the list is
+ *   that attribute, null entries are skipped, an empty or numeric `Event.info` is "Unknown" or its
+ *   text. The reference failed (`null`) on a missing `response` and on a non-list `Attribute`.
  * - Errors are errors, not `null` (engines.md 8 item 3): a refused key (401/403) is a one-line
  *   authentication error naming MISP with MISP's reason, key masked; other HTTP errors (429 and
  *   5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { list, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { count, oneLine } from '../src/lookup/wording.js';
@@ -64,15 +69,17 @@ const id = v.nullish(v.union([v.string(), v.number()]));
 const AttributeSchema = v.looseObject({
   event_id: id,
   timestamp: v.nullish(v.union([v.string(), v.number()])),
-  Event: v.nullish(v.looseObject({ id, info: v.nullish(v.string()) })),
+  Event: v.nullish(v.looseObject({ id, info: text() })),
 });
 
-/** `{"response": {"Attribute": [...]}}`; some MISP versions answer `{"response": []}` when nothing matches. */
-const AnswerSchema = v.looseObject({
-  response: v.union([
-    v.looseObject({ Attribute: v.nullish(v.array(AttributeSchema)) }),
-    v.pipe(v.array(v.unknown()), v.length(0)),
-  ]),
+/**
+ * `{"response": {"Attribute": [...]}}`. Some MISP versions answer `{"response": []}` when nothing
+ * matches; a missing or null `response` or `Attribute`, or one attribute object in place of the
+ * list, is read the same way (none, or that one). A list of `{"Attribute": [...]}` objects is
+ * read as all their attributes.
+ */
+const AnswerSchema = jsonObject({
+  response: list(jsonObject({ Attribute: list(AttributeSchema) })),
 });
 
 /** MISP's error body: `{"name": "...", "message": "...", "url": "/attributes/restSearch"}`. */
@@ -140,7 +147,7 @@ export async function mispLookup(observable: Observable, ctx: EngineContext): Pr
     throw reason ? statusError(response.status, reason) : refusedError(response, ctx);
   }
   const answer = parseJson(response.text(), AnswerSchema);
-  const attributes = Array.isArray(answer.response) ? [] : answer.response.Attribute ?? [];
+  const attributes = answer.response.flatMap((part) => part.Attribute);
 
   const seconds = attributes.map((a) => epochSeconds(a.timestamp)).filter((s): s is number => s !== null);
   const byEvent = new Map<string | null, { event: MispEvent; at: number | null }>();
