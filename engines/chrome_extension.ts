@@ -10,6 +10,10 @@
  * Result as the reference's, exactly `{name, url}`, `url` being the store page requested (without
  * the slug the store redirects to). Listed by neither store: `null`.
  *
+ * Only the name is needed: a page holding nothing else (no `<head>`, no canonical address, no
+ * content type, a bare `<title>` on Edge without the store's suffix) is read as the reference reads
+ * it, and an empty page is "no name there", as the reference (issue 26).
+ *
  * In the reference this is no selectable engine: it runs by itself for every CHROME_EXTENSION
  * observable and fills the result key `extension`. Here it is an engine like the others, run when
  * named (`chrome_extension`, never by default); its result is under the name the caller used.

@@ -274,6 +274,41 @@ describe('chrome_extension against loopback stores', () => {
   });
 });
 
+describe('chrome_extension: minimal and degenerate pages (issue 26)', () => {
+  let fake: FakeHttpServer;
+  /** A page served with no content type at all. */
+  const untyped = (body: string): FakeRoute => ({ status: 200, headers: {}, body });
+  before(async () => {
+    fake = await stores({
+      // engines.md 9.5.2's minimal pages: a heading, a title, nothing else the store usually has.
+      'GET /chrome-min/detail/*': untyped('<html><head><title>uBlock Origin - Chrome Web Store</title></head><body><main><h1 class="Pa2dE">uBlock Origin</h1></main></body></html>'),
+      'GET /chrome-bare/detail/*': reply.html('<h1>uBlock Origin</h1>'),
+      'GET /chrome-canonical/detail/*': (req) => reply.html(`<html><head><link rel="canonical" href="/detail/ublock-origin/${req.path.split('/').pop()}/?hl=en"></head><body><h1>uBlock Origin</h1></body></html>`),
+      'GET /chrome-empty/detail/*': untyped(''),
+      'GET /edge-min/addons/detail/*': untyped('<html><head><title>uBlock Origin - Microsoft Edge Addons</title></head><body><div id="root"></div></body></html>'),
+      'GET /edge-nosuffix/addons/detail/*': reply.html('<title>uBlock Origin</title>'),
+      'GET /edge-bar/addons/detail/*': reply.html('<title>uBlock Origin | Microsoft Edge Add-ons</title>'),
+    });
+  });
+
+  test('the minimal Chrome pages: a first <h1> is the name, with or without <head>, content type or canonical address', async () => {
+    for (const chrome of ['chrome-min', 'chrome-bare', 'chrome-canonical']) {
+      assert.deepEqual(await lookup(harness(fake, {}, chrome), UBLOCK_CHROME_ID), { name: 'uBlock Origin', url: `${fake.url}/${chrome}/detail/${UBLOCK_CHROME_ID}` }, chrome);
+    }
+  });
+
+  test('the minimal Edge pages: the <title>, with the store suffix in any of its forms or without one', async () => {
+    for (const edge of ['edge-min', 'edge-nosuffix', 'edge-bar']) {
+      assert.deepEqual(await lookup(harness(fake, {}, 'chrome', edge), UBLOCK_EDGE_ID), { name: 'uBlock Origin', url: `${fake.url}/${edge}/addons/detail/${UBLOCK_EDGE_ID}` }, edge);
+    }
+  });
+
+  test('an empty Chrome page is "no name there": Edge Add-ons is asked, and neither listing it is null', async () => {
+    assert.deepEqual(await lookup(harness(fake, {}, 'chrome-empty', 'edge-min'), UBLOCK_EDGE_ID), { name: 'uBlock Origin', url: `${fake.url}/edge-min/addons/detail/${UBLOCK_EDGE_ID}` });
+    assert.equal(await lookup(harness(fake, {}, 'chrome-empty'), UNKNOWN_ID), null);
+  });
+});
+
 describe('chrome_extension fake for whole-system tests', () => {
   test('both stores under one server: found on Chrome, on Edge, and nowhere', async () => {
     const fake = await startFakeHttp(fakeRoutes());
