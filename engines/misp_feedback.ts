@@ -23,13 +23,17 @@
  * - `base_url` is a required credential (not a secret); without it the runner refuses the call
  *   before any request (the lookup too, when called directly). A path in it is kept, any number
  *   of trailing `/` removed (the reference removed one).
+ * - An answer is read leniently (issue 26): only a JSON object is needed. `matches` absent, null,
+ *   "" or {} is CLEAN (as the reference), one match object in place of the list is that match,
+ *   null entries are skipped, a numeric list name is its text; `value` and `matched` are not read
+ *   (the reference did not read them either). A match that is not an object still fails.
  * - The token never appears in a result or an error, neither as is nor in its Basic form.
  * - A refused token (401/403 from the reverse proxy) is a one-line authentication error naming
  *   MISP-feedback; 429/5xx are retried by the shared client, then reported.
  */
-import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
+import { list, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, upstreamReason } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
@@ -45,14 +49,17 @@ export const MISP_FEEDBACK_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6', '
 
 /** One matching list; the daemon also sends `slug`, `description`, `list_type`, `category`... */
 const MatchSchema = jsonObject({
-  name: v.nullish(v.string()),
+  /** Absent, null or "" → "Unknown" (below). */
+  name: text(),
 });
 
-/** The daemon's answer: `{"value": str, "matched": bool, "matches": [...]}`. */
+/**
+ * The daemon's answer: `{"value": str, "matched": bool, "matches": [...]}`. Only `matches` is
+ * read (absent, null, "" or {} → none; one match object → that one; null entries skipped);
+ * `value` and `matched` are not, so whatever form they take does not matter.
+ */
 const AnswerSchema = jsonObject({
-  value: v.nullish(v.string()),
-  matched: v.nullish(v.boolean()),
-  matches: v.nullish(v.array(MatchSchema)),
+  matches: list(MatchSchema),
 });
 
 export interface MispFeedbackResult {
@@ -91,7 +98,7 @@ export async function mispFeedbackLookup(observable: Observable, ctx: EngineCont
   }
   if (response.status >= 300) throw statusError(response.status, upstreamReason(response.text(), scoped));
   const answer = parseJson(response.text(), AnswerSchema);
-  const warninglists = (answer.matches ?? []).map((match) => match.name || 'Unknown');
+  const warninglists = answer.matches.map((match) => match.name ?? 'Unknown');
   return { status: warninglists.length > 0 ? 'HIT' : 'CLEAN', warninglists };
 }
 

@@ -394,6 +394,46 @@ describe('misp_feedback through a proxy (proxy_url)', () => {
   });
 });
 
+describe('misp_feedback minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let answer: unknown = {};
+  const harness = prefixHarnesses(engine, () => fake, TOKEN, { setting: 'token', watch });
+  before(async () => {
+    fake = await startFakeHttp({ 'POST /lenient/lookup': () => reply.json(answer) });
+  });
+  after(() => fake.close());
+  async function run(body: unknown): Promise<unknown> {
+    answer = body;
+    return harness('lenient').run('8.8.8.8', 'IPv4');
+  }
+  const CLEAN: MispFeedbackResult = { status: 'CLEAN', warninglists: [] };
+
+  test('the minimal answer, an empty object, and matches "" or {}: CLEAN', async () => {
+    for (const body of [{}, { matches: '' }, { matches: {} }, { value: null, matched: null, matches: [null] }]) {
+      assert.deepEqual(await run(body), CLEAN, JSON.stringify(body));
+    }
+  });
+
+  test('"matched" and "value" in other forms (0, "", a number) are not read', async () => {
+    assert.deepEqual(await run({ value: 8, matched: 0, matches: [] }), CLEAN);
+    assert.deepEqual(await run({ value: '', matched: '', matches: [{ name: 'Quad9 resolvers' }] }), { status: 'HIT', warninglists: ['Quad9 resolvers'] });
+  });
+
+  test('one match object in place of the list; null entries; empty, null or numeric names', async () => {
+    assert.deepEqual(await run({ matched: true, matches: { slug: 'public-dns-v4', name: 'List of known IPv4 public DNS resolvers' } }), {
+      status: 'HIT', warninglists: ['List of known IPv4 public DNS resolvers'],
+    });
+    assert.deepEqual(await run({ matches: [null, { name: '' }, { name: null }, {}, { name: 1918 }] }), {
+      status: 'HIT', warninglists: ['Unknown', 'Unknown', 'Unknown', '1918'],
+    });
+  });
+
+  test('what cannot be read still fails, naming the field', async () => {
+    await watch.rejectsWith(run({ matches: [{ name: { en: 'x' } }] }), /^unexpected answer from upstream at matches\.0\.name/);
+    await watch.rejectsWith(run({ matches: 'public-dns-v4' }), /^unexpected answer from upstream at matches\.0: /);
+  });
+});
+
 describe('misp_feedback secrets', () => {
   test('neither the token nor its Basic form appears in any result or error of these tests', () => {
     watch.assertNoKey(45);
