@@ -20,11 +20,18 @@
  * - `score.inbound` / `score.outbound` are kept as Criminal IP spells them: a level the
  *   reference's enum did not know (Safe, Low, Moderate, Dangerous, Critical) no longer turns the
  *   whole answer into `null`.
+ * - Only `status` is needed (issue 26). `current_opened_port` / `ids` without their `count` are
+ *   counted from their `data` (the reference refused the whole answer); a `data` list sent as
+ *   null, or as one entry instead of a list, is read as `[]` / a list of it. Issue flags sent as
+ *   0/1, "true"/"false" or null are read as booleans (null → false); a port's `is_vulnerability`
+ *   stays null only when Criminal IP says nothing. Numbers sent as numeric strings (counts,
+ *   coordinates) are read as numbers.
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { flag, list, num, numOrNull, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
@@ -33,41 +40,40 @@ import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
 
-const text = v.nullish(v.string());
-const flag = v.nullish(v.boolean());
-const num = v.nullish(v.number());
 /** Criminal IP sends some numbers (ports, AS numbers, postal codes) as strings now and then. */
 const numOrText = v.nullish(v.union([v.number(), v.string()]));
+/** A port's vulnerability flag: null when Criminal IP says nothing (the reference's model), else read leniently. */
+const flagOrNull = v.optional(v.union([v.null(), flag()]), null);
 
 const PortSchema = v.looseObject({
   port: numOrText,
-  is_vulnerability: flag,
-  product_name: text,
-  product_version: text,
-  protocol: text,
-  socket_type: text,
-  confirmed_time: text,
+  is_vulnerability: flagOrNull,
+  product_name: text(),
+  product_version: text(),
+  protocol: text(),
+  socket_type: text(),
+  confirmed_time: text(),
 });
 
 const IdsSchema = v.looseObject({
-  classification: text,
-  confirmed_time: text,
-  message: text,
-  source_system: text,
-  url: text,
+  classification: text(),
+  confirmed_time: text(),
+  message: text(),
+  source_system: text(),
+  url: text(),
 });
 
 const WhoisSchema = v.looseObject({
-  as_name: text,
+  as_name: text(),
   as_no: numOrText,
-  city: text,
-  region: text,
-  org_name: text,
+  city: text(),
+  region: text(),
+  org_name: text(),
   postal_code: numOrText,
-  latitude: num,
-  longitude: num,
-  org_country_code: text,
-  confirmed_time: text,
+  latitude: numOrNull(),
+  longitude: numOrNull(),
+  org_country_code: text(),
+  confirmed_time: text(),
 });
 
 const ISSUE_FLAGS = [
@@ -77,18 +83,26 @@ const ISSUE_FLAGS = [
 
 type IssueFlag = (typeof ISSUE_FLAGS)[number];
 
-const SuspiciousInfoSchema = v.looseObject({
+/** A counted section (`{count, data}`); null when absent. `count` read when present. */
+const section = <S extends v.GenericSchema>(entry: S) =>
+  v.nullish(jsonObject({ count: numOrNull(), data: list(entry) }, 'expected an object'));
+
+/**
+ * Needed: `status` (Criminal IP's verdict on the request itself). Everything else is read when
+ * present, with the reference's defaults (0, "", null sections, false flags).
+ */
+const SuspiciousInfoSchema = jsonObject({
   /** Criminal IP's own status: 200 for an answer, 4xx/5xx with `message` otherwise. */
-  status: v.number(),
-  message: text,
-  ip: text,
-  abuse_record_count: num,
-  representative_domain: text,
+  status: v.number('expected a number'),
+  message: text(),
+  ip: text(),
+  abuse_record_count: num(),
+  representative_domain: text(),
   score: v.nullish(v.looseObject({ inbound: numOrText, outbound: numOrText })),
-  issues: v.nullish(v.looseObject(Object.fromEntries(ISSUE_FLAGS.map((f) => [f, flag])) as Record<IssueFlag, typeof flag>)),
-  current_opened_port: v.nullish(v.looseObject({ count: v.number(), data: v.nullish(v.array(PortSchema)) })),
-  ids: v.nullish(v.looseObject({ count: v.number(), data: v.nullish(v.array(IdsSchema)) })),
-  whois: v.nullish(v.looseObject({ count: num, data: v.nullish(v.array(WhoisSchema)) })),
+  issues: v.nullish(v.looseObject(Object.fromEntries(ISSUE_FLAGS.map((f) => [f, flag()])) as Record<IssueFlag, ReturnType<typeof flag>>)),
+  current_opened_port: section(PortSchema),
+  ids: section(IdsSchema),
+  whois: section(WhoisSchema),
 });
 
 type Answer = v.InferOutput<typeof SuspiciousInfoSchema>;
@@ -167,11 +181,11 @@ function toResult(answer: Answer, ip: string): CriminalIpResult {
   const whois = answer.whois;
   return {
     status: answer.status,
-    abuse_record_count: answer.abuse_record_count ?? 0,
+    abuse_record_count: answer.abuse_record_count,
     current_opened_port: ports
       ? {
-        count: ports.count,
-        data: (ports.data ?? []).map((p) => ({
+        count: ports.count ?? ports.data.length,
+        data: ports.data.map((p) => ({
           port: p.port ?? null,
           is_vulnerability: p.is_vulnerability ?? null,
           product_name: p.product_name ?? null,
@@ -184,8 +198,8 @@ function toResult(answer: Answer, ip: string): CriminalIpResult {
       : null,
     ids: ids
       ? {
-        count: ids.count,
-        data: (ids.data ?? []).map((e) => ({
+        count: ids.count ?? ids.data.length,
+        data: ids.data.map((e) => ({
           classification: e.classification ?? null,
           confirmed_time: e.confirmed_time ?? null,
           message: e.message ?? null,
@@ -196,14 +210,14 @@ function toResult(answer: Answer, ip: string): CriminalIpResult {
       : null,
     ip: answer.ip || ip,
     issues: answer.issues
-      ? Object.fromEntries(ISSUE_FLAGS.map((f) => [f, answer.issues?.[f] ?? false])) as CriminalIpIssues
+      ? Object.fromEntries(ISSUE_FLAGS.map((f) => [f, answer.issues?.[f] === true])) as CriminalIpIssues
       : null,
     representative_domain: answer.representative_domain ?? '',
     score: answer.score ? { inbound: answer.score.inbound ?? null, outbound: answer.score.outbound ?? null } : null,
     whois: whois
       ? {
         count: whois.count ?? 0,
-        data: (whois.data ?? []).map((w) => ({
+        data: whois.data.map((w) => ({
           as_name: w.as_name ?? null,
           as_no: w.as_no ?? null,
           city: w.city ?? null,

@@ -298,8 +298,9 @@ describe('provider_05 against a loopback Criminal IP', () => {
     await watch.rejectsWith(harness('no-status', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^unexpected answer from upstream at status: /);
   });
 
-  test('a section without its count: an error naming it', async () => {
-    await watch.rejectsWith(harness('no-count', { retries: 0 }).run('1.1.1.1', 'IPv4'), /^unexpected answer from upstream at ids\.count: /);
+  test('a section without its count: counted from its data (issue 26: the old refusal was wrong)', async () => {
+    const result = await run(harness('no-count', { retries: 0 }), '1.1.1.1');
+    assert.deepEqual(result!.ids, { count: 0, data: [] });
   });
 
   test('a hanging upstream: timeout', async () => {
@@ -327,6 +328,89 @@ describe('provider_05 against a loopback Criminal IP', () => {
 
   test('the key appears in no result and no error of these tests', () => {
     watch.assertNoKey(10);
+  });
+});
+
+describe('provider_05: minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  const harness = prefixHarnesses(engine, () => fake, KEY);
+  const run = async (h: EngineHarness, ip: string) => watch.result((await h.run(ip, 'IPv4')) as CriminalIpResult | null);
+  /** The documented result for an address Criminal IP knows nothing of. */
+  const EMPTY: CriminalIpResult = {
+    status: 200, abuse_record_count: 0, current_opened_port: null, ids: null, ip: '192.0.2.77',
+    issues: null, representative_domain: '', score: null, whois: null,
+  };
+  const answers: Record<string, unknown> = {
+    // Only what engines.md 5.6 marks as always there.
+    minimal: { status: 200, ip: '192.0.2.77', abuse_record_count: 0 },
+    // Not even those: the address asked about, no abuse record.
+    'status-only': { status: 200 },
+    // Every optional part empty in another form.
+    nulls: {
+      status: 200, ip: '', abuse_record_count: null, representative_domain: null, score: null,
+      issues: null, current_opened_port: null, ids: null, whois: null, message: null,
+    },
+    strings: { status: 200, ip: '192.0.2.77', abuse_record_count: '', representative_domain: '' },
+    degenerate: {
+      status: 200,
+      ip: '192.0.2.77',
+      abuse_record_count: '3',
+      issues: { is_tor: 1, is_vpn: 'false', is_proxy: null, is_scanner: 'true', is_cloud: 0 },
+      // One port where a list belongs, and no count.
+      current_opened_port: { data: { port: '8080', is_vulnerability: 0, protocol: 'http' } },
+      ids: { count: null, data: null },
+      whois: { count: '1', data: [null, { as_no: '64500', latitude: '52.1', longitude: '', org_country_code: 'NL' }] },
+      score: { inbound: 'Low' },
+    },
+  };
+  before(async () => {
+    fake = await startFakeHttp(Object.fromEntries(Object.entries(answers).map(([name, body]) => [`GET /${name}/${PATH}`, reply.json(body)])));
+  });
+  after(async () => {
+    await fake.close();
+  });
+
+  test('the minimal answer, and the status alone: the documented result with null sections', async () => {
+    assert.deepEqual(await run(harness('minimal'), '192.0.2.77'), EMPTY);
+    assert.deepEqual(await run(harness('status-only'), '192.0.2.77'), EMPTY);
+  });
+
+  test('null and "" for every optional part: the same documented result', async () => {
+    assert.deepEqual(await run(harness('nulls'), '192.0.2.77'), EMPTY);
+    assert.deepEqual(await run(harness('strings'), '192.0.2.77'), EMPTY);
+  });
+
+  test('0/1 and "true"/"false" flags, numeric strings, one entry for a list, null entries, missing counts', async () => {
+    assert.deepEqual(await run(harness('degenerate'), '192.0.2.77'), {
+      status: 200,
+      abuse_record_count: 3,
+      current_opened_port: {
+        count: 1,
+        data: [{ port: '8080', is_vulnerability: false, product_name: null, product_version: null, protocol: 'http', socket_type: null, confirmed_time: null }],
+      },
+      ids: { count: 0, data: [] },
+      ip: '192.0.2.77',
+      issues: {
+        is_anonymous_vpn: false, is_cloud: false, is_darkweb: false, is_hosting: false, is_mobile: false,
+        is_proxy: false, is_scanner: true, is_snort: false, is_tor: true, is_vpn: false,
+      },
+      representative_domain: '',
+      score: { inbound: 'Low', outbound: null },
+      whois: {
+        count: 1,
+        data: [{
+          as_name: null, as_no: '64500', city: null, region: null, org_name: null, postal_code: null,
+          latitude: 52.1, longitude: null, org_country_code: 'NL', confirmed_time: null,
+        }],
+      },
+    });
+  });
+
+  test('what cannot be understood still fails, naming the field', async () => {
+    fake.route(`GET /bad/${PATH}`, reply.json({ status: 200, abuse_record_count: { n: 1 } }));
+    await watch.rejectsWith(harness('bad', { retries: 0 }).run('192.0.2.77', 'IPv4'), /^unexpected answer from upstream at abuse_record_count: /);
+    fake.route(`GET /list/${PATH}`, reply.json([]));
+    await watch.rejectsWith(harness('list', { retries: 0 }).run('192.0.2.77', 'IPv4'), /^unexpected answer from upstream at \(root\): expected a JSON object$/);
   });
 });
 
