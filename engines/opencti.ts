@@ -23,6 +23,17 @@
  * - Bug fixed (engines.md 8 item 16): an `indicator` that the detail query answers as `null`
  *   (deleted meanwhile, not visible to the key's user) leaves the indicator's fields null and
  *   keeps the rest; the reference failed the whole lookup.
+ * - An answer is read leniently (issue 26). Needed: a `data` object (a GraphQL answer without
+ *   `data` nor `errors` is an error, as `null` was in the reference) and, in the search's,
+ *   `globalSearch`. Read when present: `edges` (absent, null or one edge object in place of the
+ *   list → none / that one; an edge without node is skipped), every node and indicator field
+ *   ("" is null, 0/1 and "" for `revoked` are booleans, numbers sent as text are numbers).
+ *   Where the reference had nothing to copy it failed; oas gives instead:
+ *   - `global_count`: the number of edges returned when `pageInfo.globalCount` is absent (the
+ *     best count at hand; at most 100, like `entity_counts`);
+ *   - a node without `entity_type` is counted under "Unknown";
+ *   - an indicator without `id` is not linked nor asked about: the first indicator that has one
+ *     is (the reference asked for `undefined`).
  * - Bug fixed (engines.md 8 item 15): a URL's search value is its host from the shared URL parser
  *   (userinfo and IPv6 literals handled); a domain containing "http" (`httpbin.org`) is searched
  *   as the domain it is, not cut as a URL.
@@ -38,7 +49,8 @@
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseWith } from '../src/http/client.js';
+import { jsonObject, parseWith } from '../src/http/client.js';
+import { flag, list, numOrNull, text } from '../src/http/lenient.js';
 import { BadResponseError, statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { count, oneLine } from '../src/lookup/wording.js';
@@ -121,37 +133,45 @@ export function searchVariables(search: string): Record<string, unknown> {
   };
 }
 
-const SearchDataSchema = v.looseObject({
-  globalSearch: v.looseObject({
-    edges: v.array(v.looseObject({
-      node: v.looseObject({
-        id: v.string(),
-        entity_type: v.string(),
-        created_at: v.nullish(v.string()),
-      }),
+/**
+ * The search's `data`. Needed: `globalSearch`, the answer to the question asked (without it the
+ * answer is about something else). Read when present: `edges` (absent, null or one edge object →
+ * none / that one; edges without a node skipped), each node's fields, and `pageInfo.globalCount`
+ * (absent → the number of edges returned).
+ */
+const SearchDataSchema = jsonObject({
+  globalSearch: jsonObject({
+    edges: list(jsonObject({
+      node: v.nullish(jsonObject({
+        id: text(),
+        entity_type: text(),
+        created_at: text(),
+      })),
     })),
-    pageInfo: v.looseObject({ globalCount: v.number() }),
-  }),
+    pageInfo: v.nullish(v.looseObject({ globalCount: numOrNull() })),
+  }, 'expected the globalSearch object'),
 });
 
-const IndicatorDataSchema = v.looseObject({
-  indicator: v.nullable(v.looseObject({
-    name: v.nullish(v.string()),
-    x_opencti_score: v.nullish(v.number()),
-    revoked: v.nullish(v.boolean()),
-    valid_from: v.nullish(v.string()),
-    valid_until: v.nullish(v.string()),
-    confidence: v.nullish(v.number()),
+/** The detail query's `data`; every field read when present, `indicator` absent or null → no detail. */
+const IndicatorDataSchema = jsonObject({
+  indicator: v.nullish(jsonObject({
+    name: text(),
+    x_opencti_score: numOrNull(),
+    /** 0/1, "" and "true"/"false" read as booleans; absent stays null (not known). */
+    revoked: v.nullish(flag()),
+    valid_from: text(),
+    valid_until: text(),
+    confidence: numOrNull(),
   })),
 });
 
 /** A GraphQL answer: `data`, and `errors` when something went wrong. */
 const GraphqlSchema = v.looseObject({
   data: v.nullish(v.unknown()),
-  errors: v.nullish(v.array(v.looseObject({
-    message: v.nullish(v.string()),
-    extensions: v.nullish(v.looseObject({ code: v.nullish(v.string()) })),
-  }))),
+  errors: list(v.looseObject({
+    message: text(),
+    extensions: v.nullish(v.looseObject({ code: text() })),
+  })),
 });
 
 const AUTH_CODES = new Set(['AUTH_REQUIRED', 'FORBIDDEN_ACCESS', 'UNAUTHENTICATED', 'FORBIDDEN']);
@@ -265,17 +285,20 @@ export async function openCtiLookup(observable: Observable, ctx: EngineContext):
     query: SEARCH_QUERY,
     variables: searchVariables(search),
   }, SearchDataSchema);
-  const nodes = globalSearch.edges.map((edge) => edge.node);
+  const nodes = globalSearch.edges.map((edge) => edge.node).filter((node) => node !== null && node !== undefined);
   const noMatch: OpenCtiNoMatch = {
     entity_counts: {},
-    global_count: globalSearch.pageInfo.globalCount,
+    global_count: globalSearch.pageInfo?.globalCount ?? nodes.length,
     search_link: `${base}/dashboard/search/knowledge/${encodeURIComponent(search)}`,
     latest_created_at: null,
   };
   if (nodes.length === 0) return noMatch;
 
   const entityCounts: Record<string, number> = {};
-  for (const node of nodes) entityCounts[node.entity_type] = (entityCounts[node.entity_type] ?? 0) + 1;
+  for (const node of nodes) {
+    const type = node.entity_type ?? 'Unknown';
+    entityCounts[type] = (entityCounts[type] ?? 0) + 1;
+  }
   const result: OpenCtiMatch = {
     ...noMatch,
     entity_counts: entityCounts,
@@ -288,17 +311,18 @@ export async function openCtiLookup(observable: Observable, ctx: EngineContext):
     valid_until: null,
     confidence: null,
   };
-  const indicator = nodes.find((node) => node.entity_type === 'Indicator');
-  if (!indicator) return result;
-  result.latest_indicator_link = `${base}/dashboard/observations/indicators/${encodeURIComponent(indicator.id)}`;
-  const detail = (await graphql(ctx, endpoint, key, { query: INDICATOR_QUERY, variables: { id: indicator.id } }, IndicatorDataSchema)).indicator;
+  // The first indicator that has an id: one without cannot be linked nor asked about.
+  const id = nodes.find((node) => node.entity_type === 'Indicator' && node.id !== null)?.id;
+  if (!id) return result;
+  result.latest_indicator_link = `${base}/dashboard/observations/indicators/${encodeURIComponent(id)}`;
+  const detail = (await graphql(ctx, endpoint, key, { query: INDICATOR_QUERY, variables: { id } }, IndicatorDataSchema)).indicator;
   if (detail) {
-    result.latest_indicator_name = detail.name ?? null;
-    result.x_opencti_score = detail.x_opencti_score ?? null;
+    result.latest_indicator_name = detail.name;
+    result.x_opencti_score = detail.x_opencti_score;
     result.revoked = detail.revoked ?? null;
     result.valid_from = utcDay(detail.valid_from);
     result.valid_until = utcDay(detail.valid_until);
-    result.confidence = detail.confidence ?? null;
+    result.confidence = detail.confidence;
   }
   return result;
 }

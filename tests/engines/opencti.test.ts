@@ -507,6 +507,78 @@ describe('provider_16 through a proxy (proxy_url)', () => {
   });
 });
 
+describe('provider_16 minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let search: unknown = {};
+  let indicator: unknown = {};
+  const harness = prefixHarnesses(engine, () => fake, KEY, { watch });
+  before(async () => {
+    fake = await startFakeHttp({ 'POST /lenient/graphql': (req) => reply.json(/globalSearch/.test(req.body) ? search : indicator) });
+  });
+  after(async () => {
+    await fake.close();
+  });
+  async function run(searchData: unknown, indicatorData: unknown = { indicator: null }): Promise<unknown> {
+    search = { data: searchData };
+    indicator = { data: indicatorData };
+    fake.reset();
+    return harness('lenient').run(KNOWN.FQDN, 'FQDN');
+  }
+  const none = (count: number): OpenCtiResult => ({
+    entity_counts: {}, global_count: count, search_link: `${fake.url}/lenient/dashboard/search/knowledge/${KNOWN.FQDN}`, latest_created_at: null,
+  });
+  const NO_INDICATOR = {
+    latest_indicator_link: null, latest_indicator_name: null, x_opencti_score: null, revoked: null, valid_from: null, valid_until: null, confidence: null,
+  };
+
+  test('the minimal search answer, an empty globalSearch: no match, global_count 0', async () => {
+    assert.deepEqual(await run({ globalSearch: {} }), none(0));
+    assert.equal(fake.requests.length, 1);
+  });
+
+  test('edges null, "", {}, null entries or edges without node; pageInfo null or without globalCount', async () => {
+    for (const globalSearch of [
+      { edges: null, pageInfo: null },
+      { edges: '', pageInfo: {} },
+      { edges: {}, pageInfo: { globalCount: null } },
+      { edges: [null, {}, { node: null }], pageInfo: { globalCount: '' } },
+    ]) {
+      assert.deepEqual(await run({ globalSearch }), none(0), JSON.stringify(globalSearch));
+    }
+    assert.deepEqual(await run({ globalSearch: { edges: [], pageInfo: { globalCount: '7' } } }), none(7));
+  });
+
+  test('one edge object in place of the list; minimal nodes; no globalCount: the edges are counted', async () => {
+    assert.deepEqual(await run({ globalSearch: { edges: { node: { id: 'd1', entity_type: 'Domain-Name', created_at: '2025-06-10T08:00:00.000Z' } } } }), {
+      ...none(1), entity_counts: { 'Domain-Name': 1 }, latest_created_at: '2025-06-10', ...NO_INDICATOR,
+    });
+    assert.deepEqual(await run({ globalSearch: { edges: [{ node: {} }, { node: { entity_type: 'Report', created_at: '' } }] } }), {
+      ...none(2), entity_counts: { Unknown: 1, Report: 1 }, ...NO_INDICATOR,
+    });
+    assert.equal(fake.requests.length, 1, 'no indicator: no detail query');
+  });
+
+  test('an indicator without id is skipped for the next one; its detail minimal, or with 0/""/text forms', async () => {
+    const edges = [{ node: { entity_type: 'Indicator' } }, { node: { id: 'i2', entity_type: 'Indicator', created_at: '2025-05-02T10:00:00.000Z' } }];
+    const found = { ...none(2), entity_counts: { Indicator: 2 }, latest_created_at: '2025-05-02', ...NO_INDICATOR, latest_indicator_link: `${fake.url}/lenient/dashboard/observations/indicators/i2` };
+    for (const detail of [{}, { indicator: null }, { indicator: {} }, { indicator: { name: '', x_opencti_score: null, revoked: null, valid_from: '', valid_until: null, confidence: '' } }]) {
+      assert.deepEqual(await run({ globalSearch: { edges } }, detail), found, JSON.stringify(detail));
+      assert.deepEqual(JSON.parse(fake.requests[1]!.body).variables, { id: 'i2' });
+    }
+    assert.deepEqual(await run({ globalSearch: { edges } }, { indicator: { name: 'evil.example.com', x_opencti_score: '80', revoked: 0, valid_from: '2025-05-02T10:00:00.000Z', confidence: '75' } }), {
+      ...found, latest_indicator_name: 'evil.example.com', x_opencti_score: 80, revoked: false, valid_from: '2025-05-02', confidence: 75,
+    });
+    assert.equal((await run({ globalSearch: { edges } }, { indicator: { revoked: '1' } }) as OpenCtiMatch).revoked, true);
+  });
+
+  test('what cannot be read still fails, naming the missing or wrong part', async () => {
+    await watch.rejectsWith(run({}), /^unexpected answer from upstream at globalSearch/);
+    await watch.rejectsWith(run({ globalSearch: null }), /^unexpected answer from upstream at globalSearch/);
+    await watch.rejectsWith(run({ globalSearch: { edges: [{ node: { id: 'x', entity_type: ['Indicator'] } }] } }), /^unexpected answer from upstream at globalSearch\.edges\.0\.node\.entity_type/);
+    await watch.rejectsWith(run({ globalSearch: { edges: [], pageInfo: { globalCount: 'many' } } }), /^unexpected answer from upstream at globalSearch\.pageInfo\.globalCount: expected a number/);
+  });
+});
+
 describe('provider_16 secrets', () => {
   test('the key appears in no result and no error of these tests', () => {
     watch.assertNoKey(50);
