@@ -1,12 +1,21 @@
 /**
  * rdap (older catalog): the RDAP registration record only, no WHOIS fallback, with the older
  * 10-field result in which unknown strings are "" (never null). Shares the RDAP code with
- * rdap_whois.
+ * rdap_whois, and so its reading of answers: a domain object is needed (an answer of another
+ * `objectClassName`, or an error document, is refused), every part of it is read when present.
+ *
+ * Differences from the reference (engines.md 6.1):
+ * - `link` is the record's last `self` link, else `""` (as the reference), never the queried URL.
+ * - The registry is found through the IANA bootstrap file instead of the rdap.net redirector.
+ * - Errors are errors, not `null` (engines.md 8 item 3): HTTP failures other than 404, a
+ *   malformed answer, and a TLD without RDAP service; a 404 (not registered) is `null`.
+ * - Redaction placeholders ("REDACTED FOR PRIVACY") are `""`, not a registrant's name; a
+ *   registrant organisation entity (vCard kind `org`) gives `organization` from its `fn`.
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField } from '../src/engine/contract.js';
-import { lookupRdapDomain, registrableDomainOf, registrationSummary } from '../src/rdap/domain.js';
-import { registrationDetails } from './rdap_whois.js';
+import { registrableDomainOf, registrationSummary } from '../src/rdap/domain.js';
+import { lookupRdap, registrationDetails } from './rdap_whois.js';
 
 export interface RdapResult {
   abuse_contact: string;
@@ -49,7 +58,7 @@ export default defineEngine<RdapResult>({
     if (!domain) return null;
     const bootstrapUrl = typeof ctx.settings.bootstrap_url === 'string' ? ctx.settings.bootstrap_url.trim() : '';
     // HTTP failures propagate as the client's one-line UpstreamErrors.
-    const rdap = await lookupRdapDomain(ctx, bootstrapUrl, domain);
+    const rdap = await lookupRdap(ctx, bootstrapUrl, domain);
     if (rdap.status === 'not_found') return null;
     if (rdap.status === 'unsupported') throw new EngineError(`no RDAP service for .${rdap.tld}`);
     const r = rdap.record;

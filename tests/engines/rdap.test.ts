@@ -4,7 +4,7 @@ import rdapEngine, { type RdapResult } from '../../engines/rdap.js';
 import rdapWhois from '../../engines/rdap_whois.js';
 import { resetBootstrapMemory } from '../../src/rdap/bootstrap.js';
 import { reply } from '../fakes/http.js';
-import { cyberbroNet, exampleCom, startFakeRdap, type FakeRdap } from '../fakes/rdap.js';
+import { exampleCom, rdapReply, startFakeRdap, type FakeRdap } from '../fakes/rdap.js';
 import { startFakeWhois, type FakeWhoisServer } from '../fakes/whois.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 
@@ -115,7 +115,8 @@ describe('rdap (older catalog): lookups', () => {
       creation_date: '',
       expiration_date: '',
       update_date: '',
-      link: `${rdap.http.url}/rdap/com/v1/domain/minimal.com`,
+      // Issue 26: without a self link, "" as the reference (engines.md 6.1), not the queried URL.
+      link: '',
     });
   });
 
@@ -185,6 +186,73 @@ describe('rdap (older catalog): failures never fall back to WHOIS', () => {
   test('TLD without RDAP service', async () => {
     await assert.rejects(harness().run('example-labs.xyz', 'FQDN'), { name: 'EngineError', message: 'no RDAP service for .xyz' });
     assert.deepEqual(whois.queries, []);
+  });
+});
+
+describe('rdap (older catalog): minimal and degenerate answers', () => {
+  const EMPTY: RdapResult = {
+    abuse_contact: '', registrar: '', organization: '', registrant: '', registrant_email: '',
+    name_servers: [], creation_date: '', expiration_date: '', update_date: '', link: '',
+  };
+
+  test('no objectClassName, no ldhName: read, not refused', async () => {
+    await rdap.answering('bare.com', rdapReply({ events: [{ eventAction: 'registration', eventDate: '2020-02-02T00:00:00Z' }] }), async () => {
+      assert.deepEqual(await harness().run('bare.com', 'FQDN'), { ...EMPTY, creation_date: '2020-02-02' });
+    });
+    await rdap.answering('bare.com', rdapReply({}), async () => {
+      assert.deepEqual(await harness().run('bare.com', 'FQDN'), EMPTY);
+    });
+  });
+
+  test('null parts, one object for a list, null items, a role as a string: read as lists', async () => {
+    const record = {
+      objectClassName: 'domain',
+      links: { rel: 'self', href: 'https://rdap.example/domain/ODD.COM' },
+      events: [null, { eventAction: 'expiration', eventDate: '2027-01-01T00:00:00Z' }, { eventAction: 'registration' }],
+      entities: {
+        roles: 'registrar',
+        vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', 'Odd Registrar']]],
+        entities: { roles: ['abuse'], vcardArray: ['vcard', [['email', {}, 'text', 'abuse@odd.example']]] },
+      },
+      nameservers: { ldhName: 'NS1.ODD.EXAMPLE' },
+      status: null,
+    };
+    await rdap.answering('odd.com', rdapReply(record), async () => {
+      assert.deepEqual(await harness().run('odd.com', 'FQDN'), {
+        ...EMPTY,
+        abuse_contact: 'abuse@odd.example',
+        registrar: 'Odd Registrar',
+        name_servers: ['ns1.odd.example'],
+        expiration_date: '2027-01-01',
+        link: 'https://rdap.example/domain/ODD.COM',
+      });
+    });
+    await rdap.answering('odd.com', rdapReply({ objectClassName: 'domain', links: null, events: null, entities: null, nameservers: null }), async () => {
+      assert.deepEqual(await harness().run('odd.com', 'FQDN'), EMPTY);
+    });
+  });
+
+  test('no self link: "" even when the registrar names its site', async () => {
+    const record = {
+      objectClassName: 'domain', ldhName: 'NOSELF.COM',
+      links: [{ rel: 'related', href: 'https://rdap.registrar.example/domain/NOSELF.COM' }],
+      entities: [{ roles: ['registrar'], vcardArray: ['vcard', [['fn', {}, 'text', 'Some Registrar'], ['url', {}, 'uri', 'https://registrar.example']]] }],
+    };
+    await rdap.answering('noself.com', rdapReply(record), async () => {
+      assert.deepEqual(await harness().run('noself.com', 'FQDN'), { ...EMPTY, registrar: 'Some Registrar' });
+    });
+  });
+
+  test('another object class or an error document: refused, one line', async () => {
+    await rdap.answering('other.com', rdapReply({ objectClassName: 'entity', handle: 'X' }), async () => {
+      await assert.rejects(harness().run('other.com', 'FQDN'), { name: 'BadResponseError', message: 'unexpected answer from upstream at (root): not an RDAP domain object' });
+    });
+    await rdap.answering('other.com', rdapReply({ errorCode: 500, title: 'Internal error' }), async () => {
+      await assert.rejects(harness().run('other.com', 'FQDN'), { message: 'unexpected answer from upstream at (root): not an RDAP domain object' });
+    });
+    await rdap.answering('other.com', rdapReply([exampleCom]), async () => {
+      await assert.rejects(harness().run('other.com', 'FQDN'), { message: 'unexpected answer from upstream at (root): expected a JSON object' });
+    });
   });
 });
 

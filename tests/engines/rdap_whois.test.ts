@@ -211,14 +211,15 @@ describe('rdap_whois: RDAP', () => {
     assert.equal(result.update_date, null);
   });
 
-  test('minimal record: unknown values are null, lists empty, link is the queried URL', async () => {
+  test('minimal record: unknown values are null, lists empty, link "" (no self link, no registrar site)', async () => {
     assert.deepEqual(await harness().run('minimal.com', 'FQDN'), {
       abuse_contact: null,
       creation_date: null,
       data_source: 'rdap',
       emails: [],
       expiration_date: null,
-      link: `${rdap.http.url}/rdap/com/v1/domain/minimal.com`,
+      // Issue 26: engines.md 5.21's link is rdap_link, else registrar_url, else "" (never the queried URL).
+      link: '',
       name_servers: [],
       organization: null,
       registrant: null,
@@ -255,6 +256,70 @@ describe('rdap_whois: RDAP', () => {
     assert.deepEqual(rdap.http.requests, []);
     assert.deepEqual(iana.queries, []);
     assert.deepEqual(registry.queries, []);
+  });
+});
+
+describe('rdap_whois: minimal and degenerate RDAP answers', () => {
+  const EMPTY: RdapWhoisResult = {
+    abuse_contact: null, creation_date: null, data_source: 'rdap', emails: [], expiration_date: null, link: '',
+    name_servers: [], organization: null, registrant: null, registrant_country: null, registrant_email: null,
+    registrar: null, update_date: null,
+  };
+
+  test('no objectClassName, no ldhName: read as a domain record, no WHOIS', async () => {
+    await rdap.answering('cyberbro.net', rdapReply({ nameservers: [{ ldhName: 'NS.EXAMPLE.NET' }] }), async () => {
+      assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), { ...EMPTY, name_servers: ['ns.example.net'] });
+    });
+    await rdap.answering('cyberbro.net', rdapReply({}), async () => {
+      assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), EMPTY);
+    });
+    assert.deepEqual(registry.queries, []);
+  });
+
+  test('no self link: the registrar\'s site, else ""', async () => {
+    const record = {
+      objectClassName: 'domain', ldhName: 'CYBERBRO.NET',
+      links: [{ rel: 'related', href: 'https://rdap.cloudflare.com/rdap/v1/domain/CYBERBRO.NET' }],
+      entities: [{ roles: ['registrar'], vcardArray: ['vcard', [['fn', {}, 'text', 'Cloudflare, Inc.'], ['url', {}, 'uri', 'https://www.cloudflare.com']]] }],
+    };
+    await rdap.answering('cyberbro.net', rdapReply(record), async () => {
+      assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), { ...EMPTY, registrar: 'Cloudflare, Inc.', link: 'https://www.cloudflare.com' });
+    });
+  });
+
+  test('null parts, one object for a list, null items: read as lists', async () => {
+    const record = {
+      objectClassName: 'domain',
+      links: { rel: 'self', href: 'https://rdap.example/domain/CYBERBRO.NET' },
+      events: [null, { eventAction: 'registration', eventDate: '2024-12-20T13:05:44Z' }],
+      entities: [null, {
+        roles: 'registrant',
+        vcardArray: ['vcard', [['fn', {}, 'text', 'Jane Doe'], ['adr', { cc: 'fr' }, 'text', ['', '', '', '', '', '', '']], ['email', {}, 'text', 'jane@example.net']]],
+        entities: null,
+      }],
+      nameservers: { ldhName: 'LISA.NS.CLOUDFLARE.COM' },
+    };
+    await rdap.answering('cyberbro.net', rdapReply(record), async () => {
+      assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), {
+        ...EMPTY,
+        creation_date: '2024-12-20',
+        emails: ['jane@example.net'],
+        link: 'https://rdap.example/domain/CYBERBRO.NET',
+        name_servers: ['lisa.ns.cloudflare.com'],
+        registrant: 'Jane Doe',
+        registrant_country: 'FR',
+        registrant_email: 'jane@example.net',
+      });
+    });
+    await rdap.answering('cyberbro.net', rdapReply({ objectClassName: 'domain', links: null, events: null, entities: null, nameservers: null }), async () => {
+      assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), EMPTY);
+    });
+  });
+
+  test('another object class: not a domain record, WHOIS fallback', async () => {
+    await rdap.answering('cyberbro.net', rdapReply({ objectClassName: 'nameserver', ldhName: 'CYBERBRO.NET' }), async () => {
+      assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), CYBERBRO_WHOIS);
+    });
   });
 });
 
