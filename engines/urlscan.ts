@@ -20,9 +20,17 @@
  *   colons of an IPv6 address) is quoted: `ip:"2001:db8::1"`. Hashes are searched lower-case,
  *   as urlscan stores them.
  * - A 429 is retried as the upstream asks instead of becoming `null`.
+ * - An answer is read leniently (issue 26): only a JSON object is needed. A missing, null or
+ *   empty `results` is no scan, one scan object in place of the list is that scan, null entries
+ *   are skipped, a `total` sent as text is its number. The reference failed on a missing
+ *   `results` (`null`).
+ * - `scan_count` without a `total` in the answer is the number of scans returned, not 0 (the
+ *   reference's default): those scans exist, so 0 would contradict `top_domains`.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { jsonObject } from '../src/http/client.js';
+import { list, numOrNull, text } from '../src/http/lenient.js';
 import { count, isoDay, latest } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -32,14 +40,19 @@ import { field, fields, listText, sourceLink } from '../src/view/fields.js';
 const WEB_SEARCH = 'https://urlscan.io/search/#';
 const TOP_DOMAINS = 5;
 
-const ScanSchema = v.looseObject({
-  task: v.nullish(v.looseObject({ time: v.nullish(v.string()) })),
-  page: v.nullish(v.looseObject({ domain: v.nullish(v.string()) })),
+/** One scan; everything read when present (no page domain counts as "Unknown", as in the reference). */
+const ScanSchema = jsonObject({
+  task: v.nullish(v.looseObject({ time: text() })),
+  page: v.nullish(v.looseObject({ domain: text() })),
 });
 
-const SearchSchema = v.looseObject({
-  results: v.array(ScanSchema),
-  total: v.nullish(v.number()),
+/**
+ * The search's answer: only a JSON object is needed. `results` absent, null or one scan object
+ * in place of the list → none / that one (null entries skipped); `total` absent → counted below.
+ */
+const SearchSchema = jsonObject({
+  results: list(ScanSchema),
+  total: numOrNull(),
 });
 
 export interface DomainCount {
@@ -90,7 +103,7 @@ export async function urlscanLookup(observable: Observable, ctx: EngineContext):
   const answer = await ctx.http.json(String(ctx.settings.base_url), SearchSchema, { query: { q } });
   return {
     scan_count: answer.total ?? answer.results.length,
-    top_domains: topDomains(answer.results.map((scan) => scan.page?.domain || 'Unknown')),
+    top_domains: topDomains(answer.results.map((scan) => scan.page?.domain ?? 'Unknown')),
     link: WEB_SEARCH + encodeURI(q),
     last_scan: latest(answer.results.map((scan) => scan.task?.time)),
   };

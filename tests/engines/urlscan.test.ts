@@ -206,6 +206,42 @@ describe('provider_23 against a loopback urlscan', () => {
   });
 });
 
+describe('provider_23 minimal and degenerate answers (issue 26)', () => {
+  const none = (total: number): UrlscanResult => ({ scan_count: total, top_domains: [], link: 'https://urlscan.io/search/#page.domain:example.com', last_scan: null });
+
+  test('the minimal answer, an empty object: no scan', async () => {
+    const { harness } = await setup(reply.json({}));
+    assert.deepEqual(await harness.run('example.com', 'FQDN'), none(0));
+  });
+
+  test('results null, "", {} or null entries; total null, "" or text', async () => {
+    for (const [answer, total] of [
+      [{ results: null, total: null }, 0],
+      [{ results: '', total: '' }, 0],
+      [{ results: {}, total: 4 }, 4],
+      [{ results: [null, null], total: '1523' }, 1523],
+      [{ total: 3, took: 2 }, 3],
+    ] as const) {
+      const { harness } = await setup(reply.json(answer));
+      assert.deepEqual(await harness.run('example.com', 'FQDN'), none(total), JSON.stringify(answer));
+    }
+  });
+
+  test('one scan object in place of the list, no total: that scan, counted', async () => {
+    const { harness } = await setup(reply.json({ results: SEARCH.results[1] }));
+    assert.deepEqual(await harness.run('example.com', 'FQDN'), {
+      ...none(1), top_domains: [{ domain: 'example.com', count: 1 }], last_scan: '2026-01-08T09:30:00.000Z',
+    });
+  });
+
+  test('minimal scans: no task, no page, null or "" domain and time', async () => {
+    const { harness } = await setup(reply.json({ results: [{}, { task: null, page: null }, { task: { time: '' }, page: { domain: '' } }, { page: { domain: 'example.com' } }], total: null }));
+    assert.deepEqual(await harness.run('example.com', 'FQDN'), {
+      ...none(4), top_domains: [{ domain: 'Unknown', count: 3 }, { domain: 'example.com', count: 1 }],
+    });
+  });
+});
+
 describe('provider_23 upstream failures', () => {
   test('HTTP 500: an error, not an empty result', async () => {
     const { harness } = await setup(reply.status(500), { retries: 0 });
@@ -224,9 +260,11 @@ describe('provider_23 upstream failures', () => {
   });
 
   test('JSON of the wrong shape: a clean error naming the field', async () => {
-    const { harness } = await setup(reply.json({ total: 3, took: 2 }));
-    await rejectsWith(harness.run('example.com', 'FQDN'), /unexpected answer from upstream at results/);
-    const { harness: badTotal } = await setup(reply.json({ results: [], total: '3' }));
+    // A missing `results` and a total sent as text were refused here before issue 26; they are
+    // now read (see the minimal and degenerate answers below).
+    const { harness } = await setup(reply.json({ total: 3, results: [{ page: { domain: ['example.com'] } }] }));
+    await rejectsWith(harness.run('example.com', 'FQDN'), /unexpected answer from upstream at results\.0\.page\.domain/);
+    const { harness: badTotal } = await setup(reply.json({ results: [], total: 'many' }));
     await rejectsWith(badTotal.run('example.com', 'FQDN'), /unexpected answer from upstream at total/);
   });
 
