@@ -32,10 +32,16 @@
  *   instead of becoming `null`; a 200 with empty device `resources` is 0 devices (the reference
  *   crashed into `null`).
  * - A date Falcon leaves out is `null` (the reference wrote 1970-01-01).
+ * - Nothing in Falcon's answers is needed but their being JSON objects (issue 26): a device
+ *   resource without `device_count` (or null, "") is 0 devices; an indicator's lists sent as null
+ *   or left out are `[]`, one string in place of a list is a list of it; `malicious_confidence`
+ *   sent as "" is null; dates sent as numeric strings are read as epoch seconds. Falcon's "nothing
+ *   here" 404 is recognised by its `errors` key with no resources, `errors: null` included.
  */
 import * as v from 'valibot';
 import { EngineError, defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson, type HttpClient, type HttpResponse } from '../src/http/client.js';
+import { jsonObject, parseJson, type HttpClient, type HttpResponse } from '../src/http/client.js';
+import { list, num, numOrNull, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
 import { count, oneLine } from '../src/lookup/wording.js';
@@ -76,20 +82,22 @@ export interface CrowdStrikeFound {
 
 export type CrowdStrikeResult = CrowdStrikeNotFound | CrowdStrikeFound;
 
-const strings = v.nullish(v.array(v.string()));
-const FalconErrors = v.nullish(v.array(v.looseObject({ code: v.nullish(v.number()), message: v.nullish(v.string()) })));
+const strings = list(v.string('expected a string'));
+const FalconErrors = list(v.looseObject({ code: numOrNull(), message: text() }));
 
-const DeviceCountSchema = v.looseObject({
-  resources: v.nullish(v.array(v.looseObject({ device_count: v.number() }))),
+/** Nothing is needed: no resource, or one without its count, is 0 devices. */
+const DeviceCountSchema = jsonObject({
+  resources: list(v.looseObject({ device_count: num() })),
   errors: FalconErrors,
 });
 
+/** Read when present: an indicator Falcon lists is found whatever it leaves out. */
 const IndicatorSchema = v.looseObject({
-  id: v.nullish(v.string()),
-  indicator: v.nullish(v.string()),
-  published_date: v.nullish(v.number()),
-  last_updated: v.nullish(v.number()),
-  malicious_confidence: v.nullish(v.string()),
+  id: text(),
+  indicator: text(),
+  published_date: numOrNull(),
+  last_updated: numOrNull(),
+  malicious_confidence: text(),
   actors: strings,
   threat_types: strings,
   kill_chains: strings,
@@ -97,15 +105,15 @@ const IndicatorSchema = v.looseObject({
   vulnerabilities: strings,
 });
 
-const IntelSchema = v.looseObject({
-  resources: v.nullish(v.array(IndicatorSchema)),
+const IntelSchema = jsonObject({
+  resources: list(IndicatorSchema),
   errors: FalconErrors,
 });
 
-/** Any Falcon answer: its `resources` and `errors`. */
+/** Any Falcon answer: its `resources` and `errors` (`errors` must be there, even empty). */
 const EnvelopeSchema = v.looseObject({
-  resources: v.nullish(v.array(v.unknown())),
-  errors: FalconErrors,
+  resources: list(v.unknown()),
+  errors: v.nullish(v.unknown()),
 });
 
 /** What Falcon is asked about: its type name, the normalised value and the intel indicator id. */
@@ -187,7 +195,7 @@ function isFalconEmpty(response: HttpResponse): boolean {
   if (response.status !== 404) return false;
   try {
     const body = parseJson(response.text(), EnvelopeSchema);
-    return Array.isArray(body.errors) && (body.resources ?? []).length === 0;
+    return body.errors !== undefined && body.resources.length === 0;
   } catch {
     return false;
   }
@@ -204,7 +212,7 @@ async function deviceCount(ctx: EngineContext, spec: TokenSpec, target: { type: 
     });
     if (isFalconEmpty(response)) return 0;
     if (response.status >= 300) throw refused(response, http);
-    return parseJson(response.text(), DeviceCountSchema).resources?.[0]?.device_count ?? 0;
+    return parseJson(response.text(), DeviceCountSchema).resources[0]?.device_count ?? 0;
   });
 }
 
@@ -220,7 +228,7 @@ async function intelIndicator(ctx: EngineContext, spec: TokenSpec, id: string): 
     });
     if (isFalconEmpty(response)) return null;
     if (response.status >= 300) throw refused(response, http);
-    const resources = parseJson(response.text(), IntelSchema).resources ?? [];
+    const resources = parseJson(response.text(), IntelSchema).resources;
     return resources.find((r) => r.id === id) ?? resources[0] ?? null;
   });
 }
@@ -245,12 +253,12 @@ export async function crowdStrikeLookup(observable: Observable, ctx: EngineConte
     indicator_found: true,
     published_date: utcDate(indicator.published_date),
     last_updated: utcDate(indicator.last_updated),
-    actors: indicator.actors ?? [],
-    malicious_confidence: indicator.malicious_confidence || null,
-    threat_types: indicator.threat_types ?? [],
-    kill_chain: indicator.kill_chains ?? [],
-    malware_families: indicator.malware_families ?? [],
-    vulnerabilities: indicator.vulnerabilities ?? [],
+    actors: indicator.actors,
+    malicious_confidence: indicator.malicious_confidence,
+    threat_types: indicator.threat_types,
+    kill_chain: indicator.kill_chains,
+    malware_families: indicator.malware_families,
+    vulnerabilities: indicator.vulnerabilities,
   };
 }
 

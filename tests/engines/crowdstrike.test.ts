@@ -449,6 +449,72 @@ describe('provider_04 upstream failures', () => {
   });
 });
 
+describe('provider_04: minimal and degenerate answers (issue 26)', () => {
+  const COUNT = (p: string) => `GET ${p}/iocs/aggregates/indicators/device-count/v1`;
+  const INTEL = (p: string) => `POST ${p}/intel/entities/indicators/GET/v1`;
+  /** A Falcon answering `count` and `intel` (JSON bodies, status 200 unless given) to every value. */
+  const answering = (count: unknown, intel: unknown, intelStatus = 200) =>
+    mount({}, (p) => ({ [COUNT(p)]: reply.json(count), [INTEL(p)]: reply.json(intel, intelStatus) }));
+  /** Found, and Falcon said nothing more than that. */
+  const BARE_FOUND = (devices: number): CrowdStrikeResult => ({
+    device_count: devices,
+    link: link('a.example'),
+    indicator_found: true,
+    published_date: null,
+    last_updated: null,
+    actors: [],
+    malicious_confidence: null,
+    threat_types: [],
+    kill_chain: [],
+    malware_families: [],
+    vulnerabilities: [],
+  });
+
+  test('the minimal answers: a device count alone, an indicator with its id alone', async () => {
+    const m = answering({ resources: [{ device_count: 3 }] }, { resources: [{ id: 'domain_a.example' }] });
+    assert.deepEqual(await m.run('a.example', 'FQDN'), BARE_FOUND(3));
+  });
+
+  test('no meta, no errors, no resources: 0 devices, not found', async () => {
+    for (const empty of [{}, { resources: null, errors: null }, { resources: {} }, { resources: [null] }]) {
+      assert.deepEqual(await answering(empty, empty).run('a.example', 'FQDN'), NOT_FOUND('a.example'), JSON.stringify(empty));
+    }
+  });
+
+  test('a device resource without its count, or null / "" / a numeric string: 0, 0, 0, the number', async () => {
+    for (const [resource, devices] of [[{ id: 'domain:a.example' }, 0], [{ device_count: null }, 0], [{ device_count: '' }, 0], [{ device_count: '7' }, 7]] as const) {
+      assert.deepEqual(await answering({ resources: [resource] }, {}).run('a.example', 'FQDN'), NOT_FOUND('a.example', devices), JSON.stringify(resource));
+    }
+  });
+
+  test('one indicator for a list, one string for a list, null lists, "" confidence, dates as strings', async () => {
+    const m = answering({ resources: { device_count: 1 } }, {
+      resources: {
+        id: 'domain_a.example',
+        published_date: '1704067200',
+        last_updated: '',
+        malicious_confidence: '',
+        actors: 'FANCYBEAR',
+        threat_types: null,
+        kill_chains: ['C2', null],
+        malware_families: [],
+      },
+    });
+    assert.deepEqual(await m.run('a.example', 'FQDN'), { ...BARE_FOUND(1), published_date: '2024-01-01', actors: ['FANCYBEAR'], kill_chain: ['C2'] });
+  });
+
+  test('Falcon\'s 404 with errors: null is still "nothing here"', async () => {
+    const m = answering({ resources: [] }, { meta: {}, resources: null, errors: null }, 404);
+    assert.deepEqual(await m.run('a.example', 'FQDN'), NOT_FOUND('a.example'));
+  });
+
+  test('what cannot be understood still fails, naming the field', async () => {
+    await watch.rejectsWith(answering({ resources: [] }, { resources: [{ actors: [{ name: 'X' }] }] }).run('a.example', 'FQDN'),
+      /^unexpected answer from upstream at resources\.0\.actors\.0: expected a string$/);
+    await watch.rejectsWith(answering([], {}).run('a.example', 'FQDN'), /^unexpected answer from upstream at \(root\): expected a JSON object$/);
+  });
+});
+
 describe('provider_04 whole-system fake', () => {
   test('fakeRoutes/fakeSettings answer every type with any credentials', async () => {
     clearTokenCache();
