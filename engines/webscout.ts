@@ -15,10 +15,17 @@
  *   is reported with webscout's message (key masked), as are HTTP errors, malformed answers and
  *   timeouts, instead of all becoming null.
  * - `country_name` comes from the ICU region names built into Node, not pycountry (see provider_12).
+ * - An answer is read leniently (issue 26): only a JSON object with `status` "success" is
+ *   needed. Anonymization flags sent as 0/1, "" or "true"/"false" are booleans (the reference
+ *   copied `0` or `""` as is; absent is false in both); `hostnames`, `company.business` and
+ *   `osint.services[].tags` absent, null or "" are `[]` (the reference copied null or failed),
+ *   one string in place of a list is a list of it; `network_type`, `network_service` and
+ *   `network_service_region` absent or null are `""` (the reference gave null for the latter two).
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
+import { flag, list, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -28,25 +35,30 @@ import { oneLine } from '../src/lookup/wording.js';
 import { field, fields } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
 
-const text = v.nullish(v.string());
-const flag = v.nullish(v.boolean());
-const strings = v.nullish(v.array(v.string()));
-
+/**
+ * What webscout says about the address, every field read when present: absent, null or "" is
+ * the reference's default (below), flags sent as 0/1, "" or "true"/"false" are booleans, one
+ * string or object in place of a list is a list of it, null entries are skipped.
+ */
 const DataSchema = v.looseObject({
-  ip: text,
-  location: v.nullish(v.looseObject({ country_iso: text, city: text })),
-  network: v.nullish(v.looseObject({ type: text, service: text, region: text })),
-  company: v.nullish(v.looseObject({ name: text, business: strings, description: text })),
-  as: v.nullish(v.looseObject({ as_number: v.nullish(v.union([v.number(), v.string()])), organization: text })),
-  anonymization: v.nullish(v.looseObject({ proxy: flag, tor: flag, vpn: flag })),
-  osint: v.nullish(v.looseObject({ services: v.nullish(v.array(v.looseObject({ tags: strings }))) })),
-  hostnames: strings,
+  ip: text(),
+  location: v.nullish(v.looseObject({ country_iso: text(), city: text() })),
+  network: v.nullish(v.looseObject({ type: text(), service: text(), region: text() })),
+  company: v.nullish(v.looseObject({ name: text(), business: list(v.string()), description: text() })),
+  as: v.nullish(v.looseObject({ as_number: v.nullish(v.union([v.number(), v.string()])), organization: text() })),
+  anonymization: v.nullish(v.looseObject({ proxy: flag(), tor: flag(), vpn: flag() })),
+  osint: v.nullish(v.looseObject({ services: list(v.looseObject({ tags: list(v.string()) })) })),
+  hostnames: list(v.string()),
 });
 
-/** webscout.io's envelope: `{"status": "success", "data": {...}}` or `{"status": "error", "message": "..."}`. */
-const WebscoutSchema = v.looseObject({
+/**
+ * webscout.io's envelope: `{"status": "success", "data": {...}}` or `{"status": "error",
+ * "message": "..."}`. Needed: a JSON object whose `status` says `success`; `data` is read when
+ * present (absent or null: every field at its default, the queried address as `ip`).
+ */
+const WebscoutSchema = jsonObject({
   status: v.optional(v.string()),
-  message: text,
+  message: text(),
   data: v.nullish(DataSchema),
 });
 
@@ -104,7 +116,8 @@ export async function webscoutLookup(observable: Observable, ctx: EngineContext)
     if (NOT_FOUND.test(message)) return null;
     throw new UpstreamError(`webscout.io: ${message}`);
   }
-  const d: v.InferOutput<typeof DataSchema> = answer.data ?? {};
+  // No data at all: every field at its default.
+  const d = answer.data ?? parseWith(DataSchema, {});
   const countryCode = d.location?.country_iso || UNKNOWN;
   const country = countryName(countryCode);
   const asNumber = typeof d.as?.as_number === 'string' ? d.as.as_number.trim().replace(/^AS/i, '') : d.as?.as_number;
@@ -117,14 +130,14 @@ export async function webscoutLookup(observable: Observable, ctx: EngineContext)
     country_code: countryCode,
     country_name: country,
     location: `${country}, ${d.location?.city || UNKNOWN}`,
-    hostnames: d.hostnames ?? [],
+    hostnames: d.hostnames,
     domains_on_ip: null,
     network_type: d.network?.type ?? '',
     network_provider: d.company?.name || UNKNOWN,
     network_service: d.network?.service ?? '',
     network_service_region: d.network?.region ?? '',
     network_provider_services: d.company?.business ?? [],
-    behavior: [...new Set((d.osint?.services ?? []).flatMap((service) => service.tags ?? []))],
+    behavior: [...new Set((d.osint?.services ?? []).flatMap((service) => service.tags))],
     as_org: d.as?.organization || UNKNOWN,
     asn: asNumber ? `AS${asNumber}` : UNKNOWN,
     description: d.company?.description || UNKNOWN,

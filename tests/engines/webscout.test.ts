@@ -142,7 +142,7 @@ describe('provider_25 against a loopback webscout.io', () => {
       'GET /status500/*': reply.status(500, { status: 'error', message: 'Internal error' }),
       'GET /flaky/*': sequence(reply.tooMany(1), byIp),
       'GET /malformed/*': reply.malformed(),
-      'GET /wrong-shape/*': reply.json({ ...VPN_EXIT, data: { ...VPN_EXIT.data, anonymization: { vpn: 'yes' } } }),
+      'GET /wrong-shape/*': reply.json({ ...VPN_EXIT, data: { ...VPN_EXIT.data, anonymization: { vpn: 'maybe' } } }),
       'GET /hang/*': reply.hang(),
       'GET /unauthorized/*': reply.json({ error: 'Invalid API key' }, 401),
       'GET /forbidden/*': (req) => reply.json({ status: 'error', message: `API key ${req.query.get('apikey')} has expired` }, 403),
@@ -302,6 +302,72 @@ describe('provider_25 against a loopback webscout.io', () => {
 
   test('the key appears in no result and no error of these tests', () => {
     watch.assertNoKey(20);
+  });
+});
+
+describe('provider_25 minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let answer: unknown = {};
+  const harness = prefixHarnesses(engine, () => fake, KEY);
+  before(async () => {
+    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
+  });
+  after(async () => {
+    await fake.close();
+  });
+  async function run(body: unknown): Promise<unknown> {
+    answer = body;
+    return watch.result(await harness('lenient').run('203.0.113.9', 'IPv4'));
+  }
+  /** The reference's defaults, for an address webscout says nothing about. */
+  const DEFAULTS: WebscoutResult = {
+    ip: '203.0.113.9', risk_score: null, is_proxy: false, is_tor: false, is_vpn: false, country_code: 'Unknown',
+    country_name: 'Unknown', location: 'Unknown, Unknown', hostnames: [], domains_on_ip: null, network_type: '',
+    network_provider: 'Unknown', network_service: '', network_service_region: '', network_provider_services: [],
+    behavior: [], as_org: 'Unknown', asn: 'Unknown', description: 'Unknown',
+  };
+
+  test('the minimal answer, {"status": "success"}: every field at its default', async () => {
+    assert.deepEqual(await run({ status: 'success' }), DEFAULTS);
+    assert.deepEqual(await run({ status: 'success', data: null }), DEFAULTS);
+    assert.deepEqual(await run({ status: 'success', data: {} }), DEFAULTS);
+  });
+
+  test('anonymization flags sent as 0 or "" are false, as 1 or "true" true', async () => {
+    assert.deepEqual(await run({ status: 'success', data: { anonymization: { proxy: 0, tor: '', vpn: null } } }), DEFAULTS);
+    assert.deepEqual(await run({ status: 'success', data: { anonymization: { proxy: 1, tor: 'true', vpn: '1' } } }), {
+      ...DEFAULTS, is_proxy: true, is_tor: true, is_vpn: true,
+    });
+  });
+
+  test('every section null, every field null or ""', async () => {
+    assert.deepEqual(await run({ status: 'success', data: { ip: null, location: null, network: null, company: null, as: null, anonymization: null, osint: null, hostnames: null } }), DEFAULTS);
+    assert.deepEqual(await run({
+      status: 'success',
+      data: {
+        ip: '', location: { country_iso: '', city: '' }, network: { type: '', service: null, region: '' },
+        company: { name: '', business: '', description: null }, as: { as_number: '', organization: '' },
+        anonymization: {}, osint: { services: null }, hostnames: '',
+      },
+    }), DEFAULTS);
+  });
+
+  test('one value in place of a list; null entries and tags', async () => {
+    assert.deepEqual(await run({
+      status: 'success',
+      data: {
+        company: { business: 'Hosting' },
+        osint: { services: [null, { tags: 'scanner' }, { tags: null }, {}, { tags: ['scanner', null, 'botnet'] }] },
+        hostnames: 'host.example.net',
+      },
+    }), { ...DEFAULTS, network_provider_services: ['Hosting'], behavior: ['scanner', 'botnet'], hostnames: ['host.example.net'] });
+    assert.deepEqual(await run({ status: 'success', data: { osint: { services: { tags: ['vpn'] } } } }), { ...DEFAULTS, behavior: ['vpn'] });
+  });
+
+  test('what cannot be read still fails: no status, a flag that is no boolean, a list of objects for host names', async () => {
+    await watch.rejectsWith(run({ data: { ip: '203.0.113.9' } }), /^webscout\.io: status missing$/);
+    await watch.rejectsWith(run({ status: 'success', data: { anonymization: { tor: { exit: true } } } }), /^unexpected answer from upstream at data\.anonymization\.tor/);
+    await watch.rejectsWith(run({ status: 'success', data: { hostnames: [{ name: 'a' }] } }), /^unexpected answer from upstream at data\.hostnames\.0/);
   });
 });
 
