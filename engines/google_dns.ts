@@ -2,35 +2,46 @@
  * public_dns — common DNS records through a public DNS-over-HTTPS JSON API (dns.google by
  * default; any server speaking the same JSON, e.g. Cloudflare's, works via base_url).
  *
- * Better than the reference (engines.md 5.10, section 8 item 14):
+ * Differences from the reference (engines.md 5.10, section 8 item 14):
  * - PTR lookups use the real reverse name (4.3.2.1.in-addr.arpa; nibbles under ip6.arpa for IPv6);
  * - `type_name` comes from each answer's own type, so a CNAME met while asking for A is labelled
  *   CNAME, and a record returned by several queries (that CNAME, again for AAAA/MX/...) is listed once;
  * - SPF comes from the TXT answer (no second TXT request), every query runs concurrently and
- *   under the call's deadline, and a SERVFAIL is reported instead of looking like "no records".
+ *   under the call's deadline, and a SERVFAIL is reported instead of looking like "no records";
+ * - an IP's result is the upstream answer read as below, so it always has `Status`, the flags,
+ *   `Question` and `Answer` (the reference passed the JSON through, keys missing as sent).
+ *
+ * What an answer needs: to be a JSON object, and each record in it a `type` and `data`. The rest
+ * is read when present: an absent or empty `Status` is 0 (NOERROR), absent flags (`TC`, `RD`,
+ * `RA`, `AD`, `CD`) are false (also when sent as 0 or ""), `Question` and `Answer` absent or null
+ * are [] and one record in place of a list is a list of it, null records are skipped; a record
+ * without `name` or `TTL` has them null.
  *
  * Older catalog (`variants.older`): the older record set A, AAAA, CNAME, NS, MX, TXT (PTR for an
  * IP), without SOA and without SPF/DMARC entries apart (no `_dmarc` query; SPF stays a TXT record).
  */
 import * as v from 'valibot';
+import { jsonObject } from '../src/http/client.js';
+import { flag, list, num, numOrNull, text } from '../src/http/lenient.js';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { dnsStatusError, dnsTarget, listSummary, stripDot } from '../src/dns/resolver.js';
 import { reverseName, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 
-const AnswerSchema = v.object({ name: v.string(), type: v.number(), TTL: v.number(), data: v.string() });
+/** A record: its `type` and `data` are needed, `name` and `TTL` read when present. */
+const AnswerSchema = v.object({ name: text(), type: v.number(), TTL: numOrNull(), data: v.string() });
 
-/** The JSON API's answer; extra members (Comment, Authority, edns_client_subnet) are kept. */
-const DohSchema = v.looseObject({
-  Status: v.number(),
-  TC: v.boolean(),
-  RD: v.boolean(),
-  RA: v.boolean(),
-  AD: v.boolean(),
-  CD: v.boolean(),
-  Question: v.array(v.object({ name: v.string(), type: v.number() })),
-  Answer: v.optional(v.array(AnswerSchema)),
+/** The JSON API's answer, read as the top of this file says; extra members (Comment, Authority, edns_client_subnet) are kept. */
+const DohSchema = jsonObject({
+  Status: num(),
+  TC: flag(),
+  RD: flag(),
+  RA: flag(),
+  AD: flag(),
+  CD: flag(),
+  Question: list(v.object({ name: text(), type: numOrNull() })),
+  Answer: list(AnswerSchema),
 });
 
 type DohAnswer = v.InferOutput<typeof AnswerSchema>;
@@ -86,7 +97,7 @@ async function lookup(observable: Observable, ctx: EngineContext, set: RecordSet
   if (!target) return null;
   if (target.kind === 'ip') {
     const response = await query(ctx, reverseName(target.ip), 'PTR');
-    return { ...response, Answer: (response.Answer ?? []).map(labelled) };
+    return { ...response, Answer: response.Answer.map(labelled) };
   }
   return domainRecords(ctx, target.name, set);
 }
@@ -99,10 +110,10 @@ async function domainRecords(ctx: EngineContext, domain: string, set: RecordSet)
   const records: DomainResult['Answer'] = [];
   const spf: DomainResult['Answer'] = [];
   const seen = new Set<string>();
-  for (const answer of responses.flatMap((response) => response.Answer ?? [])) {
+  for (const answer of responses.flatMap((response) => response.Answer)) {
     const record = { ...labelled(answer), data: cleanData(answer) };
     // TTLs differ between queries (caches count down), so they are not part of identity.
-    const key = `${record.name.toLowerCase()}|${record.type}|${record.data}`;
+    const key = `${record.name?.toLowerCase() ?? ''}|${record.type}|${record.data}`;
     if (seen.has(key)) continue;
     seen.add(key);
     if (set.policies && record.type === TXT && /^v=spf/i.test(record.data)) spf.push({ type_name: 'SPF', data: record.data });
@@ -146,11 +157,11 @@ function txtText(data: string): string {
 
 /** The first DMARC record's text, with `; ` tightened to `;` as the reference shows it. */
 function dmarcPolicy(response: DohResponse): string | undefined {
-  const text = (response.Answer ?? [])
+  const policy = response.Answer
     .filter((answer) => answer.type === TXT)
     .map((answer) => txtText(answer.data))
     .find((data) => /^v=DMARC1/i.test(data));
-  return text?.replace(/;\s+/g, ';');
+  return policy?.replace(/;\s+/g, ';');
 }
 
 /** `2 A, 1 AAAA, 1 MX, 2 NS, SPF, DMARC` (SOA left out: one per zone, it says nothing); `PTR dns.google`. */

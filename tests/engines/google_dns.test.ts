@@ -304,6 +304,65 @@ describe('public_dns older catalog: A, AAAA, CNAME, NS, MX, TXT, PTR', () => {
   });
 });
 
+describe('public_dns: minimal and degenerate answers', () => {
+  /** A fake answering every question with `answer(name, type)`. */
+  function answering(answer: (name: string, type: string) => unknown): FakeRoute {
+    return (req) => reply.json(answer(req.query.get('name')!, req.query.get('type')!));
+  }
+
+  test('IP: an answer of records only (no Status, flags or Question): read with the defaults', async () => {
+    const { harness } = await setup(answering(() => ({ Answer: [{ type: 12, data: 'one.example.net.' }] })));
+    const result = await harness.run('1.2.3.4', 'IPv4') as PublicDnsResult;
+    assert.deepEqual(result, {
+      Status: 0, TC: false, RD: false, RA: false, AD: false, CD: false,
+      Question: [],
+      Answer: [{ name: null, type: 12, TTL: null, data: 'one.example.net.', type_name: 'PTR' }],
+    });
+    assert.equal(engine.summary(result), 'PTR one.example.net');
+    assert.deepEqual(engine.details!(result, '1.2.3.4'), [{ label: 'PTR names', value: 'one.example.net' }]);
+  });
+
+  test('IP: flags as 0/1/""/null, null lists, one record for a list, null records', async () => {
+    const { harness } = await setup(answering((name) => ({
+      Status: '', TC: 0, RD: 1, RA: 'true', AD: '', CD: null,
+      Question: { name: `${name}.`, type: '12' },
+      Answer: [null, { name: `${name}.`, type: 12, TTL: '60', data: 'one.example.net.' }],
+    })));
+    assert.deepEqual(await harness.run('1.2.3.4', 'IPv4'), {
+      Status: 0, TC: false, RD: true, RA: true, AD: false, CD: false,
+      Question: [{ name: '4.3.2.1.in-addr.arpa.', type: 12 }],
+      Answer: [{ name: '4.3.2.1.in-addr.arpa.', type: 12, TTL: 60, data: 'one.example.net.', type_name: 'PTR' }],
+    });
+    const empty = await setup(answering(() => ({ Status: 3, Question: null, Answer: null })));
+    assert.deepEqual(await empty.harness.run('1.2.3.4', 'IPv4'), {
+      Status: 3, TC: false, RD: false, RA: false, AD: false, CD: false, Question: [], Answer: [],
+    });
+  });
+
+  test('domain: minimal answers ({} for no record), one record for a list, no name or TTL', async () => {
+    const { harness } = await setup(answering((name, type) => {
+      if (name === 'example.com' && type === 'A') return { Answer: { type: 1, data: '192.0.2.1' } };
+      if (name === 'example.com' && type === 'TXT') return { Answer: [{ name: 'example.com.', type: 16, data: 'v=spf1 -all' }, null] };
+      if (name === 'example.com' && type === 'MX') return { Status: 0, Answer: [{ type: 15, TTL: 60, data: '10 mx.example.com.' }] };
+      if (name === '_dmarc.example.com') return { Answer: { type: 16, data: 'v=DMARC1; p=none' } };
+      return {};
+    }));
+    assert.deepEqual(await harness.run('example.com', 'FQDN'), {
+      Answer: [
+        { name: null, type: 1, TTL: null, data: '192.0.2.1', type_name: 'A' },
+        { name: null, type: 15, TTL: 60, data: 'mx.example.com', type_name: 'MX' },
+        { type_name: 'SPF', data: 'v=spf1 -all' },
+        { type_name: 'DMARC', data: 'v=DMARC1;p=none' },
+      ],
+    });
+  });
+
+  test('a Status other than NOERROR/NXDOMAIN, even as a string, is still an error', async () => {
+    const { harness } = await setup(answering(() => ({ Status: '2' })), { retries: 0 });
+    await rejectsWith(harness.run('1.2.3.4', 'IPv4'), /^DNS server failure \(SERVFAIL\)$/);
+  });
+});
+
 describe('public_dns: upstream failures', () => {
   test('HTTP 500: the error, not an empty result', async () => {
     const { harness } = await setup(reply.status(500), { retries: 0 });
@@ -333,8 +392,13 @@ describe('public_dns: upstream failures', () => {
   });
 
   test('JSON of the wrong shape: a clean error naming the field', async () => {
+    // Issue 26: missing flags (TC...) are read as false; the record that cannot be read is named.
     const { harness } = await setup(reply.json({ Status: 0, Answer: 'nope' }));
-    await rejectsWith(harness.run('1.2.3.4', 'IPv4'), /unexpected answer from upstream at TC/);
+    await rejectsWith(harness.run('1.2.3.4', 'IPv4'), /^unexpected answer from upstream at Answer\.0: /);
+    const list = await setup(reply.json([]));
+    await rejectsWith(list.harness.run('1.2.3.4', 'IPv4'), /^unexpected answer from upstream at \(root\): expected a JSON object$/);
+    const noData = await setup(reply.json({ Answer: [{ name: 'x.', type: 12, TTL: 5 }] }));
+    await rejectsWith(noData.harness.run('1.2.3.4', 'IPv4'), /^unexpected answer from upstream at Answer\.0\.data: /);
   });
 
   test('an upstream that hangs: timeout within the call budget', async () => {
