@@ -20,13 +20,18 @@
  * - Only a 404 carrying VirusTotal's `NotFoundError` is "not found" (`null`). A bad or missing
  *   key (401/403), the quota (429, retried as the client does), 5xx and an answer without
  *   `data.attributes` are errors, not `null`; 401/403 name VirusTotal's error code, redacted.
+ * - An answer is read leniently (issue 26): only `data.attributes` is needed. A missing or null
+ *   `last_analysis_stats` is "0/0" and a missing, null or "" `reputation` 0, as in the
+ *   reference; a stat bucket sent as null or "" counts 0 and one sent as text its number (the
+ *   reference failed summing them).
  * - A domain is looked up lower-cased and without a trailing dot (the shared host parser).
  * - The key is never sent empty: the runner refuses to call the engine without one.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import type { Evidence } from '../src/verdict/verdict.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { num } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
@@ -35,15 +40,18 @@ import { field, fields, sourceLink } from '../src/view/fields.js';
 
 const GUI = 'https://www.virustotal.com/gui';
 
-const ObjectSchema = v.looseObject({
-  data: v.looseObject({
-    id: v.nullish(v.string()),
-    type: v.nullish(v.string()),
-    attributes: v.looseObject({
-      last_analysis_stats: v.nullish(v.record(v.string(), v.number())),
-      reputation: v.nullish(v.number()),
-    }),
-  }),
+/**
+ * The object's answer. Needed: `data.attributes` (without it the answer is about nothing).
+ * Read when present: `last_analysis_stats` (absent or null: no engine; a bucket null or "" is 0,
+ * a count sent as text is its number) and `reputation` (absent, null or "": 0).
+ */
+const ObjectSchema = jsonObject({
+  data: jsonObject({
+    attributes: jsonObject({
+      last_analysis_stats: v.nullish(v.record(v.string(), num())),
+      reputation: num(),
+    }, 'expected the object\'s attributes'),
+  }, 'expected the object in data'),
 });
 
 /** VirusTotal's error body: `{"error": {"code": "NotFoundError", "message": "..."}}`. */
@@ -112,7 +120,7 @@ export async function virusTotalLookup(observable: Observable, ctx: EngineContex
     total_malicious: malicious,
     total_suspicious: stats.suspicious ?? 0,
     link: `${GUI}/${target.gui}/${target.id}/detection`,
-    community_score: attributes.reputation ?? 0,
+    community_score: attributes.reputation,
   };
 }
 

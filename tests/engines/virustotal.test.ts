@@ -189,6 +189,35 @@ describe('provider_24 against a loopback VirusTotal', () => {
   });
 });
 
+describe('provider_24 minimal and degenerate answers (issue 26)', () => {
+  const none: VirusTotalResult = {
+    detection_ratio: '0/0', total_malicious: 0, total_suspicious: 0, link: 'https://www.virustotal.com/gui/ip-address/8.8.8.8/detection', community_score: 0,
+  };
+
+  test('the minimal answer, {"data": {"attributes": {}}}: 0/0, score 0', async () => {
+    const { harness } = await setup(everywhere(reply.json({ data: { attributes: {} } })));
+    assert.deepEqual(await harness.run('8.8.8.8', 'IPv4'), none);
+  });
+
+  test('stats and reputation null or ""; buckets null, "" or numbers as text', async () => {
+    for (const attributes of [{ last_analysis_stats: null, reputation: null }, { reputation: '' }, { last_analysis_stats: { malicious: null, harmless: '' } }]) {
+      const { harness } = await setup(everywhere(reply.json({ data: { id: 8, type: null, attributes } })));
+      assert.deepEqual(await harness.run('8.8.8.8', 'IPv4'), none, JSON.stringify(attributes));
+    }
+    const { harness } = await setup(everywhere(reply.json({ data: { attributes: { last_analysis_stats: { malicious: '2', suspicious: 1, harmless: '60', undetected: null }, reputation: '-12' } } })));
+    assert.deepEqual(await harness.run('8.8.8.8', 'IPv4'), { ...none, detection_ratio: '2/63', total_malicious: 2, total_suspicious: 1, community_score: -12 });
+  });
+
+  test('what cannot be read still fails, naming the missing part', async () => {
+    for (const [answer, where] of [[{}, 'data'], [{ data: null }, 'data'], [{ data: {} }, 'data\\.attributes'], [{ data: { attributes: null } }, 'data\\.attributes']] as const) {
+      const { harness } = await setup(everywhere(reply.json(answer)));
+      await rejectsWith(harness.run('8.8.8.8', 'IPv4'), new RegExp(`^unexpected answer from upstream at ${where}: `), { secret: KEY });
+    }
+    const { harness } = await setup(everywhere(reply.json({ data: { attributes: { reputation: 'good' } } })));
+    await rejectsWith(harness.run('8.8.8.8', 'IPv4'), /^unexpected answer from upstream at data\.attributes\.reputation: expected a number$/);
+  });
+});
+
 describe('provider_24 credentials and upstream failures', () => {
   test('401: a clear one-line error with VirusTotal\'s code, no key', async () => {
     const { harness } = await setup(everywhere(reply.json({ error: { code: 'WrongCredentialsError', message: 'Wrong API key' } }, 401)));
@@ -235,7 +264,7 @@ describe('provider_24 credentials and upstream failures', () => {
   test('no data.attributes: a clean error naming the field (the reference returned null)', async () => {
     const { harness } = await setup(everywhere(reply.json({ data: { id: '8.8.8.8', type: 'ip_address' } })));
     await rejectsWith(harness.run('8.8.8.8', 'IPv4'), /unexpected answer from upstream at data\.attributes/, { secret: KEY });
-    const { harness: badStats } = await setup(everywhere(reply.json({ data: { attributes: { last_analysis_stats: { malicious: '5' } } } })));
+    const { harness: badStats } = await setup(everywhere(reply.json({ data: { attributes: { last_analysis_stats: { malicious: 'five' } } } })));
     await rejectsWith(badStats.run('8.8.8.8', 'IPv4'), /unexpected answer from upstream at data\.attributes\.last_analysis_stats\.malicious/);
   });
 
