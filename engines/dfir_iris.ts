@@ -22,6 +22,10 @@
  * - A trailing `/` on `base_url` never gives `//search` (nor `//case` in the links).
  * - An item without a (numeric) `case_id` is skipped instead of failing the whole lookup; when no
  *   item names a case there is nothing to link to, hence `null`.
+ * - Nothing in the answer is needed but its being a JSON object (issue 26): `status` and
+ *   `message` may be left out; `data` left out, null, "" or `{}` is "not found" (`null`, as the
+ *   reference), and one item in place of a list is read as a list of it (the reference failed);
+ *   a text or a number in place of the list is still an error.
  * - Errors are errors, not `null` (engines.md 8 item 3): a refused key (401/403) is a one-line
  *   authentication error naming DFIR-IRIS, with the key masked; other HTTP errors (429 and 5xx
  *   after the client's retries), an answer with `"status": "error"`, a malformed body and a
@@ -29,7 +33,8 @@
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { list, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { count, oneLine } from '../src/lookup/wording.js';
@@ -44,10 +49,11 @@ const LABEL = 'DFIR-IRIS';
  * IRIS's answer: `{"status": "success", "message": "Results fetched", "data": [<ioc>...]}`. Items
  * are read one by one (an odd one is skipped), so they are not constrained here.
  */
-const AnswerSchema = v.looseObject({
-  status: v.nullish(v.string()),
-  message: v.nullish(v.string()),
-  data: v.nullish(v.array(v.unknown())),
+const AnswerSchema = jsonObject({
+  status: text(),
+  message: text(),
+  // A text (other than "") or a number where the IOCs belong cannot be read as IOCs.
+  data: v.optional(v.pipe(v.custom<unknown>((d) => d === null || d === '' || typeof d === 'object', 'expected a list of IOCs'), list(v.unknown())), []),
 });
 
 export interface DfirIrisResult {
@@ -101,7 +107,7 @@ export async function dfirIrisLookup(observable: Observable, ctx: EngineContext)
   if (answer.status === 'error') {
     throw new UpstreamError(`${LABEL}: ${oneLine(ctx.http.redact(answer.message || 'error'))}`);
   }
-  const ids = [...new Set((answer.data ?? []).map(caseIdOf).filter((id): id is number => id !== null))].sort((a, b) => a - b);
+  const ids = [...new Set(answer.data.map(caseIdOf).filter((id): id is number => id !== null))].sort((a, b) => a - b);
   if (ids.length === 0) return null;
   const links = ids.map((id) => `${base}/case/ioc?cid=${id}`);
   return { reports: links.length, links };

@@ -243,6 +243,47 @@ describe('provider_06 against a loopback DFIR-IRIS', () => {
   });
 });
 
+describe('provider_06: minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  const harness = prefixHarnesses(engine, () => fake, KEY);
+  const run = async (prefix: string) => watch.result((await harness(prefix).run('evil.example.com', 'FQDN')) as DfirIrisResult | null);
+  const answers: Record<string, unknown> = {
+    // Only the IOCs, each with only its case.
+    minimal: { data: [{ case_id: 3 }] },
+    // One IOC where a list belongs.
+    single: { status: 'success', data: { ioc_name: 'evil.example.com', case_id: '12' } },
+    // Null items among the IOCs; status and message null.
+    'null-items': { status: null, message: null, data: [null, { case_id: 3 }, null] },
+    'empty-object': { status: 'success', data: {} },
+    'empty-string': { status: '', data: '' },
+    nothing: {},
+  };
+  before(async () => {
+    fake = await startFakeHttp(Object.fromEntries(Object.entries(answers).map(([name, body]) => [`POST /${name}/search`, reply.json(body)])));
+  });
+  after(async () => {
+    await fake.close();
+  });
+
+  test('the minimal answer: data alone, its IOC with its case id alone', async () => {
+    assert.deepEqual(await run('minimal'), { reports: 1, links: [`${fake.url}/minimal/case/ioc?cid=3`] });
+  });
+
+  test('one IOC in place of a list, and null IOCs among them, are read', async () => {
+    assert.deepEqual(await run('single'), { reports: 1, links: [`${fake.url}/single/case/ioc?cid=12`] });
+    assert.deepEqual(await run('null-items'), { reports: 1, links: [`${fake.url}/null-items/case/ioc?cid=3`] });
+  });
+
+  test('data as {} or "", or an empty object: not found, null', async () => {
+    for (const prefix of ['empty-object', 'empty-string', 'nothing']) assert.equal(await run(prefix), null, prefix);
+  });
+
+  test('an answer that is not an object: a clean error', async () => {
+    fake.route('POST /list/search', reply.json([{ case_id: 3 }]));
+    await watch.rejectsWith(harness('list', { retries: 0 }).run('evil.example.com', 'FQDN'), /^unexpected answer from upstream at \(root\): expected a JSON object$/);
+  });
+});
+
 describe('provider_06 through a forward proxy (proxy_url, engines.md 8 item 20)', () => {
   let fake: FakeHttpServer;
   let proxy: FakeProxy;
