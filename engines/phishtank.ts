@@ -8,10 +8,19 @@
  * `results` object verbatim (`url`, `in_database`, and for known URLs `phish_id`,
  * `phish_detail_page`, `verified`, `verified_at`, `valid`).
  *
- * Unlike the reference, an answer without `results` is an error carrying PhishTank's
- * `errortext` (not `null`), and throttling (429 / 509) is retried as the upstream asks.
+ * What an answer needs: a `results` object with `in_database` (without it nothing can be said
+ * about the URL). Everything else is read when present and kept as sent: `url` may be missing
+ * (the result then has none), flags may come as booleans, "y"/"n", "true"/"false", 1/0 or "",
+ * and `meta` is not read at all.
+ *
+ * Differences from the reference (engines.md 5.20):
+ * - An answer without `results`, or whose `results` has no `in_database`, is an error carrying
+ *   PhishTank's `errortext` when there is one (the reference returned `null`, or a result that
+ *   said nothing); throttling (429 / 509) is retried as the upstream asks.
  */
 import * as v from 'valibot';
+import { jsonObject } from '../src/http/client.js';
+import { text } from '../src/http/lenient.js';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf, urlHost } from '../src/observables/host.js';
@@ -22,9 +31,10 @@ import type { Evidence } from '../src/verdict/verdict.js';
 /** PhishTank documents booleans; older answers used "y"/"n". Both are kept as sent. */
 const Flag = v.nullish(v.union([v.boolean(), v.string(), v.number()]));
 
+/** The needed `in_database`, and what is read when present; absent keys stay absent (verbatim). */
 const ResultsSchema = v.looseObject({
-  url: v.string(),
-  in_database: v.union([v.boolean(), v.string()]),
+  url: v.nullish(v.string()),
+  in_database: v.union([v.boolean(), v.string(), v.number()], 'expected a boolean'),
   phish_id: v.nullish(v.union([v.string(), v.number()])),
   phish_detail_page: v.nullish(v.string()),
   verified: Flag,
@@ -32,10 +42,9 @@ const ResultsSchema = v.looseObject({
   valid: Flag,
 });
 
-const AnswerSchema = v.looseObject({
-  meta: v.nullish(v.looseObject({ status: v.nullish(v.string()) })),
-  results: v.optional(ResultsSchema),
-  errortext: v.nullish(v.string()),
+const AnswerSchema = jsonObject({
+  results: v.nullish(ResultsSchema),
+  errortext: text(),
 });
 
 export type PhishTankResult = v.InferOutput<typeof ResultsSchema>;

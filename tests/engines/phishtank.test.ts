@@ -189,6 +189,40 @@ describe('provider_17 against a loopback PhishTank', () => {
   });
 });
 
+describe('provider_17: minimal and degenerate answers', () => {
+  /** A harness whose PhishTank answers `results` (and nothing else) for any URL. */
+  async function answering(body: unknown): Promise<EngineHarness> {
+    return (await setup(reply.json(body))).harness;
+  }
+
+  test('minimal answer: results with in_database only, no url, no meta: kept as sent', async () => {
+    const result = await (await answering({ results: { in_database: false } })).run('http://example.com/', 'URL') as PhishTankResult;
+    assert.deepEqual(result, { in_database: false });
+    assert.equal(engine.summary(result), 'not in database');
+    assert.deepEqual(phishTankDetails(result), [{ label: 'Verdict', value: 'not in database' }]);
+  });
+
+  test('flags as 0/1, "y"/"n", "" and null: kept as sent, read as false/true', async () => {
+    for (const [in_database, summary] of [[0, 'not in database'], ['', 'not in database'], ['n', 'not in database'], ['false', 'not in database'], [1, 'in database, not verified yet']] as const) {
+      const result = await (await answering({ meta: null, results: { url: 'http://x.example/', in_database, verified: null } })).run('http://x.example/', 'URL') as PhishTankResult;
+      assert.deepEqual(result, { url: 'http://x.example/', in_database, verified: null }, String(in_database));
+      assert.equal(engine.summary(result), summary, String(in_database));
+    }
+    const known = await (await answering({ results: { url: 'http://x.example/', in_database: 'y', phish_id: 7, verified: 1, valid: '' } })).run('http://x.example/', 'URL') as PhishTankResult;
+    assert.deepEqual(known, { url: 'http://x.example/', in_database: 'y', phish_id: 7, verified: 1, valid: '' });
+    assert.equal(engine.summary(known), 'in database, verified, not a phish');
+  });
+
+  test('results without in_database, or null results: an error naming what is missing', async () => {
+    await rejectsWith((await answering({ results: { url: 'http://x.example/' } })).run('http://x.example/', 'URL'),
+      /^unexpected answer from upstream at results\.in_database: /);
+    await rejectsWith((await answering({ results: null, errortext: null })).run('http://x.example/', 'URL'),
+      /^unexpected answer from upstream: no results$/);
+    await rejectsWith((await answering([{ results: PHISH }])).run('http://x.example/', 'URL'),
+      /^unexpected answer from upstream at \(root\): expected a JSON object$/);
+  });
+});
+
 describe('provider_17 upstream failures', () => {
   test('HTTP 500: an error, not an empty result', async () => {
     const { harness } = await setup(reply.status(500), { retries: 0 });
