@@ -13,10 +13,16 @@
  * - Only Shodan's "No information available for that IP." 404 is "not found" (null); any other
  *   HTTP error (bad key, plan, quota, 5xx, a wrong base_url's 404), a malformed answer or a
  *   timeout is reported, with Shodan's reason and the key masked, instead of becoming null.
+ * - An answer is read leniently (issue 26): only a JSON object is needed. `ports` and `tags`
+ *   absent or null are `[]`, as in the reference; so are the added lists. One value in place of
+ *   a list is a list of it, null entries are skipped, `vulns` keyed by CVE id (as in banners)
+ *   is read as its ids, an empty `error` is no error; a banner without a port is left out of
+ *   `services`.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { list, numOrNull, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -25,34 +31,45 @@ import { oneLine } from '../src/lookup/wording.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
 
-const text = v.nullish(v.string());
-const strings = v.nullish(v.array(v.string()));
+const strings = list(v.string());
 
-/** One banner of `data`; Shodan adds many module-specific members (http, ssl, ssh...), kept loose. */
-const BannerSchema = v.looseObject({
-  port: v.number(),
-  transport: text,
-  product: text,
-  version: text,
+/**
+ * One banner of `data`; Shodan adds many module-specific members (http, ssl, ssh...), kept loose.
+ * A banner without a port is left out of `services` (it cannot be placed).
+ */
+const BannerSchema = jsonObject({
+  port: numOrNull(),
+  transport: text(),
+  product: text(),
+  version: text(),
 });
 
-/** Shodan's host answer. */
-const HostSchema = v.looseObject({
-  ip_str: text,
-  ports: v.nullish(v.array(v.number())),
+/** CVE ids: a list of them, or an object keyed by them (as Shodan's banners send `vulns`). */
+const VulnsSchema = v.optional(v.union([
+  strings,
+  v.pipe(v.record(v.string(), v.unknown()), v.transform((byId) => Object.keys(byId))),
+]), []);
+
+/**
+ * Shodan's host answer: only a JSON object is needed, every field is read when present (absent,
+ * null or "" → null or [], one value in place of a list → a list of it, null entries skipped).
+ */
+const HostSchema = jsonObject({
+  ip_str: text(),
+  ports: list(v.number()),
   tags: strings,
   hostnames: strings,
   domains: strings,
-  org: text,
-  isp: text,
-  asn: text,
-  os: text,
-  country_code: text,
-  city: text,
-  vulns: strings,
-  last_update: text,
-  data: v.nullish(v.array(BannerSchema)),
-  error: v.optional(v.string()),
+  org: text(),
+  isp: text(),
+  asn: text(),
+  os: text(),
+  country_code: text(),
+  city: text(),
+  vulns: VulnsSchema,
+  last_update: text(),
+  data: list(BannerSchema),
+  error: text(),
 });
 
 export interface ShodanService {
@@ -102,11 +119,12 @@ export async function shodanLookup(observable: Observable, ctx: EngineContext): 
   if (response.status === 404 && NO_INFORMATION.test(upstreamReason(response.text(), ctx) ?? '')) return null;
   if (response.status >= 300) throw refusedError(response, ctx);
   const answer = parseJson(response.text(), HostSchema);
-  if (answer.error !== undefined) {
+  if (answer.error !== null) {
     if (NO_INFORMATION.test(answer.error)) return null;
     throw new UpstreamError(`Shodan: ${oneLine(ctx.http.redact(answer.error))}`);
   }
-  const services = (answer.data ?? [])
+  const services = answer.data
+    .filter((banner): banner is typeof banner & { port: number } => banner.port !== null)
     .map((banner) => ({
       port: banner.port,
       transport: banner.transport || 'tcp',
@@ -115,20 +133,20 @@ export async function shodanLookup(observable: Observable, ctx: EngineContext): 
     }))
     .sort((a, b) => a.port - b.port || a.transport.localeCompare(b.transport));
   return {
-    ports: answer.ports ?? [],
-    tags: answer.tags ?? [],
+    ports: answer.ports,
+    tags: answer.tags,
     link: `${LINK_BASE}/${ip}`,
     ip: answer.ip_str || ip,
-    hostnames: answer.hostnames ?? [],
-    domains: answer.domains ?? [],
-    org: answer.org || null,
-    isp: answer.isp || null,
-    asn: answer.asn || null,
-    os: answer.os || null,
-    country_code: answer.country_code || null,
-    city: answer.city || null,
-    vulns: answer.vulns ?? [],
-    last_update: answer.last_update || null,
+    hostnames: answer.hostnames,
+    domains: answer.domains,
+    org: answer.org,
+    isp: answer.isp,
+    asn: answer.asn,
+    os: answer.os,
+    country_code: answer.country_code,
+    city: answer.city,
+    vulns: answer.vulns,
+    last_update: answer.last_update,
     services,
   };
 }

@@ -265,7 +265,7 @@ describe('provider_20 against a loopback Shodan', () => {
   });
 
   test('a field of the wrong type: an error naming it', async () => {
-    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('45.60.13.252', 'IPv4'), /^unexpected answer from upstream at ports: /);
+    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('45.60.13.252', 'IPv4'), /^unexpected answer from upstream at ports\.0: /);
   });
 
   test('a hanging upstream: timeout', async () => {
@@ -278,6 +278,51 @@ describe('provider_20 against a loopback Shodan', () => {
 
   test('the key appears in no result and no error of these tests', () => {
     watch.assertNoKey(15);
+  });
+});
+
+describe('provider_20 minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let answer: unknown = {};
+  const harness = prefixHarnesses(engine, () => fake, KEY);
+  before(async () => {
+    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
+  });
+  after(async () => {
+    await fake.close();
+  });
+  async function run(body: unknown): Promise<unknown> {
+    answer = body;
+    return watch.result(await harness('lenient').run('192.0.2.1', 'IPv4'));
+  }
+
+  test('the minimal answer, an empty object: the documented empty lists', async () => {
+    assert.deepEqual(await run({}), empty);
+  });
+
+  test('every field null or ""; lists "" or {}; an empty error', async () => {
+    const nulls = Object.fromEntries(['ip_str', 'ports', 'tags', 'hostnames', 'domains', 'org', 'isp', 'asn', 'os', 'country_code', 'city', 'vulns', 'last_update', 'data', 'error'].map((k) => [k, null]));
+    assert.deepEqual(await run(nulls), empty);
+    assert.deepEqual(await run({ ip_str: '', ports: '', tags: {}, hostnames: '', domains: [], org: '', vulns: {}, data: '', error: '' }), empty);
+  });
+
+  test('one value in place of a list, null entries, vulns keyed by CVE, banners without port or transport', async () => {
+    assert.deepEqual(await run({
+      ports: 22, tags: 'vpn', hostnames: [null, 'vpn.example.net'], vulns: { 'CVE-2023-38408': { cvss: 9.8 }, 'CVE-2023-51385': {} },
+      data: [null, { port: 22, product: 'OpenSSH', version: '' }, { transport: 'udp' }, { port: null }],
+    }), {
+      ...empty, ports: [22], tags: ['vpn'], hostnames: ['vpn.example.net'], vulns: ['CVE-2023-38408', 'CVE-2023-51385'],
+      services: [{ port: 22, transport: 'tcp', product: 'OpenSSH', version: null }],
+    });
+    assert.deepEqual(await run({ data: { port: '443', transport: 'tcp', product: 'nginx' } }), {
+      ...empty, services: [{ port: 443, transport: 'tcp', product: 'nginx', version: null }],
+    });
+  });
+
+  test('what cannot be read still fails, naming the field', async () => {
+    await watch.rejectsWith(run([]), /^unexpected answer from upstream at \(root\)/);
+    await watch.rejectsWith(run({ data: [{ port: 'ssh' }] }), /^unexpected answer from upstream at data\.0\.port: expected a number$/);
+    await watch.rejectsWith(run({ org: { name: 'x' } }), /^unexpected answer from upstream at org: /);
   });
 });
 
