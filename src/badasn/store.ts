@@ -18,11 +18,12 @@
  * reference's cache file; `lists` keeps each list apart so one failure never erases another.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as v from 'valibot';
 import { EngineError, type EngineContext } from '../engine/contract.js';
 import { UpstreamError } from '../http/errors.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private.js';
 import { LIST_SOURCES, mergeLists, type AsnTable, type ListId, type ListSource } from './lists.js';
 
 export const STORE_DIR = 'bad_asn';
@@ -244,10 +245,10 @@ async function refresh(ctx: EngineContext, path: string, state: State, loaded: L
 
 /** Writes a temporary file next to `path`, then renames it over `path`: readers see old or new, never half. */
 async function writeAtomically(path: string, text: string): Promise<{ id: string; mtimeMs: number }> {
-  await mkdir(dirname(path), { recursive: true });
+  ensurePrivateDir(dirname(path));
   const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
   try {
-    await writeFile(temporary, text, 'utf8');
+    await writeFile(temporary, text, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => {});

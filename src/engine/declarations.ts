@@ -13,14 +13,15 @@
  * analysis imports for real the engines it may run (src/app.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual } from 'node:util';
 import { ENGINES_DIR, importEngine, loadEngineModules } from './catalog.js';
 import type { EngineDefinition } from './contract.js';
 import { schemaEntries } from '../config/load.js';
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../fs/private.js';
 
 /** Compiled `src/`: engines build their declarations from it too (shared credentials, defaults). */
 const SRC_DIR = fileURLToPath(new URL('../', import.meta.url));
@@ -89,9 +90,9 @@ export function saveDeclarations(modules: readonly { file: string; definition: E
     if (!engines.every((e) => isDeepStrictEqual(JSON.parse(JSON.stringify(e.declaration)), e.declaration))) return;
     const path = cachePath();
     const body: CacheFile = { format: FORMAT, fingerprint: fingerprint(), engines };
-    mkdirSync(join(path, '..'), { recursive: true });
+    ensurePrivateDir(dirname(path));
     const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify(body));
+    writeFileSync(temporary, JSON.stringify(body), { mode: PRIVATE_FILE_MODE });
     renameSync(temporary, path);
   } catch {
     // A cache: without it the next listing imports the modules again.

@@ -4,11 +4,12 @@
  * and one plain table beside the analyses, `analysis_results`, one row per finished observable.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import { ConfigError } from '../config/load.js';
+import { ensurePrivateDir, ensurePrivateFile, narrow, warnIfShared } from '../fs/private.js';
 
 export const DATABASE_FILE = 'oas.sqlite';
 
@@ -73,9 +74,9 @@ export function checkDataDir(dataDir: string): void {
     if (code !== 'ENOENT') fail(`not accessible (${reason(error)})`);
   }
   if (isDirectory === false) fail('not a directory');
-  if (isDirectory === undefined) {
+  if (!isDirectory) {
     try {
-      makeDirectories(dataDir);
+      ensurePrivateDir(dataDir);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       fail(code === 'EEXIST' ? 'not a directory' : `cannot be created (${reason(error)})`);
@@ -103,32 +104,24 @@ export function checkDataDir(dataDir: string): void {
 }
 
 /**
- * `mkdir -p`, one level at a time (0700). Node's recursive mkdir retries forever where a parent
- * exists but refuses children with ENOENT (/proc), so missing parents are found first.
+ * The data directory's database, 0600; a data directory other users can read is named on stderr
+ * once it works (see `warnIfShared`).
  */
-function makeDirectories(dir: string): void {
-  const missing: string[] = [];
-  for (let current = resolve(dir); ; current = dirname(current)) {
-    try {
-      statSync(current);
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || dirname(current) === current) throw error;
-      missing.unshift(current);
-    }
-  }
-  for (const path of missing) mkdirSync(path, { mode: 0o700 });
-}
-
 export async function openStorage(dataDir: string): Promise<Storage> {
   checkDataDir(dataDir);
   const path = join(dataDir, DATABASE_FILE);
+  // 0600 before SQLite opens it: its WAL and shared-memory files take the database file's mode.
+  ensurePrivateFile(path);
+  for (const companion of ['-wal', '-shm', '-journal']) narrow(path + companion);
+  let storage: Storage;
   try {
-    return await openDatabase(path);
+    storage = await openDatabase(path);
   } catch (error) {
     // SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_NOTADB...: the data directory's file, not oas.
     throw new ConfigError(`data_dir ${dataDir}: cannot open the database ${path} (${reason(error)})`);
   }
+  warnIfShared(dataDir, 'data_dir');
+  return storage;
 }
 
 async function openDatabase(path: string): Promise<Storage> {
