@@ -12,10 +12,17 @@
  * - a 429 is retried as the upstream asks (Retry-After) instead of becoming `null`; the
  *   browser-like headers the reference added against grep.app's 429s are sent too, but fixed
  *   (no random picks, so calls are reproducible) and with a configurable `user_agent`;
- * - both hit formats are read: the current plain strings and the older `{"raw": ...}` wrapping.
+ * - both hit formats are read: the current plain strings and the older `{"raw": ...}` wrapping;
+ * - only `hits` and each hit's `repo` are needed (issue 26; the reference failed on any missing
+ *   key): without `hits.total`, `total` is the number of hits sent; `hits.hits` left out or null
+ *   is no hit, one hit in place of a list is read as a list of it; a hit without `branch` links
+ *   to the file on `HEAD` (GitHub's default branch), one without `path` to the repository's page
+ *   (description "").
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { jsonObject } from '../src/http/client.js';
+import { list, numOrNull } from '../src/http/lenient.js';
 import { listSummary } from '../src/dns/resolver.js';
 import { count } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
@@ -29,14 +36,18 @@ const GITHUB = 'https://github.com';
 
 /** `"owner/repo"`, or before 2025-08-27 `{"raw": "owner/repo"}`. */
 const Text = v.union([v.string(), v.pipe(v.looseObject({ raw: v.string() }), v.transform((wrapped) => wrapped.raw))]);
+/** The same when present; absent, null or `""` → null. */
+const OptionalText = v.optional(v.pipe(v.nullable(Text), v.transform((value) => value || null)), null);
 
-const HitSchema = v.looseObject({ repo: Text, branch: Text, path: Text });
+/** A hit needs its repository (what it is a hit of); branch and path are read when present. */
+const HitSchema = v.looseObject({ repo: Text, branch: OptionalText, path: OptionalText });
 
-const SearchSchema = v.looseObject({
-  hits: v.looseObject({
-    total: v.number(),
-    hits: v.optional(v.array(HitSchema), []),
-  }),
+/** Needed: `hits`. Its `total` and `hits` are read when present. */
+const SearchSchema = jsonObject({
+  hits: jsonObject({
+    total: numOrNull(),
+    hits: list(HitSchema),
+  }, 'expected an object'),
 });
 
 export interface CodeHit {
@@ -70,7 +81,9 @@ export async function codeSearchLookup(observable: Observable, ctx: EngineContex
       'sec-fetch-site': 'same-origin',
     },
   });
-  const { total, hits } = answer.hits;
+  const { hits } = answer.hits;
+  // grep.app always counts; without its count, the hits it sent are the count.
+  const total = answer.hits.total ?? hits.length;
   if (total === 0) return { results: [] };
 
   const results: CodeHit[] = [];
@@ -79,15 +92,19 @@ export async function codeSearchLookup(observable: Observable, ctx: EngineContex
     if (results.length >= MAX_RESULTS) break;
     if (seen.has(hit.repo)) continue;
     seen.add(hit.repo);
-    results.push({ title: hit.repo, url: fileUrl(hit.repo, hit.branch, hit.path), description: hit.path });
+    results.push({ title: hit.repo, url: fileUrl(hit.repo, hit.branch, hit.path), description: hit.path ?? '' });
   }
   return { results, total };
 }
 
-/** The file's page on GitHub; branch and path encoded per segment (their `/` kept). */
-function fileUrl(repo: string, branch: string, path: string): string {
+/**
+ * The file's page on GitHub; branch and path encoded per segment (their `/` kept). Without a
+ * branch, `HEAD` (GitHub's default branch); without a path, the repository's page.
+ */
+function fileUrl(repo: string, branch: string | null, path: string | null): string {
   const segments = (text: string) => text.split('/').map(encodeURIComponent).join('/');
-  return `${GITHUB}/${repo}/blob/${segments(branch)}/${segments(path.replace(/^\/+/, ''))}`;
+  if (!path) return `${GITHUB}/${repo}`;
+  return `${GITHUB}/${repo}/blob/${segments(branch ?? 'HEAD')}/${segments(path.replace(/^\/+/, ''))}`;
 }
 
 /** `3 code hits: owner1/repo1, owner2/repo2`; `no code hits`. */

@@ -203,6 +203,52 @@ describe('provider_07 against a loopback grep.app', () => {
   });
 });
 
+describe('provider_07: minimal and degenerate answers (issue 26)', () => {
+  /** What grep.app's `answer` gives. */
+  async function lookup(answer: unknown): Promise<CodeSearchResult> {
+    const { harness } = await setup(reply.json(answer));
+    return await harness.run('evil.example', 'FQDN') as CodeSearchResult;
+  }
+  const FILE = { title: 'owner1/repo1', url: 'https://github.com/owner1/repo1/blob/main/a.txt', description: 'a.txt' };
+
+  test('the minimal answer: hits with their total and hits, each hit its repo, branch and path alone', async () => {
+    assert.deepEqual(await lookup({ hits: { total: 1, hits: [{ repo: 'owner1/repo1', branch: 'main', path: 'a.txt' }] } }), { results: [FILE], total: 1 });
+  });
+
+  test('no total: the hits sent are the count; none sent: no hit', async () => {
+    assert.deepEqual(await lookup({ hits: { hits: [{ repo: 'owner1/repo1', branch: 'main', path: 'a.txt' }] } }), { results: [FILE], total: 1 });
+    assert.deepEqual(await lookup({ hits: {} }), { results: [] });
+    assert.deepEqual(await lookup({ hits: { total: null, hits: null } }), { results: [] });
+  });
+
+  test('total as a numeric string, one hit for a list, null hits', async () => {
+    assert.deepEqual(await lookup({ hits: { total: '4', hits: { repo: 'owner1/repo1', branch: 'main', path: 'a.txt' } } }), { results: [FILE], total: 4 });
+    assert.deepEqual(await lookup({ hits: { total: 2, hits: [null, { repo: 'owner1/repo1', branch: 'main', path: 'a.txt' }] } }), { results: [FILE], total: 2 });
+  });
+
+  test('a hit without branch links on HEAD; without path (or null, "") to the repository', async () => {
+    assert.deepEqual(await lookup({ hits: { total: 3, hits: [
+      { repo: 'owner1/repo1', path: 'a.txt' },
+      { repo: 'owner2/repo2', branch: null, path: null },
+      { repo: { raw: 'owner3/repo3' }, branch: { raw: 'dev' }, path: '' },
+    ] } }), {
+      results: [
+        { title: 'owner1/repo1', url: 'https://github.com/owner1/repo1/blob/HEAD/a.txt', description: 'a.txt' },
+        { title: 'owner2/repo2', url: 'https://github.com/owner2/repo2', description: '' },
+        { title: 'owner3/repo3', url: 'https://github.com/owner3/repo3', description: '' },
+      ],
+      total: 3,
+    });
+  });
+
+  test('no hits object, or not an object: a clean error naming it', async () => {
+    const { harness } = await setup(reply.json({ time: 3 }));
+    await rejectsWith(harness.run('evil.example', 'FQDN'), /^unexpected answer from upstream at hits: [^\n]*"hits"/);
+    const { harness: list } = await setup(reply.json({ hits: [] }));
+    await rejectsWith(list.run('evil.example', 'FQDN'), /^unexpected answer from upstream at hits: expected an object$/);
+  });
+});
+
 describe('provider_07 upstream failures', () => {
   test('HTTP 500: an error, not an empty result', async () => {
     const { harness } = await setup(reply.status(500), { retries: 0 });
@@ -226,7 +272,7 @@ describe('provider_07 upstream failures', () => {
   });
 
   test('JSON of the wrong shape: a clean error naming the field', async () => {
-    const { harness } = await setup(reply.json({ hits: { total: '3', hits: [] } }));
+    const { harness } = await setup(reply.json({ hits: { total: 'many', hits: [] } }));
     await rejectsWith(harness.run('evil.example', 'FQDN'), /unexpected answer from upstream at hits\.total/);
     const { harness: noRepo } = await setup(reply.json({ hits: { total: 1, hits: [{ branch: 'main', path: 'a' }] } }));
     await rejectsWith(noRepo.run('evil.example', 'FQDN'), /unexpected answer from upstream at hits\.hits\.0\.repo/);
