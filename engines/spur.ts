@@ -19,6 +19,11 @@
  *   thrown, so the runner records `null` plus an `errors` entry; a missing token is refused by
  *   the runner before any request. In the older variant a captcha or blocked page (403, or a
  *   challenge page served with 200) is an error too, never "Not anonymous".
+ * - Spur's answer is read leniently (issue 26): only a JSON object is needed. `tunnels` absent,
+ *   null or empty is "Not anonymous" (as in the reference), one tunnel object in place of the
+ *   list is that tunnel (the reference could not read one), null
+ *   tunnels are skipped; the fields the summary and card read take null/"" as absent, so an
+ *   odd field never fails the lookup whose `data` is returned as Spur sent it.
  * - The older page is parsed with cheerio (the title as text, entities decoded), not by string
  *   cutting over raw HTML; an empty "()" label reads "Not anonymous" rather than "".
  */
@@ -26,7 +31,8 @@ import { createRequire } from 'node:module';
 import type * as cheerio from 'cheerio';
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { flag, list, numOrNull, text } from '../src/http/lenient.js';
 import { BadResponseError, statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
@@ -35,39 +41,37 @@ import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
 
-const text = v.nullish(v.string());
-const strings = v.nullish(v.array(v.string()));
+const strings = list(v.string());
 
 /** One tunnel Spur saw the IP in (VPN, proxy, Tor...). */
 const TunnelSchema = v.looseObject({
-  anonymous: v.nullish(v.boolean()),
-  operator: text,
-  type: text,
+  anonymous: flag(),
+  operator: text(),
+  type: text(),
 });
 
-/** A JSON object, not an array (valibot's object schemas take arrays for objects). */
-const notArray = v.check((input: unknown) => !Array.isArray(input), 'Invalid type: Expected Object but received Array');
-
 /**
- * Spur's context object (engines.md 5.26). Only what the engine reads is checked; the answer
- * itself is returned untouched as `data`.
+ * Spur's context object (engines.md 5.26). Only a JSON object is needed; what the engine reads
+ * (`tunnels[].operator` for the result, the rest for the summary and the card) is read when
+ * present: absent, null or "" → null or [], one value in place of a list → a list of it, null
+ * entries skipped. The answer itself is returned untouched as `data`.
  */
-const ContextSchema = v.pipe(v.unknown(), notArray, v.looseObject({
-  ip: text,
-  as: v.nullish(v.looseObject({ number: v.nullish(v.number()), organization: text })),
-  organization: text,
-  infrastructure: text,
+const ContextSchema = jsonObject({
+  ip: text(),
+  as: v.nullish(v.looseObject({ number: numOrNull(), organization: text() })),
+  organization: text(),
+  infrastructure: text(),
   client: v.nullish(v.looseObject({
     behaviors: strings,
-    count: v.nullish(v.number()),
+    count: numOrNull(),
     proxies: strings,
     types: strings,
   })),
-  location: v.nullish(v.looseObject({ city: text, state: text, country: text })),
+  location: v.nullish(v.looseObject({ city: text(), state: text(), country: text() })),
   risks: strings,
   services: strings,
-  tunnels: v.nullish(v.array(TunnelSchema)),
-}));
+  tunnels: list(TunnelSchema),
+});
 
 export type SpurContext = v.InferOutput<typeof ContextSchema>;
 
@@ -95,7 +99,7 @@ function baseUrl(ctx: EngineContext): string {
 
 /** The first non-empty operator among the tunnels, as the reference picks it. */
 function operatorOf(context: SpurContext): string {
-  return context.tunnels?.map((tunnel) => tunnel.operator?.trim()).find((operator) => operator) ?? NOT_ANONYMOUS;
+  return context.tunnels.map((tunnel) => tunnel.operator?.trim()).find((operator) => operator) ?? NOT_ANONYMOUS;
 }
 
 /** Main catalog: Spur's context API. */

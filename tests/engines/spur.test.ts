@@ -122,7 +122,9 @@ describe('provider_21 against a loopback Spur API', () => {
       'GET /flaky/*': sequence(reply.tooMany(1), context),
       'GET /throttled/*': reply.tooMany(0),
       'GET /malformed/*': reply.malformed(),
-      'GET /wrong-shape/*': reply.json({ ...nordVpnContext(), tunnels: { operator: 'NORD_VPN' } }),
+      // One tunnel object in place of the list was refused here before issue 26; it is read now
+      // (see the minimal and degenerate answers below): an operator that is no text still fails.
+      'GET /wrong-shape/*': reply.json({ ...nordVpnContext(), tunnels: [{ operator: { name: 'NORD_VPN' } }] }),
       'GET /not-object/*': reply.json(['89.187.1.1']),
       'GET /hang/*': reply.hang(),
     });
@@ -219,7 +221,7 @@ describe('provider_21 against a loopback Spur API', () => {
   });
 
   test('a field of the wrong type, or no object at all: an error naming it', async () => {
-    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('89.187.1.1', 'IPv4'), /^unexpected answer from upstream at tunnels: /);
+    await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('89.187.1.1', 'IPv4'), /^unexpected answer from upstream at tunnels\.0\.operator: /);
     await watch.rejectsWith(harness('not-object', { retries: 0 }).run('89.187.1.1', 'IPv4'), /^unexpected answer from upstream at \(root\): /);
   });
 
@@ -234,6 +236,59 @@ describe('provider_21 against a loopback Spur API', () => {
   test('no error message is the reference\'s fallback', () => {
     assert.ok(watch.outputs.length > 0);
     for (const output of watch.outputs) assert.ok(!output.includes(FAKE_FALLBACK), output);
+  });
+});
+
+describe('provider_21 minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let answer: unknown = {};
+  const harness = prefixHarnesses(engine, () => fake, KEY);
+  before(async () => {
+    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
+  });
+  after(async () => {
+    await fake.close();
+  });
+  async function run(body: unknown): Promise<SpurResult | null> {
+    answer = body;
+    return watch.result(await harness('lenient').run('89.187.1.1', 'IPv4')) as SpurResult | null;
+  }
+  const LINK = 'https://spur.us/context/89.187.1.1';
+
+  test('the minimal answer, an empty object: not anonymous, the answer as data', async () => {
+    const result = await run({});
+    assert.deepEqual(result, { link: LINK, tunnels: NOT_ANONYMOUS, data: {} });
+    assert.equal(spurSummary(result!), 'not anonymous');
+  });
+
+  test('tunnels null, "", {}, [null]; every other field null: not anonymous', async () => {
+    for (const tunnels of [null, '', {}, [null]]) {
+      const body = { ip: null, as: null, organization: null, infrastructure: null, client: null, location: null, risks: null, services: null, tunnels };
+      assert.deepEqual(await run(body), { link: LINK, tunnels: NOT_ANONYMOUS, data: body }, JSON.stringify(tunnels));
+    }
+  });
+
+  test('one tunnel object in place of the list; lists given as one string; numbers as text; flags as 0/1', async () => {
+    const body = {
+      as: { number: '60068', organization: '' }, client: { count: '', types: 'DESKTOP', behaviors: null },
+      risks: 'TUNNEL', tunnels: { anonymous: 1, operator: 'NORD_VPN', type: 'VPN' },
+    };
+    const result = await run(body);
+    assert.deepEqual(result, { link: LINK, tunnels: 'NORD_VPN', data: body });
+    assert.equal(spurSummary(result!), 'NORD_VPN (VPN) · risks TUNNEL');
+    assert.deepEqual(engine.details!(result!, '89.187.1.1'), [
+      { label: 'Anonymity', value: 'NORD_VPN' },
+      { label: 'Tunnels', value: 'NORD_VPN (VPN)' },
+      { label: 'Risks', value: 'TUNNEL' },
+      { label: 'Owner', value: 'AS60068' },
+      { label: 'Client types', value: 'DESKTOP' },
+      { label: 'Open in Spur', value: LINK, href: LINK },
+    ]);
+  });
+
+  test('what cannot be read still fails, naming the field', async () => {
+    await watch.rejectsWith(run('89.187.1.1'), /^unexpected answer from upstream at \(root\): /);
+    await watch.rejectsWith(run({ tunnels: [{ anonymous: 'perhaps' }] }), /^unexpected answer from upstream at tunnels\.0\.anonymous: expected a boolean$/);
   });
 });
 
