@@ -14,6 +14,11 @@
  *   instead of a fake hit titled "API Error" that the analyst could take for a search result.
  * - No 0.5 s sleep before every call: the runner enforces the quota (`rate_limit`), and 429/5xx
  *   are retried honouring Retry-After.
+ * - Nothing in Google's answer is needed but its being a JSON object (issue 26): `items` left out,
+ *   null or `{}` is no hit, one item in place of a list is read as a list of it, a null item is
+ *   dropped; an item's title, snippet or link left out, null or "" is ''. Without
+ *   `searchInformation.totalResults` (or with one that is no number), `total` is the number of
+ *   hits on the page (the reference failed on `int(None)`).
  *
  * The older catalog (engines.md 6.2.a, `variants.older`) scrapes Google's basic-HTML results page
  * instead, without any key: `GET {search_url}/search?q="<value>"&num=7&hl=en&start=0&safe=active&gl=US`
@@ -25,7 +30,8 @@ import { createRequire } from 'node:module';
 import type * as cheerio from 'cheerio';
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import type { HttpResponse } from '../src/http/client.js';
+import { jsonObject, type HttpResponse } from '../src/http/client.js';
+import { list, text } from '../src/http/lenient.js';
 import { googleJson, googleRequest } from '../src/http/google.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable, ObservableType } from '../src/observables/types.js';
@@ -36,18 +42,21 @@ import { field, fields, sourceLink } from '../src/view/fields.js';
 // The search engine.
 // ---------------------------------------------------------------------------------------------
 
-/** One result page of the Custom Search JSON API (only what the result uses is typed). */
-const SearchSchema = v.looseObject({
-  kind: v.optional(v.string()),
+/**
+ * One result page of the Custom Search JSON API (only what the result uses is typed). Nothing is
+ * needed but a JSON object: every part is read when present (no `items`: no hit; no estimate:
+ * the hits on the page).
+ */
+const SearchSchema = jsonObject({
   searchInformation: v.nullish(v.looseObject({
     // A decimal string ("1240"); accepted as a number too.
     totalResults: v.nullish(v.union([v.string(), v.number()])),
   })),
-  items: v.nullish(v.array(v.looseObject({
-    title: v.nullish(v.string()),
-    link: v.nullish(v.string()),
-    snippet: v.nullish(v.string()),
-  }))),
+  items: list(v.looseObject({
+    title: text(),
+    link: text(),
+    snippet: text(),
+  })),
 });
 
 export interface SearchHit {
@@ -80,7 +89,7 @@ export async function searchEngineLookup(observable: Observable, ctx: EngineCont
     q: `"${observable.value}"`,
   });
   const page = googleJson(ctx, response.text(), SearchSchema);
-  const results = (page.items ?? []).map((item) => ({
+  const results = page.items.map((item) => ({
     title: item.title ?? '',
     description: item.snippet ?? '',
     url: item.link ?? '',
@@ -172,9 +181,10 @@ export function scrapeSearchUrl(searchUrl: string, value: string, start = 0): UR
  * five were found and the last page brought new ones. No hit is `{results: []}`.
  *
  * Better than the reference (engines.md 8 items 3 and 4): a 429 (Google's "unusual traffic"
- * block), an HTTP error, a consent or captcha page, or a page that is not a results page is a
- * one-line error instead of `null`; 429/5xx are retried by the shared client. A follow-up page
- * that fails only ends the search: the hits already found are returned.
+ * block), an HTTP error, a consent or captcha page, or an answer that is not HTML is a one-line
+ * error instead of `null`; 429/5xx are retried by the shared client. A follow-up page that fails
+ * only ends the search: the hits already found are returned. As the reference, any other page
+ * without hits is no hit (issue 26: it used to be refused when it held no search box).
  */
 export async function scrapeSearchLookup(observable: Observable, ctx: EngineContext): Promise<ScrapedSearchResult> {
   const searchUrl = String(ctx.settings.search_url ?? OLDER_DEFAULTS.search_url);
@@ -236,9 +246,9 @@ function loadHtml(html: string): cheerio.CheerioAPI {
  * one. Blocks without a usable http(s) link (ads, image strips, "related searches") or without a
  * title are skipped. Text is plain text (entities decoded, whitespace collapsed), never HTML.
  *
- * Throws an EngineError for a page that is not a results page: Google's consent page, its
- * "unusual traffic" captcha, or a page with neither hits nor a search box (a changed layout).
- * A results page without hits (Google's "did not match any documents") gives [].
+ * Throws an EngineError for a page that is plainly not a results page: Google's consent page or
+ * its "unusual traffic" captcha. Any other page without hits gives [] (issue 26, as the
+ * reference), whatever else it holds or lacks (a search box, "did not match any documents").
  */
 export function parseSearchPage(html: string): SearchHit[] {
   const $ = loadHtml(html);
@@ -261,7 +271,7 @@ export function parseSearchPage(html: string): SearchHit[] {
   return hits;
 }
 
-/** Throws when the page is a consent page, a captcha, or no results page at all. */
+/** Throws when the page is a consent page or a captcha. */
 function refuseNonResultsPage($: cheerio.CheerioAPI): void {
   const title = plainText($('title').first().text());
   const text = plainText($('body').text());
@@ -270,9 +280,6 @@ function refuseNonResultsPage($: cheerio.CheerioAPI): void {
   }
   if ($('#captcha-form, .g-recaptcha, [data-sitekey], form[action*="/sorry/"]').length > 0 || /unusual traffic/i.test(text)) {
     throw new EngineError('Google answered with a captcha ("unusual traffic") page instead of search results');
-  }
-  if ($('input[name="q"]').length === 0 && !/did not match any documents/i.test(text)) {
-    throw new EngineError(`Google's answer is not a results page${title ? ` ("${title.slice(0, 80)}")` : ''}: no hits and no search box, the layout may have changed`);
   }
 }
 

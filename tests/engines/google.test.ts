@@ -133,7 +133,7 @@ describe('search_engine against a loopback Custom Search API', () => {
       'GET /quota429': reply.json(QUOTA_BODY, 429),
       'GET /quota200': reply.json(QUOTA_BODY),
       'GET /malformed': reply.malformed(),
-      'GET /wrong-shape': reply.json({ ...PAGE, items: { title: 'not a list' } }),
+      'GET /wrong-shape': reply.json({ ...PAGE, items: [{ title: { text: 'not a title' } }] }),
       'GET /hang': reply.hang(),
       'GET /bad-key': googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', 'API_KEY_INVALID'),
       'GET /unauthorized': googleError(401, 'UNAUTHENTICATED', 'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.', 'CREDENTIALS_MISSING', 'required'),
@@ -255,7 +255,7 @@ describe('search_engine against a loopback Custom Search API', () => {
   });
 
   test('a field of the wrong type: an error naming it', async () => {
-    await fails(harness('wrong-shape', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at items: /);
+    await fails(harness('wrong-shape', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at items\.0\.title: /);
   });
 
   test('a hanging upstream: timeout', async () => {
@@ -291,6 +291,59 @@ describe('search_engine against a loopback Custom Search API', () => {
       harness('echo-url', { retries: 0 }).run('example.com', 'FQDN'),
       /^HTTP 400 Bad Request: Bad request: http:\/\/127\.0\.0\.1:\d+\/echo-url\?key=\*\*\*&cx=\*\*\* \(BAD_REQUEST\)$/,
     );
+  });
+});
+
+describe('search_engine: minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  const harnesses: EngineHarness[] = [];
+  const answers: Record<string, unknown> = {
+    // engines.md 5.9's "no hits": items absent, the estimate "0"; here not even the estimate.
+    nothing: {},
+    'null-parts': { kind: null, searchInformation: null, items: null },
+    'empty-items': { searchInformation: { totalResults: '' }, items: {} },
+    // One item where the list belongs, its parts only partly there; no estimate.
+    single: { items: { title: 'Threat report', link: 'https://blog.example/r' } },
+    // Null items, items with null or "" parts; an estimate sent as a number.
+    degenerate: {
+      searchInformation: { totalResults: 12 },
+      items: [null, { title: null, link: 'https://a.example/', snippet: '' }, { snippet: 'only a snippet' }],
+    },
+  };
+  const lookup = async (name: string) => {
+    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${name}`, api_key: KEY, cx: CX, retries: 0 } });
+    harnesses.push(h);
+    return h.run('example.com', 'FQDN');
+  };
+  before(async () => {
+    fake = await startFakeHttp(Object.fromEntries(Object.entries(answers).map(([name, body]) => [`GET /${name}`, reply.json(body)])));
+  });
+  after(async () => {
+    await Promise.all(harnesses.map((h) => h.close()));
+    await fake.close();
+  });
+
+  test('no items, null or {} items, no estimate: no results, total 0', async () => {
+    for (const name of ['nothing', 'null-parts', 'empty-items']) assert.deepEqual(await lookup(name), { results: [], total: 0 }, name);
+  });
+
+  test('one item in place of a list; no estimate: the hits on the page', async () => {
+    assert.deepEqual(await lookup('single'), { results: [{ title: 'Threat report', description: '', url: 'https://blog.example/r' }], total: 1 });
+  });
+
+  test('null items dropped; null or "" parts are \'\'; an estimate sent as a number', async () => {
+    assert.deepEqual(await lookup('degenerate'), {
+      results: [
+        { title: '', description: '', url: 'https://a.example/' },
+        { title: '', description: 'only a snippet', url: '' },
+      ],
+      total: 12,
+    });
+  });
+
+  test('an answer that is not an object: a clean error', async () => {
+    fake.route('GET /list', reply.json([]));
+    await rejectsWith(lookup('list'), /^unexpected answer from upstream at \(root\): expected a JSON object$/);
   });
 });
 
@@ -483,6 +536,9 @@ describe('search_engine, older catalog, against a loopback Google', () => {
       'GET /consent/ml': reply.html(CONSENT_PAGE),
       'GET /status500/search': reply.html('<html><body><h1>Server Error</h1></body></html>', 500),
       'GET /json/search': reply.json({ error: 'no' }),
+      'GET /bare/search': reply.html('<html><body></body></html>'),
+      'GET /empty/search': { status: 200, headers: {}, body: '' },
+      'GET /minimal/search': { status: 200, headers: {}, body: '<div class="ezO2md"><a href="/url?q=https://blog.example/r&amp;sa=U"><span class="CVA68e">Report</span></a></div>' },
       'GET /changed/search': reply.html('<!DOCTYPE html><html><head><title>Google</title></head><body><div class="new-layout"><p>Results moved.</p></div></body></html>'),
       'GET /skip/search': (req) => reply.html(searchPage(req.query.get('q')!, [
         { url: 'https://x.example/', href: '/url?q=javascript:alert(document.cookie)&sa=U&ved=1', title: 'Click me' },
@@ -596,11 +652,20 @@ describe('search_engine, older catalog, against a loopback Google', () => {
     await rejectsWith(harness('consent').run('evil.example', 'FQDN'), /^Google answered with its consent page instead of search results$/);
   });
 
-  test('HTTP 500, a non-HTML answer, a changed layout, a hanging upstream: errors', async () => {
+  test('HTTP 500, a non-HTML answer, a hanging upstream: errors', async () => {
     await rejectsWith(harness('status500').run('evil.example', 'FQDN'), /^HTTP 500 Internal Server Error$/);
     await rejectsWith(harness('json').run('evil.example', 'FQDN'), /^Google answered with application\/json, not a results page$/);
-    await rejectsWith(harness('changed').run('evil.example', 'FQDN'), /^Google's answer is not a results page \("Google"\): no hits and no search box, the layout may have changed$/);
     await rejectsWith(harness('hang', { timeout_ms: 300 }).run('evil.example', 'FQDN'), /^timeout after 300 ms$/);
+  });
+
+  test('a page without hits or search box is no hit, as the reference (issue 26: the old refusal was wrong)', async () => {
+    for (const prefix of ['changed', 'bare', 'empty']) {
+      assert.deepEqual(await run(harness(prefix), 'evil.example'), { results: [] }, prefix);
+    }
+  });
+
+  test('a minimal hit block: a link holding its title, nothing else (no description, no content type)', async () => {
+    assert.deepEqual(await run(harness('minimal'), 'evil.example'), { results: [{ title: 'Report', description: '', url: 'https://blog.example/r' }] });
   });
 
   test('429 then the page: retried by the shared client', async () => {
