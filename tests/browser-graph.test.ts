@@ -69,6 +69,18 @@ describe('the graph view in Chromium', { skip }, () => {
 
   const open = (options: { dark?: boolean; phone?: boolean } = {}) => openPage(browser, { requests, consoleErrors }, options);
 
+  /**
+   * Every label cytoscape draws, with its size on screen at the current zoom: its style's font
+   * size × the zoom (the instance is the one cytoscape registers on its container).
+   */
+  function labelSizes(page: Page): Promise<{ id: string; px: number }[]> {
+    return page.evaluate(`(() => {
+      const cy = document.getElementById('graph-canvas')._cyreg.cy;
+      return cy.elements().filter((e) => String(e.style('label') || '') !== '')
+        .map((e) => ({ id: e.id(), px: parseFloat(e.style('font-size')) * cy.zoom() }));
+    })()`);
+  }
+
   /** Waits until cytoscape has drawn: its canvases are in the graph's element. */
   async function graphDrawn(page: Page): Promise<void> {
     await page.locator('#graph-canvas canvas').first().waitFor({ state: 'attached' });
@@ -185,6 +197,52 @@ describe('the graph view in Chromium', { skip }, () => {
     assert.equal(await page.locator('#graph-canvas canvas').first().isVisible(), true);
     assert.equal(await page.evaluate<string>('document.activeElement?.id'), 'graph-canvas', 'the focus stays on the graph across a re-render');
     await context.close();
+  });
+
+  test('the labels are at least 11 CSS px at the default zoom (font size × zoom), at 1280 and 390 px', async () => {
+    for (const phone of [false, true]) {
+      const { context, page } = await open({ phone });
+      await page.goto(`${server.url}/results/${analysisId}#graph`);
+      await page.locator('#analysis-status[data-complete="true"]').waitFor();
+      await graphDrawn(page);
+      const labels = await labelSizes(page);
+      assert.ok(labels.length >= 7, JSON.stringify(labels));
+      const smallest = Math.min(...labels.map((l) => l.px));
+      assert.ok(smallest >= 11, `at ${phone ? 390 : 1280} px the smallest label is ${smallest.toFixed(1)} px: ${JSON.stringify(labels.filter((l) => l.px < 11))}`);
+      await context.close();
+    }
+  });
+
+  test('observables with no link are laid out as a grid, not a row, with readable labels (1280 and 390 px)', async () => {
+    const addresses = Array.from({ length: 9 }, (_, i) => `192.0.2.${i + 1}`);
+    const response = await fetch(`${server.url}/api/analyze`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ text: addresses.join(' '), engines: ['reverse_dns'] }),
+    });
+    const id = ((await response.json()) as { analysis_id: string }).analysis_id;
+    for (const phone of [false, true]) {
+      const { context, page } = await open({ phone });
+      await page.goto(`${server.url}/results/${id}#graph`);
+      await page.locator('#analysis-status[data-complete="true"]').waitFor();
+      await graphDrawn(page);
+      await page.locator('#graph-nodes li[data-node="ip:192.0.2.9"]').waitFor();
+      const nodes = await page.evaluate<{ id: string; x: number; y: number; degree: number }[]>(`(() => {
+        const cy = document.getElementById('graph-canvas')._cyreg.cy;
+        return cy.nodes().map((n) => ({ id: n.id(), x: n.renderedPosition('x'), y: n.renderedPosition('y'), degree: n.degree(false) }));
+      })()`);
+      assert.equal(nodes.length, 9);
+      assert.ok(nodes.every((n) => n.degree === 0), 'no links');
+      const columns = new Set(nodes.map((n) => Math.round(n.x)));
+      const rows = new Set(nodes.map((n) => Math.round(n.y)));
+      const where = `${phone ? 390 : 1280} px: ${columns.size} columns, ${rows.size} rows`;
+      assert.ok(columns.size > 1 && rows.size > 1, where);
+      assert.ok(columns.size * rows.size >= 9 && columns.size * rows.size < 9 + Math.max(columns.size, rows.size), `${where}: a grid, not a scatter`);
+      const smallest = Math.min(...(await labelSizes(page)).map((l) => l.px));
+      assert.ok(smallest >= 11, `${where}: smallest label ${smallest}`);
+      await page.locator('#graph-canvas').screenshot({ path: join(SCREENSHOTS, `results-graph-grid-${phone ? 'phone' : 'desktop'}.png`) });
+      await context.close();
+    }
   });
 
   test('phone width: the graph fits, nothing overflows', async () => {

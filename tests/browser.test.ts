@@ -185,7 +185,13 @@ describe('the front end in Chromium', { skip }, () => {
     assert.equal(await page.locator('thead th').nth(1).innerText(), 'Verdict', 'the column after the observable');
     assert.equal(await badge('8.8.8.8').getAttribute('data-verdict'), 'suspicious');
     assert.match(await badge('8.8.8.8').innerText(), /suspicious/i, 'the word shows, not only a colour');
-    assert.match(await row(page, '8.8.8.8').locator('td.verdict-cell .reasons li').first().innerText(), /^provider_11: .*Tor/);
+    // The reason names the engine as its column does (the API's reason keeps the key).
+    const reason = row(page, '8.8.8.8').locator('td.verdict-cell .reasons li').first();
+    assert.match(await reason.innerText(), /^IPapi: .*Tor/);
+    assert.match(await reason.getAttribute('data-reason') ?? '', /^provider_11: .*Tor/);
+    assert.equal(await page.locator('thead th:has(button[data-column="provider_11"])').innerText(), 'IPapi');
+    const keys = await page.locator('.reasons li').evaluateAll((items) => items.map((li) => li.textContent ?? '').filter((t) => /^(provider_\d+|reverse_dns|rdap_whois|public_dns):/.test(t)));
+    assert.deepEqual(keys, [], 'no reason drawn names an engine by its key');
     // ipapi failed for 1.1.1.1: an error is never "clean".
     assert.equal(await badge('1.1.1.1').getAttribute('data-verdict'), 'unknown');
     assert.match(await badge('1.1.1.1').innerText(), /unknown/i);
@@ -203,7 +209,8 @@ describe('the front end in Chromium', { skip }, () => {
     assert.equal(await page.locator('article.card').count(), 1);
     const card = page.locator('article.card[data-observable="8.8.8.8"]');
     assert.equal(await card.locator('.card-head .verdict').getAttribute('data-verdict'), 'suspicious');
-    assert.match(await card.locator('.card-head .reasons').innerText(), /provider_11: /);
+    assert.match(await card.locator('.card-head .reasons').innerText(), /^IPapi: .*Tor/);
+    assert.match(await card.locator('.engine-section[data-engine="provider_11"] h3').innerText(), /^IPapi\b/, 'the card section has the same name');
     await page.selectOption('#verdict-filter', '');
     assert.equal(await page.locator('article.card').count(), 3);
 
@@ -369,6 +376,94 @@ describe('the front end in Chromium', { skip }, () => {
       assert.equal(await page.getAttribute('button[data-view="table"]', 'aria-pressed'), 'true');
       await context.close();
     }
+  });
+
+  test('form errors: next to Analyze in the sticky bar, announced, in view, the focus on what needs fixing (1280 and 390 px)', async () => {
+    for (const phone of [false, true]) {
+      // The server's 400 is logged by Chromium as a failed load: expected here, nothing else is.
+      const logged: string[] = [];
+      const { context, page } = await openPage(browser, { requests, consoleErrors: logged }, { phone, origin: server.url });
+      const where = phone ? '390 px' : '1280 px';
+      await page.goto(`${server.url}/`);
+      await page.locator('#engine-reverse_dns').waitFor();
+
+      await page.click('#submit');
+      await expectFormProblem(page, /^Paste at least one observable/, '#text', `nothing pasted at ${where}`);
+      assert.equal(await page.getAttribute('#text', 'aria-invalid'), 'true');
+
+      // Text without any observable: the server refuses it, the page says so where Analyze is.
+      await page.fill('#text', 'Hello team, nothing to look at in this message.');
+      await page.click('#submit');
+      await expectFormProblem(page, /^No observable found in the text/, '#text', `no observable at ${where}`);
+      await page.screenshot({ path: join(SCREENSHOTS, `index-no-observable-${phone ? 'phone' : 'desktop'}-light.png`), fullPage: false });
+
+      await page.fill('#text', '8.8.8.8');
+      assert.equal(await page.getAttribute('#text', 'aria-invalid'), null, 'typing clears the mark');
+      await page.getByRole('button', { name: 'Clear' }).click();
+      await page.click('#submit');
+      await expectFormProblem(page, /^Select at least one engine/, 'input[name="engines"]', `no engine at ${where}`);
+      assert.equal(await page.evaluate<string>('document.activeElement.closest(".engine-group")?.getAttribute("aria-label") ?? ""'), 'Ready to use', 'the first engine that can be chosen');
+      assert.deepEqual(logged.filter((m) => !/status of 400/.test(m)), []);
+      await context.close();
+    }
+  });
+
+  test('nothing crosses its box at 1280 and 390 px: the form (with an error), history, results table and cards', async () => {
+    for (const phone of [false, true]) {
+      const logged: string[] = [];
+      const { context, page } = await openPage(browser, { requests, consoleErrors: logged }, { phone, origin: server.url });
+      const where = phone ? '390 px' : '1280 px';
+      await page.goto(`${server.url}/`);
+      await page.locator('#engine-reverse_dns').waitFor();
+      assert.deepEqual(await page.evaluate<string[]>(OVERFLOWS(['#analyze-form'])), [], `form at ${where}`);
+      await page.fill('#text', 'no observable in here');
+      await page.click('#submit');
+      await page.locator('#form-error:not([hidden])').waitFor();
+      assert.deepEqual(await page.evaluate<string[]>(OVERFLOWS(['#analyze-form'])), [], `form with its error at ${where}`);
+      await page.goto(`${server.url}/history`);
+      await page.locator('#history-list tbody tr').first().waitFor();
+      assert.deepEqual(await page.evaluate<string[]>(OVERFLOWS(['main > .panel'])), [], `history at ${where}`);
+      for (const view of ['table', 'cards']) {
+        await page.goto(`${server.url}/results/${analysisId}#${view}`);
+        await page.locator('#analysis-status[data-complete="true"]').waitFor();
+        await page.locator(view === 'table' ? 'table.results-table' : 'article.card').first().waitFor();
+        assert.deepEqual(await page.evaluate<string[]>(OVERFLOWS(['.results-head', '.toolbar', '#view'])), [], `${view} at ${where}`);
+        if (phone) {
+          // Open (the view changes in place: the menu may be open from the view before).
+          if (await page.getAttribute('#more-toggle', 'aria-expanded') !== 'true') await page.click('#more-toggle');
+          await page.locator('#more-controls #export-csv').waitFor();
+          assert.deepEqual(await page.evaluate<string[]>(OVERFLOWS(['.toolbar'])), [], `${view} at ${where}, its menu open`);
+        }
+      }
+      assert.deepEqual(logged.filter((m) => !/status of 400/.test(m)), []);
+      await context.close();
+    }
+  });
+
+  test('phone, 390 × 844: the first result card starts in the first screen; the secondary controls fold into one menu', async () => {
+    const { context, page } = await open({ phone: true });
+    await page.goto(`${server.url}/results/${analysisId}`);
+    await page.locator('#analysis-status[data-complete="true"]').waitFor();
+    const top = await page.locator('article.card').first().evaluate((card) => card.getBoundingClientRect().top);
+    assert.ok(top < 844 * 0.6, `the first card starts at ${top} px`);
+    for (const id of ['type-filter', 'verdict-filter', 'new-analysis', 'rerun', 'export-csv']) assert.equal(await page.locator(`#${id}`).isVisible(), false, `${id} folded`);
+    assert.equal(await page.getAttribute('#more-toggle', 'aria-expanded'), 'false');
+    await page.click('#more-toggle');
+    assert.equal(await page.getAttribute('#more-toggle', 'aria-expanded'), 'true');
+    for (const id of ['type-filter', 'verdict-filter', 'new-analysis', 'rerun', 'copy-observables', 'export-csv']) assert.equal(await page.locator(`#${id}`).isVisible(), true, `${id} in the menu`);
+    await page.selectOption('#verdict-filter', 'suspicious');
+    assert.deepEqual(await page.locator('article.card').evaluateAll((c) => c.map((x) => x.getAttribute('data-observable'))), ['8.8.8.8']);
+    await page.screenshot({ path: join(SCREENSHOTS, 'results-phone-menu-light.png'), fullPage: false });
+    await page.click('#more-toggle');
+    assert.equal(await page.locator('#verdict-filter').isVisible(), false);
+    // Wider screens: every control in view, no menu button.
+    const desktop = await open();
+    await desktop.page.goto(`${server.url}/results/${analysisId}`);
+    await desktop.page.locator('#analysis-status[data-complete="true"]').waitFor();
+    assert.equal(await desktop.page.locator('#more-toggle').isVisible(), false);
+    for (const id of ['type-filter', 'verdict-filter', 'new-analysis', 'export-csv']) assert.equal(await desktop.page.locator(`#${id}`).isVisible(), true, `${id} at 1280 px`);
+    await desktop.context.close();
+    await context.close();
   });
 
   test('phone width: the Analyze button stays in reach while the engine list scrolls', async () => {
@@ -539,6 +634,42 @@ describe('the front end in Chromium', { skip }, () => {
   });
 });
 
+describe('the form refused for its size, in Chromium', { skip }, () => {
+  const suite = servedInChromium({ max_body_bytes: 2048, rate_limit_per_minute: 0 });
+
+  test('413: the message next to Analyze, the focus on the text (1280 and 390 px)', async () => {
+    for (const phone of [false, true]) {
+      const { context, page } = await openPage(suite.browser, { requests: [], consoleErrors: [] }, { phone });
+      await page.goto(`${suite.server.url}/`);
+      await page.locator('#engine-reverse_dns').waitFor();
+      await page.fill('#text', Array.from({ length: 200 }, (_, i) => `host-${i}.example.com`).join('\n'));
+      await page.click('#submit');
+      await expectFormProblem(page, /^Too much for one analysis \(request body larger than 2048 bytes\): split the text/, '#text', `413 at ${phone ? 390 : 1280} px`);
+      await context.close();
+    }
+  });
+});
+
+describe('the form refused for too many analyses, in Chromium', { skip }, () => {
+  const suite = servedInChromium({ rate_limit_per_minute: 1 });
+
+  test('429: the message next to Analyze, the focus on Analyze (1280 and 390 px)', async () => {
+    // The one analysis of this minute.
+    const first = await fetch(`${suite.server.url}/api/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'example.com', engines: ['reverse_dns'] }) });
+    assert.equal(first.status, 200);
+    for (const phone of [false, true]) {
+      const { context, page } = await openPage(suite.browser, { requests: [], consoleErrors: [] }, { phone });
+      await page.goto(`${suite.server.url}/`);
+      await page.locator('#engine-reverse_dns').waitFor();
+      await page.fill('#text', 'example.org');
+      await page.click('#submit');
+      await expectFormProblem(page, /^Too many analyses: at most 1 per minute .*retry in \d+ s\. Then press Analyze again\.$/, '#submit', `429 at ${phone ? 390 : 1280} px`);
+      assert.equal(await page.isEnabled('#submit'), true, 'Analyze can be pressed again');
+      await context.close();
+    }
+  });
+});
+
 describe('signing in to a server with api_token, in Chromium', { skip }, () => {
   const TOKEN = 'browser-token-Lp4Kj8Hg2Fd6';
   const suite = servedInChromium({ api_token: TOKEN });
@@ -585,6 +716,35 @@ describe('signing in to a server with api_token, in Chromium', { skip }, () => {
     assert.deepEqual(consoleErrors, []);
     await context.close();
   });
+
+  test('401 from the form: the message and a sign-in link next to Analyze, the focus on the link; the text survives signing in (1280 and 390 px)', async () => {
+    const { server, browser } = suite;
+    for (const phone of [false, true]) {
+      const { context, page } = await openPage(browser, { requests: [], consoleErrors: [] }, { phone });
+      await page.goto(`${server.url}/`);
+      await page.waitForURL(/\/signin/);
+      await page.fill('#token', TOKEN);
+      await page.click('button[type="submit"]');
+      await page.waitForURL(`${server.url}/`);
+      await page.locator('#engine-reverse_dns').waitFor();
+      await page.fill('#text', 'example.com');
+      await context.clearCookies(); // the session ends while the form is open
+      await page.click('#submit');
+      await expectFormProblem(page, /^Sign in to analyze/, '#form-signin', `401 at ${phone ? 390 : 1280} px`);
+      assert.equal(page.url(), `${server.url}/`, 'the page stays, with what was typed');
+      await page.click('#form-signin');
+      await page.waitForURL(`${server.url}/signin?next=%2F`);
+      await page.fill('#token', TOKEN);
+      await page.click('button[type="submit"]');
+      await page.waitForURL(`${server.url}/`);
+      await page.locator('#engine-reverse_dns').waitFor();
+      assert.equal(await page.inputValue('#text'), 'example.com', 'the text is back');
+      assert.match(await page.innerText('#prefill-note'), /before signing in/);
+      await page.click('#submit');
+      await page.waitForURL(/\/results\/[0-9a-f-]{36}$/);
+      await context.close();
+    }
+  });
 });
 
 describe('the engine picker of a server running the older catalog, in Chromium', { skip }, () => {
@@ -612,6 +772,75 @@ describe('the engine picker of a server running the older catalog, in Chromium',
     await context.close();
   });
 });
+
+/**
+ * The form's error after a submit: in the sticky bar with Analyze, announced (role="alert"), drawn
+ * inside the window and not covered, and the focus on `focused` (a selector of what needs fixing).
+ */
+async function expectFormProblem(page: Page, message: RegExp, focused: string, where: string): Promise<void> {
+  await page.locator('#form-error:not([hidden])').waitFor();
+  assert.match(await page.innerText('#form-error'), message, where);
+  const seen = await page.evaluate<{ role: string | null; inBar: boolean; rect: { top: number; bottom: number; left: number; right: number }; submit: { top: number; bottom: number }; inner: { w: number; h: number }; hit: boolean; sticky: string }>(`(() => {
+    const error = document.getElementById('form-error');
+    const bar = error.closest('.form-footer');
+    const r = error.getBoundingClientRect();
+    const s = document.getElementById('submit').getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    return {
+      role: error.getAttribute('role'),
+      inBar: !!bar && bar.contains(document.getElementById('submit')),
+      rect: { top: r.top, bottom: r.bottom, left: r.left, right: r.right },
+      submit: { top: s.top, bottom: s.bottom },
+      inner: { w: window.innerWidth, h: window.innerHeight },
+      hit: !!hit && error.contains(hit),
+      sticky: bar ? getComputedStyle(bar).position : '',
+    };
+  })()`);
+  assert.equal(seen.role, 'alert', where);
+  assert.ok(seen.inBar, `${where}: the error is in the bar that holds Analyze`);
+  assert.equal(seen.sticky, 'sticky', where);
+  assert.ok(seen.rect.top >= 0 && seen.rect.bottom <= seen.inner.h && seen.rect.left >= 0 && seen.rect.right <= seen.inner.w, `${where}: error drawn at ${JSON.stringify(seen.rect)} in a ${seen.inner.w} × ${seen.inner.h} window`);
+  assert.ok(seen.hit, `${where}: the error is not covered`);
+  // Next to Analyze: on the same line, or right above it.
+  assert.ok(seen.rect.bottom >= seen.submit.top - 40 && seen.rect.top <= seen.submit.bottom, `${where}: error ${JSON.stringify(seen.rect)}, Analyze ${JSON.stringify(seen.submit)}`);
+  assert.equal(await page.evaluate<boolean>(`document.activeElement?.matches(${JSON.stringify(focused)}) ?? false`), true, `${where}: the focus is on ${focused}, not ${await page.evaluate<string>('document.activeElement?.outerHTML.slice(0, 80)')}`);
+}
+
+/**
+ * What crosses its box under the elements of `selectors` (each included): an element whose content
+ * is wider than it (scrollWidth > clientWidth, for one that does not scroll by design), or whose
+ * right edge is past its container's. Scroll regions (overflow auto or scroll, like the results
+ * table's) hold wider content on purpose; out-of-flow elements (the history's visually hidden
+ * header) are skipped; a `display: contents` wrapper is seen through.
+ */
+function OVERFLOWS(selectors: string[]): string {
+  return String.raw`((selectors) => {
+    const found = [];
+    const label = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (typeof el.className === 'string' && el.className.trim() ? '.' + el.className.trim().split(/\s+/).join('.') : '');
+    const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+    const drawn = (el) => { const r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility === 'visible'; };
+    for (const selector of selectors) {
+      const roots = [...document.querySelectorAll(selector)];
+      if (roots.length === 0) found.push(selector + ': nothing matches');
+      for (const root of roots) {
+        for (const el of [root, ...root.querySelectorAll('*')]) {
+          if (!drawn(el)) continue;
+          let outOfFlow = false;
+          for (let n = el; n && n !== root.parentElement; n = n.parentElement) if (['absolute', 'fixed'].includes(getComputedStyle(n).position)) outOfFlow = true;
+          if (outOfFlow) continue;
+          if (el.clientWidth > 0 && getComputedStyle(el).overflowX === 'visible' && el.scrollWidth > el.clientWidth + 1) found.push(selector + ' ' + label(el) + ': scrollWidth ' + el.scrollWidth + ' > clientWidth ' + el.clientWidth);
+          let parent = el.parentElement;
+          while (parent && getComputedStyle(parent).display === 'contents') parent = parent.parentElement;
+          if (!parent || scrolls(parent)) continue;
+          const inner = parent.getBoundingClientRect().right - parseFloat(getComputedStyle(parent).borderRightWidth);
+          const right = el.getBoundingClientRect().right;
+          if (right > inner + 1) found.push(selector + ' ' + label(el) + ': right edge ' + right.toFixed(1) + ' past ' + label(parent) + ' ' + inner.toFixed(1));
+        }
+      }
+    }
+    return found;
+  })(${JSON.stringify(selectors)})`;
+}
 
 /** WCAG 2 contrast of two computed colours (`rgb(r, g, b)`). */
 function contrastOf(a: string, b: string): number {

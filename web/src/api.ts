@@ -27,16 +27,24 @@ if (authEnabled) {
   document.querySelector('.topbar')?.appendChild(signOut);
 }
 
-/** To the sign-in page, which brings the user back to this page (its path only) afterwards. */
+/** The sign-in page, which brings the user back to this page (its path only) afterwards. */
+export function signInHref(): string {
+  return `/signin?next=${encodeURIComponent(window.location.pathname + window.location.search)}`;
+}
+
 export function goToSignIn(): void {
-  window.location.assign(`/signin?next=${encodeURIComponent(window.location.pathname + window.location.search)}`);
+  window.location.assign(signInHref());
 }
 
 export function apiPath(path: string): string {
   return `${apiPrefix}${path}`;
 }
 
-async function request<T>(path: string, init?: RequestInit): Promise<T> {
+/**
+ * `signIn: false`: a 401 is thrown like any other refusal, without leaving the page (the form
+ * says so next to its button and keeps what was typed).
+ */
+async function request<T>(path: string, init?: RequestInit, options: { signIn?: boolean } = {}): Promise<T> {
   let response: Response;
   try {
     response = await fetch(path, { ...init, headers: { accept: 'application/json', ...init?.headers }, cache: 'no-store' });
@@ -49,7 +57,7 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
   } catch {
     throw new ApiError(`oas answered ${response.status} without JSON`, response.status);
   }
-  if (response.status === 401) {
+  if (response.status === 401 && options.signIn !== false) {
     goToSignIn();
     throw new ApiError('Sign in to continue: opening the sign-in page…', 401);
   }
@@ -64,6 +72,6 @@ export function getJson<T>(path: string): Promise<T> {
   return request<T>(path);
 }
 
-export function postJson<T>(path: string, body: unknown): Promise<T> {
-  return request<T>(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+export function postJson<T>(path: string, body: unknown, options: { signIn?: boolean } = {}): Promise<T> {
+  return request<T>(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, options);
 }

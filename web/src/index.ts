@@ -7,10 +7,17 @@
  * "Re-run with other engines" on a results page opens `/#text=...&engines=a,b`: the text and the
  * engines are prefilled from the address's fragment (never sent to the server), in place of the
  * defaults. Engines are matched by id or service name; one the server cannot run is reported.
+ *
+ * When the form cannot start an analysis (nothing pasted, no engine, the server's refusal: no
+ * observable in the text, too large, too many analyses, no session), it says why in the sticky bar
+ * next to Analyze (role="alert") and moves the focus to what needs fixing (web/src/form-problem.ts).
+ * A 401 keeps the text and engines in this tab's session storage, and the form after signing in
+ * starts from them.
  */
-import { ApiError, apiPath, getJson, postJson } from './api.js';
+import { apiPath, getJson, postJson, signInHref } from './api.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
 import { plural } from './format.js';
+import { NO_ENGINE, NO_TEXT, problemOf, type FormProblem } from './form-problem.js';
 import type { CatalogView, EngineView } from '../../src/view/types.js';
 
 /** The filter chips: the spec's tags, in its order (`the service` is a name, not a filter). */
@@ -22,19 +29,50 @@ interface PickerState {
   search: string;
 }
 
-/** What the address's fragment asks to prefill: `#text=...&engines=id,alias`. */
+/**
+ * What to prefill: the address's fragment (`#text=...&engines=id,alias`, a re-run), else the
+ * text and engines kept when the server asked to sign in (`draft`).
+ */
 interface Prefill {
   text: string | null;
   engines: string[] | null;
+  source: 'rerun' | 'draft';
 }
+
+/** Session storage key of the text and engines kept across signing in. */
+const DRAFT_KEY = 'oas-draft';
 
 function prefillFromHash(): Prefill {
   const params = new URLSearchParams(window.location.hash.slice(1));
   const engines = params.get('engines');
+  if (params.get('text') === null && engines === null) return takeDraft() ?? { text: null, engines: null, source: 'rerun' };
   return {
     text: params.get('text'),
     engines: engines === null ? null : engines.split(',').map((e) => e.trim()).filter(Boolean),
+    source: 'rerun',
   };
+}
+
+function keepDraft(text: string, engines: string[]): void {
+  try {
+    window.sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ text, engines }));
+  } catch {
+    // storage refused (private mode, quota): the text stays in the page, only not across signing in
+  }
+}
+
+/** The kept draft, once: it is removed as it is read. */
+function takeDraft(): Prefill | null {
+  try {
+    const raw = window.sessionStorage.getItem(DRAFT_KEY);
+    if (raw === null) return null;
+    window.sessionStorage.removeItem(DRAFT_KEY);
+    const draft = JSON.parse(raw) as { text?: unknown; engines?: unknown };
+    const engines = Array.isArray(draft.engines) ? draft.engines.filter((e): e is string => typeof e === 'string') : null;
+    return { text: typeof draft.text === 'string' ? draft.text : null, engines, source: 'draft' };
+  } catch {
+    return null;
+  }
 }
 
 async function main(): Promise<void> {
@@ -64,6 +102,7 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   });
   const ignoreCache = el('input', { type: 'checkbox', id: 'ignore-cache', name: 'ignore_cache' });
   const formError = el('p', { id: 'form-error', class: 'form-error', role: 'alert', hidden: true });
+  const signIn = el('a', { href: signInHref(), id: 'form-signin', class: 'button', hidden: true }, 'Sign in');
   const submit = el('button', { type: 'submit', class: 'primary', id: 'submit' }, 'Analyze');
   const count = el('span', { class: 'muted', id: 'selected-count' });
 
@@ -106,7 +145,9 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
     return { section, list };
   });
   const noMatch = el('p', { class: 'muted', hidden: true, id: 'no-engine-match' }, 'No engine matches this filter.');
-  const prefillNote = rerun.size > 0 || unavailable.length > 0
+  const prefillNote = prefill.source === 'draft'
+    ? el('p', { class: 'notice prefill-note', id: 'prefill-note', role: 'status' }, 'What you typed before signing in is filled in: press Analyze to start.')
+    : rerun.size > 0 || unavailable.length > 0
     ? el('p', { class: 'notice prefill-note', id: 'prefill-note', role: 'status' },
         rerun.size > 0 ? 'The observables and engines of the previous analysis are filled in: change the engines, then analyze.' : 'The observables of the previous analysis are filled in.',
         unavailable.length > 0 ? ` Not available here: ${unavailable.join(', ')}.` : null)
@@ -179,11 +220,11 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
         el('div', { class: 'engine-actions' }, search, selectShown, clear, defaults)),
       groupElements.map((g) => g.section),
       noMatch),
-    // Sticky at the bottom of the window: Analyze stays in reach below a long engine list.
+    // Sticky at the bottom of the window: Analyze, and why it could not start, stay in view below a long engine list.
     el('div', { class: 'form-footer', id: 'form-footer' },
       el('label', { class: 'check' }, ignoreCache, ' Ignore cache (ask every source again)'),
-      submit),
-    formError);
+      el('div', { class: 'form-problem' }, formError, signIn),
+      submit));
 
   form.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
@@ -193,10 +234,10 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    formError.hidden = true;
+    clearProblem();
     const engines = selected();
-    if (text.value.trim() === '') return showError('Paste at least one observable.', text);
-    if (engines.length === 0) return showError('Select at least one engine.', search);
+    if (text.value.trim() === '') return showProblem(NO_TEXT);
+    if (engines.length === 0) return showProblem(NO_ENGINE);
     submit.disabled = true;
     submit.textContent = 'Starting…';
     try {
@@ -204,19 +245,43 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
         text: text.value,
         engines,
         ignore_cache: ignoreCache.checked,
-      });
+      }, { signIn: false });
       window.location.assign(handle.link);
     } catch (error) {
       submit.disabled = false;
       submit.textContent = 'Analyze';
-      showError(error instanceof ApiError ? error.message : 'The analysis could not be started.', text);
+      const problem = problemOf(error);
+      if (problem.fix === 'signin') keepDraft(text.value, engines);
+      showProblem(problem);
     }
   });
+  text.addEventListener('input', () => text.removeAttribute('aria-invalid'));
 
-  function showError(message: string, focus: HTMLElement): void {
-    formError.textContent = message;
+  function clearProblem(): void {
+    formError.hidden = true;
+    formError.textContent = '';
+    signIn.hidden = true;
+    text.removeAttribute('aria-invalid');
+  }
+
+  /** The problem in the sticky bar next to Analyze (announced: role="alert"), the focus on what needs fixing. */
+  function showProblem(problem: FormProblem): void {
+    formError.textContent = problem.message;
     formError.hidden = false;
-    focus.focus();
+    signIn.hidden = problem.fix !== 'signin';
+    if (problem.fix === 'text') text.setAttribute('aria-invalid', 'true');
+    const target = problem.fix === 'text' ? text
+      : problem.fix === 'engines' ? firstEngineShown() ?? search
+      : problem.fix === 'signin' ? signIn
+      : submit;
+    target.focus({ preventScroll: true });
+    // In the middle of the window: not under the sticky bar (the bar itself is always in view).
+    if (!target.closest('.form-footer')) target.scrollIntoView({ block: 'center' });
+  }
+
+  /** The first engine that can be selected and that the filters show: where choosing one starts. */
+  function firstEngineShown(): HTMLInputElement | undefined {
+    return [...form.querySelectorAll<HTMLInputElement>('input[name="engines"]')].find((box) => !box.disabled && box.offsetParent !== null);
   }
 
   updateCount();

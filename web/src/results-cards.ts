@@ -7,7 +7,7 @@
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
 import { riskOf } from './results-table.js';
-import { reasonsList, verdictBadge } from './verdict.js';
+import { engineLabels, reasonsList, verdictBadge, type EngineLabels } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
 const STATUS_LABEL: Record<CellView['status'], string> = {
@@ -19,11 +19,11 @@ const STATUS_LABEL: Record<CellView['status'], string> = {
 };
 
 export function renderCards(view: AnalysisView, rows: ObservableView[]): HTMLElement {
-  const labels = new Map(view.engines.map((e) => [e.key, e.label]));
+  const labels = engineLabels(view);
   return el('div', { class: 'cards' }, rows.map((row) => renderCard(row, labels, () => view.results[row.index])));
 }
 
-function renderCard(row: ObservableView, labels: Map<string, string>, result: () => unknown): HTMLElement {
+function renderCard(row: ObservableView, labels: EngineLabels, result: () => unknown): HTMLElement {
   const cells = row.cells.filter((c) => c.status !== 'not_applicable');
   return el('article', { class: 'card', 'data-index': row.index, 'data-observable': row.observable, 'data-state': row.done ? 'done' : 'pending', 'aria-label': row.observable },
     el('header', { class: 'card-head' },
@@ -33,7 +33,7 @@ function renderCard(row: ObservableView, labels: Map<string, string>, result: ()
         row.verdict ? ' ' : null,
         el('span', { class: 'type' }, row.type),
         row.reversed_ip ? el('span', { class: 'sub' }, ` resolved to ${row.reversed_ip}`) : null),
-      row.verdict ? reasonsList(row.reasons) : null,
+      row.verdict ? reasonsList(row.reasons, labels) : null,
       el('div', { class: 'row-actions' }, copyButtons(row, result))),
     !row.done ? el('p', { class: 'status-label pending' }, 'running…') : null,
     row.done && cells.length === 0 ? el('p', { class: 'muted' }, `No selected engine applies to ${row.type}.`) : null,

@@ -8,6 +8,10 @@
  * the rows shown (the filters apply), draws them on a canvas, and lists the same nodes and links
  * as text under it, for the keyboard and screen readers. The canvas keeps its zoom and pan across
  * polls; it is laid out again only when the nodes change.
+ *
+ * The layout: the linked nodes by force (cose), the observables with no link in a grid under them
+ * (as wide as the canvas's shape asks), the whole fitted to the canvas but never so small that a
+ * label is drawn under MIN_LABEL_PX: past that, the graph is panned or zoomed out by hand.
  */
 import type cytoscape from 'cytoscape';
 import { el, replace } from './dom.js';
@@ -18,6 +22,14 @@ type Cy = cytoscape.Core;
 type CytoscapeFactory = typeof cytoscape;
 
 const LIBRARY_URL = '/assets/cytoscape.js';
+/** Labels' font size (nodes and edges), in graph units (CSS px at zoom 1). */
+const LABEL_FONT_PX = 13;
+/** The smallest a label is drawn at the default zoom, in CSS px: font size × zoom. */
+const MIN_LABEL_PX = 11;
+/** Room around the drawing when it is fitted, in CSS px. */
+const PADDING = 30;
+/** Space between the cells of the grid of unlinked observables, in graph units. */
+const GRID_GAP = 24;
 const KIND_ORDER: GraphNodeView['kind'][] = ['observable', 'ip', 'asn', 'engine'];
 const KIND_HEADING: Record<GraphNodeView['kind'], string> = {
   observable: 'Observables',
@@ -171,19 +183,56 @@ function loadLibrary(): Promise<CytoscapeFactory> {
 
 function layout(): void {
   if (!cy) return;
-  const few = cy.nodes().length <= 2;
-  cy.layout(few
-    ? { name: 'grid', fit: true, padding: 40, avoidOverlap: true }
-    : { name: 'cose', animate: false, fit: true, padding: 30, nodeDimensionsIncludeLabels: true, randomize: false, idealEdgeLength: () => 60, nodeRepulsion: () => 4000, componentSpacing: 60 }).run();
-  // A layout taller than wide in a wide area (or the reverse) is turned a quarter: it is drawn larger.
-  const box = cy.elements().boundingBox();
-  if ((box.h > box.w * 1.2 && canvasHost.clientWidth > canvasHost.clientHeight) || (box.w > box.h * 1.2 && canvasHost.clientHeight > canvasHost.clientWidth)) {
-    cy.nodes().positions((node) => ({ x: node.position('y'), y: node.position('x') }));
-    cy.fit(undefined, 30);
+  const linked = cy.nodes().filter((node) => node.degree(false) > 0);
+  const alone = cy.nodes().filter((node) => node.degree(false) === 0);
+  if (linked.length > 0) {
+    linked.union(linked.connectedEdges()).layout({ name: 'cose', animate: false, fit: false, nodeDimensionsIncludeLabels: true, randomize: false, idealEdgeLength: () => 60, nodeRepulsion: () => 4000, componentSpacing: 60 }).run();
+    // A layout taller than wide in a wide area (or the reverse) is turned a quarter: it is drawn larger.
+    const box = linked.boundingBox({});
+    if ((box.h > box.w * 1.2 && canvasHost.clientWidth > canvasHost.clientHeight) || (box.w > box.h * 1.2 && canvasHost.clientHeight > canvasHost.clientWidth)) {
+      linked.positions((node) => ({ x: node.position('y'), y: node.position('x') }));
+    }
   }
-  // A small graph fitted to a large area would be drawn huge; a large one stays readable by zooming.
-  if (cy.zoom() > 1.6) cy.zoom({ level: 1.6, renderedPosition: { x: canvasHost.clientWidth / 2, y: canvasHost.clientHeight / 2 } });
-  cy.center();
+  if (alone.length > 0) gridBelow(alone, linked.length > 0 ? linked.boundingBox({}) : null);
+  cy.fit(undefined, PADDING);
+  // A small graph fitted to a large area would be drawn huge; a large one no smaller than its labels can be read.
+  const readable = MIN_LABEL_PX / LABEL_FONT_PX;
+  if (cy.zoom() > 1.6) cy.zoom(1.6);
+  if (cy.zoom() < readable) cy.zoom(readable);
+  placeDrawing();
+}
+
+/**
+ * The unlinked observables in rows and columns under `above` (the linked part, if any): as many
+ * columns as make the grid about as wide, for its height, as the canvas is.
+ */
+function gridBelow(nodes: cytoscape.NodeCollection, above: cytoscape.BoundingBox12 & cytoscape.BoundingBoxWH | null): void {
+  const boxes = nodes.map((node) => node.boundingBox({ includeLabels: true }));
+  const cellW = Math.max(...boxes.map((b) => b.w)) + GRID_GAP;
+  const cellH = Math.max(...boxes.map((b) => b.h)) + GRID_GAP;
+  const aspect = Math.max(0.5, canvasHost.clientWidth / Math.max(1, canvasHost.clientHeight));
+  const cols = Math.min(nodes.length, Math.max(1, Math.round(Math.sqrt((nodes.length * aspect * cellH) / cellW))));
+  const width = cols * cellW;
+  const left = above ? above.x1 + Math.max(0, (above.w - width) / 2) : 0;
+  const top = above ? above.y2 + cellH : 0;
+  // Sorted by label, so a poll that adds an observable moves the others little.
+  const order = new Map(nodes.sort((a, b) => String(a.data('label')).localeCompare(String(b.data('label')), undefined, { numeric: true })).map((node, i) => [node.id(), i] as const));
+  nodes.positions((node) => {
+    const i = order.get(node.id()) ?? 0;
+    return { x: left + (i % cols) * cellW + cellW / 2, y: top + Math.floor(i / cols) * cellH + cellH / 2 };
+  });
+}
+
+/** The drawing centred where it fits the canvas, else from its top (left) edge: zoomed in past a fit, its start shows. */
+function placeDrawing(): void {
+  if (!cy) return;
+  const box = cy.elements().boundingBox({});
+  const zoom = cy.zoom();
+  const width = canvasHost.clientWidth;
+  const height = canvasHost.clientHeight;
+  const x = box.w * zoom + 2 * PADDING <= width ? (width - box.w * zoom) / 2 - box.x1 * zoom : PADDING - box.x1 * zoom;
+  const y = box.h * zoom + 2 * PADDING <= height ? (height - box.h * zoom) / 2 - box.y1 * zoom : PADDING - box.y1 * zoom;
+  cy.pan({ x, y });
 }
 
 function toElements(graph: { nodes: GraphNodeView[]; edges: GraphEdgeView[] }): cytoscape.ElementDefinition[] {
@@ -211,7 +260,7 @@ function graphStyle(): cytoscape.StylesheetJson {
   const verdict = (name: string) => v(`--verdict-${name}-bg`, '#5b6470');
   return [
     { selector: 'node', style: {
-      label: 'data(label)', color: fg, 'font-size': 13, 'font-family': 'system-ui, sans-serif',
+      label: 'data(label)', color: fg, 'font-size': LABEL_FONT_PX, 'font-family': 'system-ui, sans-serif',
       'text-valign': 'bottom', 'text-margin-y': 4, 'text-wrap': 'wrap', 'text-max-width': '180px', 'text-overflow-wrap': 'anywhere',
       'text-background-color': surface, 'text-background-opacity': 0.9, 'text-background-padding': '2px', 'text-background-shape': 'roundrectangle',
       'background-color': surface, 'border-width': 2, 'border-color': line, width: 26, height: 26,
@@ -230,7 +279,7 @@ function graphStyle(): cytoscape.StylesheetJson {
     { selector: 'node:selected', style: { 'border-color': v('--focus', '#1f56c2'), 'border-width': 4 } },
     { selector: 'edge', style: {
       width: 1.5, 'line-color': line, 'target-arrow-color': line, 'target-arrow-shape': 'triangle', 'curve-style': 'bezier',
-      label: 'data(label)', color: fg, 'font-size': 11, 'text-background-color': surface, 'text-background-opacity': 0.9, 'text-background-padding': '1px',
+      label: 'data(label)', color: fg, 'font-size': LABEL_FONT_PX, 'text-background-color': surface, 'text-background-opacity': 0.9, 'text-background-padding': '1px',
     } },
     { selector: 'edge.resolves_to', style: { 'line-style': 'dashed' } },
     { selector: 'edge.level-malicious', style: { 'line-color': verdict('malicious'), 'target-arrow-color': verdict('malicious'), width: 2.5 } },
@@ -246,7 +295,7 @@ canvasHost.addEventListener('keydown', (event) => {
   const zoom = (factor: number) => cy!.zoom({ level: cy!.zoom() * factor, renderedPosition: center });
   const actions: Record<string, () => void> = {
     '+': () => zoom(1.25), '=': () => zoom(1.25), '-': () => zoom(0.8), '_': () => zoom(0.8),
-    '0': () => cy!.fit(undefined, 40),
+    '0': () => cy!.fit(undefined, PADDING),
     ArrowLeft: () => cy!.panBy({ x: step, y: 0 }), ArrowRight: () => cy!.panBy({ x: -step, y: 0 }),
     ArrowUp: () => cy!.panBy({ x: 0, y: step }), ArrowDown: () => cy!.panBy({ x: 0, y: -step }),
   };

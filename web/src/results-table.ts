@@ -7,7 +7,7 @@
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
-import { reasonsList, verdictBadge, VERDICT_RANK } from './verdict.js';
+import { engineLabels, reasonsList, verdictBadge, VERDICT_RANK, type EngineLabels } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
 export interface SortState {
@@ -46,6 +46,7 @@ export function renderTable(view: AnalysisView, rows: ObservableView[], sort: So
         label, el('span', { class: 'sort-mark', 'aria-hidden': 'true' }, sorted === 'ascending' ? ' ▲' : sorted === 'descending' ? ' ▼' : '')));
   };
   const sortedRows = sort ? sortRows(view, rows, sort) : rows;
+  const labels = engineLabels(view);
   return el('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': 'Results table' },
     el('table', { class: 'results-table' },
       el('thead', null,
@@ -54,17 +55,17 @@ export function renderTable(view: AnalysisView, rows: ObservableView[], sort: So
           header('verdict', 'Verdict'),
           header('type', 'Type'),
           view.engines.map((engine) => header(engine.key, engine.label)))),
-      el('tbody', null, sortedRows.map((row) => renderRow(row, () => view.results[row.index])))));
+      el('tbody', null, sortedRows.map((row) => renderRow(row, labels, () => view.results[row.index])))));
 }
 
-function renderRow(row: ObservableView, result: () => unknown): HTMLElement {
+function renderRow(row: ObservableView, labels: EngineLabels, result: () => unknown): HTMLElement {
   return el('tr', { 'data-index': row.index, 'data-observable': row.observable, 'data-state': row.done ? 'done' : 'pending' },
     el('th', { scope: 'row', class: 'obs-cell' },
       el('code', { class: 'obs' }, row.observable),
       row.reversed_ip ? el('div', { class: 'sub' }, `→ ${row.reversed_ip}`) : null,
       el('div', { class: 'row-actions' }, copyButtons(row, result))),
     el('td', { class: 'verdict-cell', 'data-verdict': row.verdict ?? 'pending' },
-      row.verdict ? [verdictBadge(row.verdict), reasonsList(row.reasons)] : el('span', { class: 'status-label pending' }, 'running…')),
+      row.verdict ? [verdictBadge(row.verdict), reasonsList(row.reasons, labels)] : el('span', { class: 'status-label pending' }, 'running…')),
     el('td', null, el('span', { class: 'type' }, row.type)),
     row.cells.map((cell) => {
       const risk = riskOf(cell);

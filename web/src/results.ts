@@ -9,6 +9,10 @@
  * What comes next: "New analysis", copy the observables shown (as written, one a line, or
  * defanged), and "Re-run with other engines" (the form, prefilled through its fragment with the
  * observables shown and this analysis's engines).
+ *
+ * On a phone the first result comes first: the view tabs and the text filter stay, the secondary
+ * controls (type and verdict filters, next steps, copy and downloads) fold into one menu behind
+ * "More"; on wider screens they sit in the toolbar with the rest and the button is not drawn.
  */
 import { ApiError, apiPath, getJson } from './api.js';
 import { copyButton } from './clipboard.js';
@@ -17,7 +21,7 @@ import { defang, formatDuration, formatTime, plural } from './format.js';
 import { renderCards } from './results-cards.js';
 import { renderGraph } from './results-graph.js';
 import { renderTable, type SortState } from './results-table.js';
-import { VERDICT_NAMES } from './verdict.js';
+import { engineLabels, reasonText, VERDICT_NAMES } from './verdict.js';
 import type { AnalysisView, ObservableView, VerdictName } from '../../src/view/types.js';
 
 type ViewName = 'table' | 'cards' | 'graph' | 'json';
@@ -113,15 +117,29 @@ const copyDefanged = copyButton('Copy defanged', () => shownRows().map((r) => de
 copyDefanged.id = 'copy-defanged';
 const nextSteps = el('div', { class: 'next-steps', role: 'group', 'aria-label': 'Next steps' }, newAnalysis, rerun, copyObservables, copyDefanged);
 
+// The secondary controls, and the button that shows them on a phone (the stylesheet hides it elsewhere).
+const moreControls = el('div', { class: 'more-controls', id: 'more-controls' },
+  el('div', { class: 'refine', role: 'group', 'aria-label': 'Filter by type and verdict' }, typeFilter, verdictFilter),
+  nextSteps,
+  el('div', { class: 'actions' }, copyAll,
+    el('span', { class: 'downloads', role: 'group', 'aria-label': 'Downloads' },
+      el('span', { class: 'muted', 'aria-hidden': 'true' }, 'Download:'), exportLinks.map((e) => e.link))));
+const moreToggle = el('button', { type: 'button', class: 'more-toggle', id: 'more-toggle', 'aria-expanded': 'false', 'aria-controls': 'more-controls' },
+  'More', el('span', { class: 'more-mark', 'aria-hidden': 'true' }, '▾'));
+moreToggle.addEventListener('click', () => {
+  const open = moreToggle.getAttribute('aria-expanded') !== 'true';
+  moreToggle.setAttribute('aria-expanded', String(open));
+  moreControls.classList.toggle('open', open);
+});
+
 function layout(): HTMLElement {
   return el('section', { class: 'panel results' },
-    el('div', { class: 'results-head' }, title, meta, status, nextSteps),
+    el('div', { class: 'results-head' }, title, meta, status),
     el('div', { class: 'toolbar' },
       el('div', { class: 'tabs', role: 'group', 'aria-label': 'View' }, viewButtons),
-      el('div', { class: 'filter' }, filter, typeFilter, verdictFilter, shownCount),
-      el('div', { class: 'actions' }, copyAll,
-        el('span', { class: 'downloads', role: 'group', 'aria-label': 'Downloads' },
-          el('span', { class: 'muted', 'aria-hidden': 'true' }, 'Download:'), exportLinks.map((e) => e.link)))),
+      el('div', { class: 'filter' }, filter, shownCount),
+      moreToggle,
+      moreControls),
     content);
 }
 
@@ -152,7 +170,9 @@ function matches(row: ObservableView): boolean {
   if (state.type !== '' && row.type !== state.type) return false;
   if (!verdictPasses(state.verdict, row.verdict)) return false;
   if (state.filter === '') return true;
-  const text = [row.observable, row.type, row.reversed_ip ?? '', row.verdict ?? '', ...row.reasons, ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
+  // The reasons as the API gives them and as drawn (engine label in place of its key): both find it.
+  const labels = engineLabels(state.data ?? { engines: [] });
+  const text = [row.observable, row.type, row.reversed_ip ?? '', row.verdict ?? '', ...row.reasons, ...row.reasons.map((r) => reasonText(r, labels)), ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
   return text.includes(state.filter);
 }
 
