@@ -13,10 +13,17 @@
  *   silently made a keyless call otherwise; a configured key is sent as it is.
  * - HTTP errors, rate limits and ipapi.is' `{"error": "..."}` answers are reported (with the
  *   upstream's reason, the key masked) instead of becoming null; 429/5xx are retried.
+ * - The fields read downstream are read leniently (issue 26), so the result differs from the
+ *   upstream object there: the eight `is_*` flags are always present as booleans (absent, null,
+ *   0 or "" → false, 1 or "true" → true; the reference copied them, or left them out); an empty
+ *   or null `location.city/state/country/country_code`, `vpn.service/url/type` or `asn.org` is
+ *   null (before "Unknown" for `asn.org`); an `asn` of 0, false, "" or [] is the Unknown ASN.
+ *   Only `ip` is needed (absent or "" → an error naming it, where the reference gave `null`).
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { flag, text } from '../src/http/lenient.js';
 import { BadResponseError, UpstreamError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
@@ -25,33 +32,32 @@ import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
 
-const flag = v.nullish(v.boolean());
-const text = v.nullish(v.string());
-
 /**
- * ipapi.is' answer. Only the fields read downstream are typed; everything else (company, abuse,
- * datacenter, rir, elapsed_ms...) is kept as it comes.
+ * ipapi.is' answer. Needed: a JSON object with `ip` (checked below). Only the fields read
+ * downstream are typed, each read when present: the `is_*` flags are booleans (absent, null, 0
+ * or "" → false), the texts of `asn`, `location` and `vpn` are null when absent or "";
+ * everything else (company, abuse, datacenter, rir, elapsed_ms...) is kept as it comes.
  */
 const AsnSchema = v.looseObject({
   asn: v.nullish(v.union([v.number(), v.string()])),
-  org: text,
+  org: text(),
 });
 
-const IpapiSchema = v.looseObject({
+const IpapiSchema = jsonObject({
   ip: v.optional(v.string()),
-  error: v.optional(v.string()),
-  is_bogon: flag,
-  is_mobile: flag,
-  is_crawler: flag,
-  is_datacenter: flag,
-  is_tor: flag,
-  is_proxy: flag,
-  is_vpn: flag,
-  is_abuser: flag,
+  error: text(),
+  is_bogon: flag(),
+  is_mobile: flag(),
+  is_crawler: flag(),
+  is_datacenter: flag(),
+  is_tor: flag(),
+  is_proxy: flag(),
+  is_vpn: flag(),
+  is_abuser: flag(),
   // An IP without routing data may come with an empty value instead of an object.
-  asn: v.nullish(v.union([AsnSchema, v.literal(''), v.literal(false), v.array(v.unknown())])),
-  location: v.nullish(v.looseObject({ city: text, state: text, country: text, country_code: text })),
-  vpn: v.nullish(v.looseObject({ service: text, url: text, type: text })),
+  asn: v.nullish(v.union([AsnSchema, v.literal(''), v.literal(0), v.boolean(), v.array(v.unknown())])),
+  location: v.nullish(v.looseObject({ city: text(), state: text(), country: text(), country_code: text() })),
+  vpn: v.nullish(v.looseObject({ service: text(), url: text(), type: text() })),
 });
 
 type IpapiAnswer = v.InferOutput<typeof IpapiSchema>;
@@ -107,8 +113,8 @@ export async function ipapiLookup(observable: Observable, ctx: EngineContext): P
   });
   if (response.status >= 300) throw refusedError(response, ctx);
   const answer = parseJson(response.text(), IpapiSchema);
-  if (answer.error !== undefined) throw new UpstreamError(`ipapi.is: ${oneLine(ctx.http.redact(answer.error))}`);
-  if (answer.ip === undefined) throw new BadResponseError('unexpected answer from upstream at ip: missing');
+  if (answer.error !== null) throw new UpstreamError(`ipapi.is: ${oneLine(ctx.http.redact(answer.error))}`);
+  if (answer.ip === undefined || answer.ip.trim() === '') throw new BadResponseError('unexpected answer from upstream at ip: missing');
   const { error: _error, ...rest } = answer;
   return { ...rest, ip: answer.ip, asn: normaliseAsn(answer.asn) } as IpapiResult;
 }

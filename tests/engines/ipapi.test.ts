@@ -133,7 +133,7 @@ describe('provider_11 against a loopback ipapi.is', () => {
       'POST /status500': reply.status(500, { error: 'internal error' }),
       'POST /flaky': sequence(reply.tooMany(1), byQuery),
       'POST /malformed': reply.malformed(),
-      'POST /wrong-shape': reply.json({ ...CLOUDFLARE, is_vpn: 'no' }),
+      'POST /wrong-shape': reply.json({ ...CLOUDFLARE, is_vpn: 'maybe' }),
       'POST /no-ip': reply.json({ rir: 'APNIC', elapsed_ms: 0.1 }),
       'POST /hang': reply.hang(),
       'POST /bad-key': (req) => reply.json({ error: `Invalid API key: ${String(bodyOf(req).key)}` }, 403),
@@ -310,6 +310,63 @@ describe('provider_11 against a loopback ipapi.is', () => {
       /^ipapi\.is: Daily request limit exceeded for key \*\*\*\. Upgrade your plan\.$/,
       KEY32,
     );
+  });
+});
+
+describe('provider_11 minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let answer: unknown = {};
+  let h: EngineHarness;
+  before(async () => {
+    fake = await startFakeHttp({ 'POST /lenient': () => reply.json(answer) });
+    h = engineHarness(engine, { settings: { base_url: `${fake.url}/lenient`, retries: 0 } });
+  });
+  after(async () => {
+    await h.close();
+    await fake.close();
+  });
+  async function run(body: unknown): Promise<unknown> {
+    answer = body;
+    return h.run('203.0.113.9', 'IPv4');
+  }
+  const FLAGS = { is_bogon: false, is_mobile: false, is_crawler: false, is_datacenter: false, is_tor: false, is_proxy: false, is_vpn: false, is_abuser: false };
+
+  test('the minimal answer, {"ip"}: every flag false, the Unknown ASN', async () => {
+    const result = await run({ ip: '203.0.113.9' }) as IpapiResult;
+    assert.deepEqual(result, { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: 'Unknown' } });
+    assert.equal(engine.summary(result), '203.0.113.9: no data');
+  });
+
+  test('flags sent as null, 0 or "" are false; as 1 or "true" true', async () => {
+    assert.deepEqual(await run({ ip: '203.0.113.9', is_vpn: 0, is_tor: '', is_proxy: null, is_abuser: '0', error: null }), {
+      ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: 'Unknown' },
+    });
+    assert.deepEqual(await run({ ip: '203.0.113.9', is_vpn: 1, is_datacenter: 'true', error: '' }), {
+      ip: '203.0.113.9', ...FLAGS, is_vpn: true, is_datacenter: true, asn: { asn: 'Unknown', org: 'Unknown' },
+    });
+  });
+
+  test('asn null, 0, false, "", [] or {}: the Unknown ASN; its org empty: Unknown', async () => {
+    for (const asn of [null, 0, false, '', [], {}, { asn: '', org: '' }]) {
+      assert.deepEqual(await run({ ip: '203.0.113.9', asn }), { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: 'Unknown' } }, JSON.stringify(asn));
+    }
+    assert.deepEqual(await run({ ip: '203.0.113.9', asn: { asn: 64500, org: null } }), { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'AS64500', org: 'Unknown' } });
+  });
+
+  test('location and vpn with null or "" fields: null', async () => {
+    assert.deepEqual(await run({ ip: '203.0.113.9', location: { city: '', country_code: null, latitude: 1.5 }, vpn: { service: '' } }), {
+      ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: 'Unknown' },
+      location: { city: null, state: null, country: null, country_code: null, latitude: 1.5 },
+      vpn: { service: null, url: null, type: null },
+    });
+    assert.deepEqual(await run({ ip: '203.0.113.9', location: null, vpn: null }), { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: 'Unknown' }, location: null, vpn: null });
+  });
+
+  test('what cannot be read still fails: no ip, "" as ip, a flag that is no boolean, no object', async () => {
+    await rejectsWith(run({}), /^unexpected answer from upstream at ip: missing$/);
+    await rejectsWith(run({ ip: '' }), /^unexpected answer from upstream at ip: missing$/);
+    await rejectsWith(run({ ip: '203.0.113.9', is_tor: { exit: true } }), /^unexpected answer from upstream at is_tor: /);
+    await rejectsWith(run([{ ip: '203.0.113.9' }]), /^unexpected answer from upstream at \(root\): /);
   });
 });
 
