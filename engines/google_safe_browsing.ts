@@ -17,25 +17,36 @@
  *   reference sent `http://2001:db8::1`, which is not a URL.
  * - HTTP errors (bad key, quota, 5xx), timeouts and malformed answers are reported with Google's
  *   reason instead of becoming null; 429/5xx are retried honouring Retry-After.
+ * - Nothing in the answer is needed but its being a JSON object (issue 26): `threats` absent,
+ *   null or `{}` is "not listed"; one threat in place of a list, or one threat type in place of
+ *   `threatTypes`, is read as a list of it, null entries are dropped. A listed URL is listed
+ *   whatever it leaves out: without `threatTypes` its types are `[]`, and without `url` its
+ *   `url` in `details` is the URL asked about (details are otherwise as received).
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { jsonObject } from '../src/http/client.js';
 import { BadResponseError } from '../src/http/errors.js';
+import { list, text } from '../src/http/lenient.js';
 import type { Observable } from '../src/observables/types.js';
 import { googleJson, googleRequest } from '../src/http/google.js';
 import { field, fields as cardFields, sourceLink } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
 
-/** One listed URL as Safe Browsing reports it; extra members are kept as received. */
+/**
+ * One listed URL as Safe Browsing reports it; extra members are kept as received. Read when
+ * present: `url` (absent, null or "": the URL asked about, filled in by the lookup) and
+ * `threatTypes` (absent or null: `[]`, one type alone: a list of it).
+ */
 const ThreatUrlSchema = v.looseObject({
-  url: v.string(),
-  threatTypes: v.array(v.string()),
+  url: text(),
+  threatTypes: list(v.string('expected a threat type')),
 });
 
-/** `SearchUrlsResponse`: `threats` absent or empty when nothing is listed. */
-const SearchUrlsSchema = v.looseObject({
-  threats: v.nullish(v.array(ThreatUrlSchema)),
-  cacheDuration: v.nullish(v.string()),
+/** `SearchUrlsResponse`: `threats` absent, null, `{}` or empty when nothing is listed. */
+const SearchUrlsSchema = jsonObject({
+  threats: list(ThreatUrlSchema),
+  cacheDuration: text(),
 });
 
 export interface ThreatUrl {
@@ -76,7 +87,7 @@ export async function safeBrowsingLookup(observable: Observable, ctx: EngineCont
   const response = await googleRequest(ctx, `${base}/urls:search`, { key: String(ctx.settings.api_key ?? ''), urls: url });
   const threats = /^application\/(x-)?protobuf/i.test(response.headers['content-type'] ?? '')
     ? decodeSearchUrlsResponse(response.body)
-    : (googleJson(ctx, response.text(), SearchUrlsSchema).threats ?? []) as ThreatUrl[];
+    : googleJson(ctx, response.text(), SearchUrlsSchema).threats.map((threat) => ({ ...threat, url: threat.url ?? url }));
   if (threats.length === 0) return { threat_found: 'No threat found', details: null, threat_types: [] };
   const types = [...new Set(threats.flatMap((threat) => threat.threatTypes))].sort();
   return { threat_found: 'Threat found', details: threats, threat_types: types };

@@ -131,7 +131,7 @@ describe('safe_browsing against a loopback Safe Browsing v5 API', () => {
       [`GET /status500${PATH}`]: googleError(500, 'INTERNAL', 'Internal error encountered.', 'INTERNAL'),
       [`GET /flaky${PATH}`]: sequence(reply.tooMany(1), reply.json(LISTED)),
       [`GET /malformed${PATH}`]: reply.malformed(),
-      [`GET /wrong-shape${PATH}`]: reply.json({ threats: [{ url: 'http://malware.example/', threatTypes: 'MALWARE' }] }),
+      [`GET /wrong-shape${PATH}`]: reply.json({ threats: [{ url: 'http://malware.example/', threatTypes: [{ type: 'MALWARE' }] }] }),
       [`GET /hang${PATH}`]: reply.hang(),
       [`GET /bad-key${PATH}`]: googleError(400, 'INVALID_ARGUMENT', 'API key not valid. Please pass a valid API key.', 'API_KEY_INVALID'),
       [`GET /unauthorized${PATH}`]: googleError(401, 'UNAUTHENTICATED', 'Request is missing required authentication credential. Expected OAuth 2 access token, login cookie or other valid authentication credential.', 'CREDENTIALS_MISSING'),
@@ -273,7 +273,7 @@ describe('safe_browsing against a loopback Safe Browsing v5 API', () => {
   });
 
   test('a field of the wrong type: an error naming it', async () => {
-    await fails(harness('wrong-shape', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at threats\.0\.threatTypes: /);
+    await fails(harness('wrong-shape', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at threats\.0\.threatTypes\.0: expected a threat type$/);
   });
 
   test('a hanging upstream: timeout', async () => {
@@ -308,6 +308,64 @@ describe('safe_browsing against a loopback Safe Browsing v5 API', () => {
     fake.reset();
     assert.equal(await harness('echo').run('d41d8cd98f00b204e9800998ecf8427e', 'MD5'), null);
     assert.equal(fake.requests.length, 0);
+  });
+});
+
+describe('safe_browsing: minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  const harnesses: EngineHarness[] = [];
+  const URL_ASKED = 'http://malware.example/';
+  const answers: Record<string, unknown> = {
+    // The minimal answers: nothing listed (not even cacheDuration), and a threat with its two parts.
+    nothing: {},
+    minimal: { threats: [{ url: URL_ASKED, threatTypes: ['MALWARE'] }] },
+    'null-threats': { threats: null, cacheDuration: null },
+    'object-threats': { threats: {} },
+    // One threat in place of the list, one type in place of threatTypes.
+    single: { threats: { url: URL_ASKED, threatTypes: 'SOCIAL_ENGINEERING' } },
+    // Null threats, a threat without url, one without types, null types among them.
+    degenerate: { threats: [null, { threatTypes: ['MALWARE', null] }, { url: 'http://malware.example/dl', threatTypes: null }] },
+  };
+  const lookup = async (name: string) => {
+    const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${name}/v5alpha1`, api_key: KEY, retries: 0 } });
+    harnesses.push(h);
+    const result = await h.run(URL_ASKED, 'URL');
+    seen.push(result);
+    return result;
+  };
+  const CLEAN: SafeBrowsingResult = { threat_found: 'No threat found', details: null, threat_types: [] };
+  before(async () => {
+    fake = await startFakeHttp(Object.fromEntries(Object.entries(answers).map(([name, body]) => [`GET /${name}${PATH}`, reply.json(body)])));
+  });
+  after(async () => {
+    await Promise.all(harnesses.map((h) => h.close()));
+    await fake.close();
+  });
+
+  test('the minimal answers: {} is not listed; a threat with url and types alone is listed', async () => {
+    assert.deepEqual(await lookup('nothing'), CLEAN);
+    assert.deepEqual(await lookup('minimal'), { threat_found: 'Threat found', details: [{ url: URL_ASKED, threatTypes: ['MALWARE'] }], threat_types: ['MALWARE'] });
+  });
+
+  test('threats null or {}: not listed', async () => {
+    assert.deepEqual(await lookup('null-threats'), CLEAN);
+    assert.deepEqual(await lookup('object-threats'), CLEAN);
+  });
+
+  test('one threat for the list, one type for threatTypes', async () => {
+    assert.deepEqual(await lookup('single'), {
+      threat_found: 'Threat found',
+      details: [{ url: URL_ASKED, threatTypes: ['SOCIAL_ENGINEERING'] }],
+      threat_types: ['SOCIAL_ENGINEERING'],
+    });
+  });
+
+  test('null entries dropped; a threat without url is the URL asked about, one without types still listed', async () => {
+    assert.deepEqual(await lookup('degenerate'), {
+      threat_found: 'Threat found',
+      details: [{ url: URL_ASKED, threatTypes: ['MALWARE'] }, { url: 'http://malware.example/dl', threatTypes: [] }],
+      threat_types: ['MALWARE'],
+    });
   });
 });
 
