@@ -15,11 +15,16 @@
  *   "not found" (null) rather than a result made of "Unknown"s; empty strings count as missing.
  * - `country_name` comes from the ICU region names built into Node ("Russia", "South Korea"),
  *   not pycountry's ISO names ("Russian Federation", "Korea, Republic of").
+ * - The answer is read leniently (issue 26): only `ip` (or `bogon`) is needed. `bogon` is read as
+ *   a boolean, so `"bogon": false` (or 0, "") is an ordinary answer, where the reference took the
+ *   mere presence of the key for a bogon. A text field sent as a number is its text; fields the
+ *   result does not use (`loc`, `postal`, `timezone`, `anycast`...) are not checked at all.
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
-import { parseJson, type HttpResponse } from '../src/http/client.js';
+import { jsonObject, parseJson, type HttpResponse } from '../src/http/client.js';
+import { flag, text } from '../src/http/lenient.js';
 import { BadResponseError, HttpStatusError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -30,21 +35,20 @@ import { field, fields, sourceLink } from '../src/view/fields.js';
 // ---------------------------------------------------------------------------------------------
 // ipinfo.io
 
-const text = v.nullish(v.string());
-
-/** ipinfo.io's answer (`/json`); fields of paid plans (asn, company, privacy...) are kept loose. */
-const IpinfoSchema = v.looseObject({
+/**
+ * ipinfo.io's answer (`/json`). Needed: a JSON object with `ip`, or `bogon` (checked below).
+ * Read when present: `bogon` (0/1, "" and "true"/"false" as booleans) and the five texts the
+ * result uses (absent, null or "" → Unknown below; a number is its text). Other fields (loc,
+ * postal, timezone, anycast, and the paid plans' asn, company, privacy...) are not read.
+ */
+const IpinfoSchema = jsonObject({
   ip: v.optional(v.string()),
-  bogon: v.optional(v.boolean()),
-  hostname: text,
-  city: text,
-  region: text,
-  country: text,
-  loc: text,
-  org: text,
-  postal: text,
-  timezone: text,
-  anycast: v.nullish(v.boolean()),
+  bogon: flag(),
+  hostname: text(),
+  city: text(),
+  region: text(),
+  country: text(),
+  org: text(),
 });
 
 export interface IpinfoResult {
@@ -81,7 +85,7 @@ export async function ipinfoLookup(observable: Observable, ctx: EngineContext): 
   if (answer.bogon) {
     return { ip, geolocation: '', country_code: '', country_name: 'Bogon', hostname: 'Private IP', asn: 'BOGON', link: `${LINK_BASE}/${ip}` };
   }
-  if (answer.ip === undefined) throw new BadResponseError('unexpected answer from upstream at ip: missing');
+  if (answer.ip === undefined || answer.ip.trim() === '') throw new BadResponseError('unexpected answer from upstream at ip: missing');
   const known = (value: string | null | undefined): string | undefined => (value && value.trim() !== '' ? value.trim() : undefined);
   const { hostname, city, region, country, org } = answer;
   if (![hostname, city, region, country, org].some(known)) return null;

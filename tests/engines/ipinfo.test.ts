@@ -133,7 +133,7 @@ describe('provider_12 against a loopback ipinfo.io', () => {
       'GET /status500/*': reply.status(500, { error: 'internal error' }),
       'GET /flaky/*': sequence(reply.tooMany(1), byIp),
       'GET /malformed/*': reply.malformed(),
-      'GET /wrong-shape/*': reply.json({ ...GOOGLE, org: 15169 }),
+      'GET /wrong-shape/*': reply.json({ ...GOOGLE, org: { asn: 15169 } }),
       'GET /no-ip/*': reply.json({ city: 'Mountain View', country: 'US' }),
       'GET /hang/*': reply.hang(),
       // ipinfo's answer to an unknown token; this one also echoes the token it was given.
@@ -278,6 +278,52 @@ describe('provider_12 against a loopback ipinfo.io', () => {
 
   test('the key appears in no result and no error of these tests', () => {
     watch.assertNoKey(20);
+  });
+});
+
+describe('provider_12 minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let answer: unknown = {};
+  const harness = prefixHarnesses(engine, () => fake, KEY);
+  before(async () => {
+    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
+  });
+  after(async () => {
+    await fake.close();
+  });
+  async function run(body: unknown): Promise<unknown> {
+    answer = body;
+    return watch.result(await harness('lenient').run('203.0.113.9', 'IPv4'));
+  }
+  const UNKNOWNS: IpinfoResult = {
+    ip: '203.0.113.9', geolocation: 'Unknown, Unknown', country_code: 'Unknown', country_name: 'Unknown', hostname: 'Unknown', asn: 'Unknown',
+    link: 'https://ipinfo.io/203.0.113.9',
+  };
+
+  test('the minimal answers: {"ip"} alone is not found; {"bogon": true} the bogon result', async () => {
+    assert.equal(await run({ ip: '203.0.113.9' }), null);
+    assert.deepEqual(await run({ bogon: true }), {
+      ip: '203.0.113.9', geolocation: '', country_code: '', country_name: 'Bogon', hostname: 'Private IP', asn: 'BOGON', link: 'https://ipinfo.io/203.0.113.9',
+    });
+  });
+
+  test('bogon sent as 1 or "true" is a bogon; as 0, "", false or null an ordinary answer', async () => {
+    for (const bogon of [1, 'true']) assert.equal((await run({ bogon }) as IpinfoResult).asn, 'BOGON', JSON.stringify(bogon));
+    for (const bogon of [0, '', false, null]) {
+      assert.deepEqual(await run({ ip: '203.0.113.9', bogon, org: 'AS64500 Example' }), { ...UNKNOWNS, asn: 'AS64500 Example' }, JSON.stringify(bogon));
+    }
+  });
+
+  test('fields null or "" are Unknown; a number is its text; unread fields of any form are ignored', async () => {
+    assert.deepEqual(await run({ ip: '203.0.113.9', hostname: null, city: '', region: null, country: '', org: 'AS64500 Example' }), { ...UNKNOWNS, asn: 'AS64500 Example' });
+    assert.deepEqual(await run({ ip: '203.0.113.9', city: 1000, loc: [50.8, 4.3], postal: 1000, timezone: null, anycast: 'yes' }), { ...UNKNOWNS, geolocation: '1000, Unknown' });
+  });
+
+  test('what cannot be read still fails: no ip, an empty ip, a flag that is no boolean, no object', async () => {
+    await watch.rejectsWith(run({}), /^unexpected answer from upstream at ip: missing$/);
+    await watch.rejectsWith(run({ ip: '', city: 'Brussels' }), /^unexpected answer from upstream at ip: missing$/);
+    await watch.rejectsWith(run({ ip: '203.0.113.9', bogon: 'perhaps' }), /^unexpected answer from upstream at bogon: expected a boolean$/);
+    await watch.rejectsWith(run(['203.0.113.9']), /^unexpected answer from upstream at \(root\): /);
   });
 });
 
