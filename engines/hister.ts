@@ -23,6 +23,11 @@
  *   longer fails the lookup: that document's `added` is `""`; a document without a url is
  *   skipped as before, and one that is not an object too.
  * - `added` is computed in UTC whatever the machine's time zone.
+ * - Nothing in the answer is needed but its being a JSON object (issue 26): `total` absent, null
+ *   or "" is 0 (the reference's default) and one sent as text is read as its number; `documents`
+ *   absent, `{}` or "" is nothing found, one document in place of a list is read as a list of
+ *   it, and a title sent as a number is its text. `"documents": null` stays an error: engines.md
+ *   9.4 documents it as Hister's answer when its own index search failed.
  * - `base_url` and `token` are required credentials (the URL is no secret); without them the
  *   runner refuses the call before any request (the lookup too, when called directly). A path in
  *   `base_url` is kept and any trailing `/` removed. The token never appears in results or errors.
@@ -31,6 +36,7 @@ import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
+import { list, num } from '../src/http/lenient.js';
 import { EXPLAINED_STATUSES, upstreamReason } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
 import { count } from '../src/lookup/wording.js';
@@ -45,12 +51,14 @@ export const HISTER_LIMIT = 10;
 export const HISTER_ORIGIN = 'hister://';
 
 /**
- * Hister's answer: `total`, `query`, `documents`, `history`, `search_duration`... Documents are
- * read one by one (an odd one is skipped or loses only its date), so they are not constrained here.
+ * Hister's answer: `total`, `query`, `documents`, `history`, `search_duration`... Nothing is
+ * needed but a JSON object. `total` is read when present (absent, null or "": 0; a number sent as
+ * text: that number). Documents are read one by one (an odd one is skipped or loses only its
+ * date), so they are not constrained here; `documents: null` is kept apart (Hister's failure).
  */
 const AnswerSchema = jsonObject({
-  total: v.nullish(v.number()),
-  documents: v.optional(v.union([v.array(v.unknown()), v.null()])),
+  total: num(),
+  documents: v.optional(v.union([v.null(), list(v.unknown())]), []),
 });
 
 export interface HisterPage {
@@ -113,14 +121,14 @@ export async function histerLookup(observable: Observable, ctx: EngineContext): 
 
   const seen = new Set<string>();
   const results: HisterPage[] = [];
-  for (const document of answer.documents ?? []) {
+  for (const document of answer.documents) {
     if (typeof document !== 'object' || document === null || Array.isArray(document)) continue;
     const { url, title, added } = document as Record<string, unknown>;
     if (typeof url !== 'string' || url === '' || seen.has(url)) continue;
     seen.add(url);
-    results.push({ url, title: typeof title === 'string' ? title : '', added: addedDay(added) });
+    results.push({ url, title: typeof title === 'string' || typeof title === 'number' ? String(title) : '', added: addedDay(added) });
   }
-  return { total: answer.total ?? 0, results, link: `${base}/?q=${quotePath(value)}` };
+  return { total: answer.total, results, link: `${base}/?q=${quotePath(value)}` };
 }
 
 /** `3 hits in your index · 2 pages: pastebin.com, github.com`; `not in your index`. */

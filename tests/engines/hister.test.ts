@@ -303,6 +303,40 @@ describe('hister against a loopback Hister', () => {
   });
 });
 
+describe('hister: minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  const harness = prefixHarnesses(engine, () => fake, TOKEN, { setting: 'token', watch });
+  const run = async (prefix: string) => (await harness(prefix).run('x', 'FQDN')) as HisterResult | null;
+  const link = (prefix: string) => `${fake.url}/${prefix}/?q=x`;
+  const answers: Record<string, unknown> = {
+    // The minimal answer: a total and documents, each document its url alone.
+    minimal: { total: 1, documents: [{ url: 'https://a.example/1' }] },
+    nothing: {},
+    'empty-forms': { total: '', documents: {} },
+    'null-total': { total: null, documents: '' },
+    // One document in place of the list; total as text; a title sent as a number.
+    single: { total: '7', documents: { url: 'https://a.example/1', title: 404, added: '1717199000' } },
+  };
+  before(async () => {
+    fake = await startFakeHttp(Object.fromEntries(Object.entries(answers).map(([name, body]) => [`GET /${name}/search`, reply.json(body)])));
+  });
+  after(() => fake.close());
+
+  test('the minimal answer: total, and a document with its url alone', async () => {
+    assert.deepEqual(await run('minimal'), { total: 1, results: [{ url: 'https://a.example/1', title: '', added: '' }], link: link('minimal') });
+  });
+
+  test('no total, no documents, or both in an empty form: nothing found', async () => {
+    for (const prefix of ['nothing', 'empty-forms', 'null-total']) {
+      assert.deepEqual(await run(prefix), { total: 0, results: [], link: link(prefix) }, prefix);
+    }
+  });
+
+  test('one document in place of the list, total as text, a numeric title', async () => {
+    assert.deepEqual(await run('single'), { total: 7, results: [{ url: 'https://a.example/1', title: '404', added: '2024-05-31' }], link: link('single') });
+  });
+});
+
 describe('hister fake for whole-system tests', () => {
   const suite = harnessOnFake(engine, () => startFakeHttp(fakeRoutes({ token: TOKEN })), (url) => ({ ...fakeSettings(url), token: TOKEN }), (h) => watch.watch(h));
 
