@@ -13,11 +13,22 @@
  * - A URL's host comes from the shared URL parser (`hostOf`), not from splitting on `/` and `:`
  *   (engines.md 8 item 15): userinfo, ports and IPv6 literals no longer break it. A URL whose
  *   host is an IP address is not looked up: the API searches domains.
- * - An answer without the fields the API documents (`stealers` / `total`) is an error naming
- *   Hudson Rock's own message when there is one, not an empty-looking result; a 429 is retried as
- *   the upstream asks instead of becoming `null`.
+ * - The fields the result is read for are always there, with their default when Hudson Rock
+ *   leaves them out or sends null, "" or 0 in another form: e-mail `stealers` [] and the two
+ *   service totals 0; domain `total`, `totalStealers`, `employees`, `users`, `third_parties`,
+ *   `totalUrls` 0, the two `last_*_compromised` dates null, `is_shopify` false, `applications`
+ *   and `thirdPartyDomains` []; in a stealer, the computer, system, date and family null and its
+ *   totals 0. One object in place of a list is a list of it, null entries are dropped. The
+ *   reference passed the body through as sent, missing keys missing.
+ * - An answer carrying Hudson Rock's `error` is an error with its words, not a result; a 429 is
+ *   retried as the upstream asks instead of becoming `null`.
+ *
+ * Nothing is needed beyond a JSON object: the minimal answer `{}` is "nothing found" (the
+ * reference's pass-through gave `{}` too).
  */
 import * as v from 'valibot';
+import { jsonObject } from '../src/http/client.js';
+import { flag, list, num, numOrNull, text } from '../src/http/lenient.js';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { count, isoDay, latest, oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion, urlHost } from '../src/observables/host.js';
@@ -28,62 +39,62 @@ import type { Evidence } from '../src/verdict/verdict.js';
 /** The character Hudson Rock masks hidden parts with (`https://••••••.example.com`). */
 const MASK = '••';
 
-const num = v.nullish(v.number());
-const text = v.nullish(v.string());
-const entries = v.nullish(v.array(v.unknown()));
-
-const StealerSchema = v.looseObject({
-  computer_name: text,
-  operating_system: text,
-  date_compromised: text,
-  stealer_family: text,
-  malware_path: text,
-  antiviruses: v.nullish(v.union([v.array(v.string()), v.string()])),
-  ip: text,
-  top_passwords: v.nullish(v.array(v.string())),
-  top_logins: v.nullish(v.array(v.string())),
-  total_corporate_services: num,
-  total_user_services: num,
+/** A stealer log: what the summary and card read; the rest (paths, IPs, masked logins) passes through. */
+const StealerSchema = jsonObject({
+  computer_name: text(),
+  operating_system: text(),
+  date_compromised: text(),
+  stealer_family: text(),
+  total_corporate_services: num(),
+  total_user_services: num(),
 });
+
+/** Hudson Rock's words, kept as sent: `message` on every answer, `error` on a refusal. */
+const said = v.nullish(v.union([v.string(), v.number()]));
 
 /** search-by-email; "not found" is the same shape with no stealers and zero totals. */
-const EmailSchema = v.looseObject({
-  message: text,
-  error: text,
-  stealers: v.optional(v.array(StealerSchema)),
-  total_corporate_services: num,
-  total_user_services: num,
+const EmailSchema = jsonObject({
+  message: said,
+  error: said,
+  stealers: list(StealerSchema),
+  total_corporate_services: num(),
+  total_user_services: num(),
 });
 
-const UrlListsSchema = v.looseObject({ all_urls: entries, clients_urls: entries, employees_urls: entries });
+/**
+ * The URL lists: strings or `{url, occurrence}` objects, filtered by what each entry is; passed
+ * through as sent otherwise (a missing list stays missing).
+ */
+const urls = v.nullish(v.array(v.unknown()));
+const UrlListsSchema = v.nullish(v.looseObject({ all_urls: urls, clients_urls: urls, employees_urls: urls }));
 
 /** search-by-domain. */
-const DomainSchema = v.looseObject({
-  message: text,
-  error: text,
-  total: v.optional(v.number()),
-  totalStealers: num,
-  employees: num,
-  users: num,
-  third_parties: num,
-  totalUrls: num,
-  last_employee_compromised: text,
-  last_user_compromised: text,
-  is_shopify: v.nullish(v.boolean()),
-  applications: v.nullish(v.array(v.looseObject({ keyword: text, occurrence: num }))),
+const DomainSchema = jsonObject({
+  message: said,
+  error: said,
+  total: num(),
+  totalStealers: num(),
+  employees: num(),
+  users: num(),
+  third_parties: num(),
+  totalUrls: num(),
+  last_employee_compromised: text(),
+  last_user_compromised: text(),
+  is_shopify: flag(),
+  applications: list(jsonObject({ keyword: text(), occurrence: numOrNull() })),
   stealerFamilies: v.nullish(v.record(v.string(), v.nullish(v.number()))),
-  data: v.nullish(UrlListsSchema),
-  stats: v.nullish(UrlListsSchema),
-  thirdPartyDomains: v.nullish(v.array(v.looseObject({ domain: text }))),
+  data: UrlListsSchema,
+  stats: UrlListsSchema,
+  thirdPartyDomains: list(jsonObject({ domain: text() })),
 });
 
 type EmailAnswer = v.InferOutput<typeof EmailSchema>;
 type DomainAnswer = v.InferOutput<typeof DomainSchema>;
 
 /** The e-mail answer; `stealers` is always there. */
-export type EmailExposure = EmailAnswer & { stealers: v.InferOutput<typeof StealerSchema>[] };
+export type EmailExposure = EmailAnswer;
 /** The domain answer without masked entries; `total` is always there. */
-export type DomainExposure = DomainAnswer & { total: number };
+export type DomainExposure = DomainAnswer;
 export type InfostealerResult = EmailExposure | DomainExposure;
 
 const URL_LISTS = ['all_urls', 'clients_urls', 'employees_urls'] as const;
@@ -92,20 +103,21 @@ export async function infostealerLookup(observable: Observable, ctx: EngineConte
   const base = String(ctx.settings.base_url).replace(/\/+$/, '');
   if (observable.type === 'Email') {
     const answer = await ctx.http.json(`${base}/search-by-email`, EmailSchema, { query: { email: observable.value } });
-    if (answer.stealers === undefined) throw unexpected(answer, 'stealers');
-    return answer as EmailExposure;
+    refused(answer);
+    return answer;
   }
   const host = hostOf(observable);
   if (!host || ipVersion(host) !== 0) return null;
   const answer = await ctx.http.json(`${base}/search-by-domain`, DomainSchema, { query: { domain: host } });
-  if (answer.total === undefined) throw unexpected(answer, 'total');
-  return withoutMasked(answer as DomainExposure);
+  refused(answer);
+  return withoutMasked(answer);
 }
 
-/** An answer lacking the field every answer has: Hudson Rock's own message, if it gave one. */
-function unexpected(answer: { message?: string | null; error?: string | null }, field: string): EngineError {
-  const said = answer.error || answer.message;
-  return new EngineError(said ? `Hudson Rock: ${oneLine(said)}` : `unexpected answer from upstream: no ${field}`);
+/** An answer carrying Hudson Rock's `error` is a refusal, in its own words. */
+function refused(answer: { error?: string | number | null }): void {
+  if (answer.error !== undefined && answer.error !== null && String(answer.error).trim() !== '') {
+    throw new EngineError(`Hudson Rock: ${oneLine(String(answer.error))}`);
+  }
 }
 
 /** The domain answer minus the entries Hudson Rock masks, each list filtered by what it holds. */
@@ -121,9 +133,7 @@ function withoutMasked(answer: DomainExposure): DomainExposure {
     }
     result[key] = cleaned;
   }
-  if (answer.thirdPartyDomains) {
-    result.thirdPartyDomains = answer.thirdPartyDomains.filter((party) => typeof party.domain === 'string' && !party.domain.includes(MASK));
-  }
+  result.thirdPartyDomains = answer.thirdPartyDomains.filter((party) => typeof party.domain === 'string' && !party.domain.includes(MASK));
   return result;
 }
 

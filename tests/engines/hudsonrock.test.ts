@@ -301,6 +301,82 @@ describe('provider_08 against a loopback Hudson Rock', () => {
   });
 });
 
+describe('provider_08: minimal and degenerate answers', () => {
+  /** What the engine makes of `body`, answered for both searches. */
+  async function read(body: unknown, value: string, type: 'Email' | 'FQDN'): Promise<unknown> {
+    const { harness } = await setup(both(reply.json(body)));
+    return harness.run(value, type);
+  }
+
+  const EMAIL_EMPTY = { stealers: [], total_corporate_services: 0, total_user_services: 0 };
+  const DOMAIN_EMPTY = {
+    total: 0, totalStealers: 0, employees: 0, users: 0, third_parties: 0, totalUrls: 0,
+    last_employee_compromised: null, last_user_compromised: null, is_shopify: false, applications: [], thirdPartyDomains: [],
+  };
+
+  // Issue 26: the reference passes the body through; an answer without stealers/total was refused.
+  test('{}: nothing found, with the documented defaults', async () => {
+    const email = await read({}, 'jane.doe@example.com', 'Email') as EmailExposure;
+    assert.deepEqual(email, EMAIL_EMPTY);
+    assert.equal(engine.summary(email), 'no infostealer infection');
+    assert.equal(engine.evidence!(email), undefined);
+    const domain = await read({}, 'example.com', 'FQDN') as DomainExposure;
+    assert.deepEqual(domain, DOMAIN_EMPTY);
+    assert.equal(engine.summary(domain), 'no infostealer data');
+  });
+
+  test('a message only: passed through, with the defaults', async () => {
+    const message = 'This email address is not associated with a computer infected by an info-stealer.';
+    assert.deepEqual(await read({ message }, 'jane.doe@example.com', 'Email'), { message, ...EMAIL_EMPTY });
+    assert.deepEqual(await read({ message, error: '' }, 'example.com', 'FQDN'), { message, error: '', ...DOMAIN_EMPTY });
+  });
+
+  test('e-mail: null stealers, one stealer for a list, null stealers dropped, totals as strings or null', async () => {
+    assert.deepEqual(await read({ stealers: null, total_corporate_services: null, total_user_services: '' }, 'jane.doe@example.com', 'Email'), EMAIL_EMPTY);
+    const one = await read({
+      stealers: { computer_name: 'PC-1', date_compromised: '2024-03-02T10:11:12.000Z', total_user_services: '3', ip: '81.2.**.**' },
+      total_user_services: '3',
+    }, 'jane.doe@example.com', 'Email') as EmailExposure;
+    assert.deepEqual(one, {
+      stealers: [{
+        computer_name: 'PC-1', operating_system: null, date_compromised: '2024-03-02T10:11:12.000Z', stealer_family: null,
+        total_corporate_services: 0, total_user_services: 3, ip: '81.2.**.**',
+      }],
+      total_corporate_services: 0,
+      total_user_services: 3,
+    });
+    assert.equal(engine.summary(one), '1 infected computer, last 2024-03-02');
+    const nulls = await read({ stealers: [null, { stealer_family: 'Lumma' }, null] }, 'jane.doe@example.com', 'Email') as EmailExposure;
+    assert.deepEqual(nulls.stealers, [{
+      computer_name: null, operating_system: null, date_compromised: null, stealer_family: 'Lumma', total_corporate_services: 0, total_user_services: 0,
+    }]);
+  });
+
+  test('domain: counts as strings or null, is_shopify as 0/"", one application or third party for a list', async () => {
+    const result = await read({
+      total: '5', totalStealers: null, employees: '2', users: 3, third_parties: '', totalUrls: null,
+      last_employee_compromised: '', last_user_compromised: '2026-01-05T00:00:00.000Z', is_shopify: 0,
+      applications: { keyword: 'vpn', occurrence: '3' },
+      thirdPartyDomains: { domain: 'partner.example' },
+      stealerFamilies: null, data: null,
+    }, 'example.com', 'FQDN') as DomainExposure;
+    assert.deepEqual(result, {
+      ...DOMAIN_EMPTY,
+      total: 5, employees: 2, users: 3, last_user_compromised: '2026-01-05T00:00:00.000Z',
+      applications: [{ keyword: 'vpn', occurrence: 3 }],
+      thirdPartyDomains: [{ domain: 'partner.example' }],
+      stealerFamilies: null, data: null,
+    });
+    assert.equal(engine.summary(result), '5 compromised (2 employees, 3 users), last 2026-01-05');
+    assert.equal(engine.evidence!(result)?.level, 'suspicious');
+  });
+
+  test('a count that is no number: an error naming it', async () => {
+    await rejectsWith(read({ total: 'lots' }, 'example.com', 'FQDN'), /^unexpected answer from upstream at total: expected a number$/);
+    await rejectsWith(read({ stealers: ['PC-1'] }, 'jane.doe@example.com', 'Email'), /^unexpected answer from upstream at stealers\.0: /);
+  });
+});
+
 describe('provider_08 upstream failures', () => {
   test('HTTP 500: an error, not an empty result', async () => {
     const { harness } = await setup(both(reply.status(500)), { retries: 0 });
@@ -325,12 +401,10 @@ describe('provider_08 upstream failures', () => {
     await rejectsWith(harness.run('example.com', 'FQDN'), /unexpected answer from upstream at total/);
   });
 
-  test('an answer without the documented fields: an error with Hudson Rock\'s message', async () => {
-    const { harness } = await setup(both(reply.json({ message: 'Too many requests,\n please try again later.' })));
+  test('an answer carrying Hudson Rock\'s error: an error in its words', async () => {
+    const { harness } = await setup(both(reply.json({ error: 'Too many requests,\n please try again later.' })));
     await rejectsWith(harness.run('example.com', 'FQDN'), /^Hudson Rock: Too many requests, please try again later\.$/);
     await rejectsWith(harness.run('jane.doe@example.com', 'Email'), /^Hudson Rock: Too many requests/);
-    const { harness: bare } = await setup(both(reply.json({})));
-    await rejectsWith(bare.run('example.com', 'FQDN'), /^unexpected answer from upstream: no total$/);
   });
 
   test('an upstream that hangs: timeout', async () => {
