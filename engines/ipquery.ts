@@ -9,31 +9,43 @@
  * - an answer without any ISP, location or risk data (and a 404) is "not found" (null);
  *   HTTP errors, rate limits and malformed answers are reported instead of becoming null;
  * - `link` is the address that was asked: `{base_url}/{queried ip}` (as HEAD does, not the IP
- *   echoed by the upstream as v0.8.9 did).
+ *   echoed by the upstream as v0.8.9 did);
+ * - the answer is read leniently (issue 26): only `ip` is needed. Flags sent as 0/1 or "" are
+ *   booleans (the reference copied them as they came), a `risk_score` sent as text is its
+ *   number and one sent as "" or null is "Unknown", empty texts are
+ *   "Unknown" as missing ones are.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { flag, numOrNull, text } from '../src/http/lenient.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
 
-const text = v.nullish(v.string());
-const flag = v.nullish(v.boolean());
+/**
+ * A flag read when present: 0/1, "" and "true"/"false" are booleans; absent or null stays so, so
+ * that a section without any value still counts as knowing nothing (below).
+ */
+const riskFlag = v.nullish(flag());
 
-/** ipquery.io's JSON answer; each section may be missing or null for addresses it knows little of. */
-const IpqueryUpstreamSchema = v.looseObject({
+/**
+ * ipquery.io's JSON answer. Needed: `ip`. Each section may be missing or null for addresses it
+ * knows little of; the fields in them are read when present (texts "" → null, a score sent as
+ * text → its number, flags as above).
+ */
+const IpqueryUpstreamSchema = jsonObject({
   ip: v.string(),
-  isp: v.nullish(v.looseObject({ asn: text, org: text, isp: text })),
-  location: v.nullish(v.looseObject({ country: text, country_code: text, city: text, state: text })),
+  isp: v.nullish(v.looseObject({ asn: text(), org: text(), isp: text() })),
+  location: v.nullish(v.looseObject({ country: text(), country_code: text(), city: text(), state: text() })),
   risk: v.nullish(v.looseObject({
-    is_mobile: flag,
-    is_vpn: flag,
-    is_tor: flag,
-    is_proxy: flag,
-    is_datacenter: flag,
-    risk_score: v.nullish(v.number()),
+    is_mobile: riskFlag,
+    is_vpn: riskFlag,
+    is_tor: riskFlag,
+    is_proxy: riskFlag,
+    is_datacenter: riskFlag,
+    risk_score: numOrNull(),
   })),
 });
 

@@ -288,6 +288,53 @@ describe('provider_13 against a loopback ipquery.io', () => {
   });
 });
 
+describe('provider_13 minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  let answer: unknown = {};
+  let h: EngineHarness;
+  before(async () => {
+    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
+    h = engineHarness(engine, { settings: { base_url: `${fake.url}/lenient`, retries: 0 } });
+  });
+  after(async () => {
+    await h.close();
+    await fake.close();
+  });
+  async function run(body: unknown): Promise<unknown> {
+    answer = body;
+    return h.run('203.0.113.9', 'IPv4');
+  }
+  const defaults = (): IpqueryResult => ({
+    ip: '203.0.113.9', geolocation: 'Unknown, Unknown', country_code: 'Unknown', country_name: 'Unknown', isp: 'Unknown', asn: null,
+    is_vpn: false, is_tor: false, is_proxy: false, is_datacenter: false, is_mobile: false, risk_score: 'Unknown', link: `${fake.url}/lenient/203.0.113.9`,
+  });
+
+  test('the minimal answer, {"ip"}: nothing known, null; so are sections null, {} or of nulls and ""', async () => {
+    assert.equal(await run({ ip: '203.0.113.9' }), null);
+    assert.equal(await run({ ip: '203.0.113.9', isp: null, location: {}, risk: { is_vpn: null, risk_score: '' } }), null);
+    assert.equal(await run({ ip: '203.0.113.9', isp: { asn: '', org: '', isp: '' }, location: { city: null } }), null);
+  });
+
+  test('flags sent as 0 or "" are false (and known); 1 or "true" true; a score as text is its number', async () => {
+    assert.deepEqual(await run({ ip: '203.0.113.9', risk: { is_vpn: 0, is_tor: '' } }), defaults());
+    assert.deepEqual(await run({ ip: '203.0.113.9', risk: { is_vpn: 1, is_proxy: 'true', risk_score: '85' } }), {
+      ...defaults(), is_vpn: true, is_proxy: true, risk_score: 85,
+    });
+  });
+
+  test('empty texts are Unknown (asn null); the ISP falls back to the org', async () => {
+    assert.deepEqual(await run({ ip: '203.0.113.9', isp: { asn: '', org: 'Example Org', isp: '' }, location: { city: '', state: 'Bavaria', country: '', country_code: null } }), {
+      ...defaults(), isp: 'Example Org', geolocation: 'Unknown, Bavaria',
+    });
+  });
+
+  test('what cannot be read still fails, naming the field', async () => {
+    await rejectsWith(run({}), /^unexpected answer from upstream at ip: /);
+    await rejectsWith(run({ ip: '203.0.113.9', risk: { is_tor: 'perhaps' } }), /^unexpected answer from upstream at risk\.is_tor: expected a boolean$/);
+    await rejectsWith(run([]), /^unexpected answer from upstream at \(root\): /);
+  });
+});
+
 describe('provider_13 through the runner (reversed IP)', () => {
   let fake: FakeHttpServer;
   let dns: FakeDnsServer;
