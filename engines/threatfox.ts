@@ -16,13 +16,18 @@
  * - The term is percent-encoded in `link` (an IPv6 address's colons).
  * - Errors are errors, not `null` (engines.md 8 item 3): HTTP failures, a malformed answer, and a
  *   `query_status` other than `ok`/`no_result` (e.g. `illegal_search_term`), reported with
- *   ThreatFox's own words, redacted. The key is never sent empty (engines.md 8 item 19): the
+ *   ThreatFox's own words, redacted. An answer without `query_status` is read like `ok` (the
+ *   reference did not look at it either: it counted `data` whenever it was a list).
+ * - `data` as one IOC object instead of a list counts as a list of it, and null items in it are
+ *   skipped (the reference counted them, then failed on them: `null`). The key is never sent empty (engines.md 8 item 19): the
  *   runner refuses to call the engine without one, and no `Auth-Key` header goes out without a key.
  *
  * Older catalog (`variants.older`, engines.md 6.4): no key and no `Auth-Key` header, tags
  * `IP domain URL free_no_key`; otherwise the same search and result.
  */
 import * as v from 'valibot';
+import { jsonObject, parseWith } from '../src/http/client.js';
+import { list, text } from '../src/http/lenient.js';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
@@ -37,11 +42,17 @@ const IocSchema = v.looseObject({
   malware_printable: v.nullish(v.string()),
 });
 
-/** `data` is the list of IOCs, or a sentence ("Your search did not yield any results"). */
-const AnswerSchema = v.looseObject({
-  query_status: v.string(),
-  data: v.nullish(v.union([v.array(IocSchema), v.string()])),
+/**
+ * Nothing is needed but a JSON object. `query_status` is read when present; `data` is the list of
+ * IOCs (absent, null or {} → none; one IOC object → a list of it; null items skipped), or a
+ * sentence ("Your search did not yield any results"), read by `iocsOf`.
+ */
+const AnswerSchema = jsonObject({
+  query_status: text(),
+  data: v.optional(v.unknown()),
 });
+
+const IocsSchema = list(IocSchema);
 
 export interface ThreatFoxResult {
   /** Number of ThreatFox IOCs matching the term. */
@@ -87,11 +98,13 @@ async function search(observable: Observable, ctx: EngineContext, key: string): 
     json: { query: 'search_ioc', search_term: term },
     headers: key ? { 'auth-key': key } : {},
   });
-  if (answer.query_status !== 'ok' && answer.query_status !== 'no_result') {
+  const status = answer.query_status;
+  if (status !== null && status !== 'ok' && status !== 'no_result') {
     const detail = typeof answer.data === 'string' && answer.data.trim() ? ` (${answer.data})` : '';
-    throw new EngineError(ctx.http.redact(`ThreatFox: ${oneLine(`${answer.query_status}${detail}`)}`));
+    throw new EngineError(ctx.http.redact(`ThreatFox: ${oneLine(`${status}${detail}`)}`));
   }
-  const iocs = answer.query_status === 'ok' && Array.isArray(answer.data) ? answer.data : [];
+  // A sentence in `data` ("Your search did not yield any results") lists no IOC.
+  const iocs = status === 'no_result' || typeof answer.data === 'string' ? [] : parseWith(IocsSchema, answer.data, 'data');
   return {
     count: iocs.length,
     malware_printable: [...new Set(iocs.map((ioc) => ioc.malware_printable || 'Unknown'))],

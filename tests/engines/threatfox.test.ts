@@ -172,6 +172,40 @@ describe('provider_22 against a loopback ThreatFox', () => {
   });
 });
 
+describe('provider_22: minimal and degenerate answers', () => {
+  const LINK = 'https://threatfox.abuse.ch/browse.php?search=ioc%3Aevil.example.com';
+
+  async function read(body: unknown): Promise<unknown> {
+    const { harness } = await setup(reply.json(body));
+    return harness.run('evil.example.com', 'FQDN');
+  }
+
+  test('no query_status: data read as for "ok"', async () => {
+    assert.deepEqual(await read({ data: [{ malware_printable: 'Cobalt Strike' }] }), { count: 1, malware_printable: ['Cobalt Strike'], link: LINK });
+    assert.deepEqual(await read({}), { count: 0, malware_printable: [], link: LINK });
+    assert.deepEqual(await read({ data: 'Your search did not yield any results' }), { count: 0, malware_printable: [], link: LINK });
+  });
+
+  test('data as one IOC object, null, {} or with null items', async () => {
+    assert.deepEqual(await read({ query_status: 'ok', data: { ioc: 'evil.example.com', malware_printable: 'Emotet' } }),
+      { count: 1, malware_printable: ['Emotet'], link: LINK });
+    assert.deepEqual(await read({ query_status: 'ok', data: null }), { count: 0, malware_printable: [], link: LINK });
+    assert.deepEqual(await read({ query_status: 'ok', data: {} }), { count: 0, malware_printable: [], link: LINK });
+    assert.deepEqual(await read({ query_status: 'ok', data: [null, { malware_printable: null }, null, { ioc: 'x', malware_printable: 'Emotet' }] }),
+      { count: 2, malware_printable: ['Unknown', 'Emotet'], link: LINK });
+  });
+
+  test('no_result with a list or nothing: count 0', async () => {
+    assert.deepEqual(await read({ query_status: 'no_result' }), { count: 0, malware_printable: [], link: LINK });
+    assert.deepEqual(await read({ query_status: 'no_result', data: [] }), { count: 0, malware_printable: [], link: LINK });
+  });
+
+  test('an answer that is no object, an IOC that is no object: an error naming where', async () => {
+    await rejectsWith(read([]), /^unexpected answer from upstream at \(root\): expected a JSON object$/);
+    await rejectsWith(read({ query_status: 'ok', data: ['evil.example.com'] }), /^unexpected answer from upstream at data\.0: /);
+  });
+});
+
 describe('provider_22 credentials and upstream failures', () => {
   test('401: a clear one-line error, no key', async () => {
     const { harness } = await setup(reply.json({ query_status: 'unknown_auth_key' }, 401));
@@ -207,7 +241,9 @@ describe('provider_22 credentials and upstream failures', () => {
   });
 
   test('JSON of the wrong shape: a clean error naming the field', async () => {
-    const { harness } = await setup(reply.json({ data: [] }));
+    // Issue 26: an answer without query_status is read (see the minimal answers below), one whose
+    // query_status is no text is not.
+    const { harness } = await setup(reply.json({ query_status: { status: 'ok' }, data: [] }));
     await rejectsWith(harness.run('evil.example.com', 'FQDN'), /unexpected answer from upstream at query_status/);
     const { harness: badItem } = await setup(reply.json({ query_status: 'ok', data: [{ ioc: 'a', malware_printable: 7 }] }));
     await rejectsWith(badItem.run('evil.example.com', 'FQDN'), /unexpected answer from upstream at data/);
