@@ -29,10 +29,15 @@
  *   one-line `Microsoft Defender for Endpoint: authentication failed (...)`, secrets masked;
  *   403, 5xx, 429 (after retries), a malformed answer and a timeout are reported, not `null`.
  * - The URL link's `url` parameter is URL-encoded (the reference pasted the raw URL).
+ * - Only the stats object is needed (issue 26). A file field sent as null or "" is "Unknown",
+ *   as an absent one was in the reference (which copied null and "" as they were); a
+ *   `isValidCertificate` sent as 0/1 or "true"/"false" is the boolean it means. The stats keys
+ *   are returned as MDE sent them; a date left out, null or "" stays so (as in the reference).
  */
 import * as v from 'valibot';
 import { EngineError, defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson, parseWith, type HttpClient, type HttpResponse } from '../src/http/client.js';
+import { jsonObject, parseJson, parseWith, type HttpClient, type HttpResponse } from '../src/http/client.js';
+import { flag, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
 import { oneLine } from '../src/lookup/wording.js';
@@ -72,15 +77,25 @@ export interface MdeResult {
   determinationValue?: unknown;
 }
 
-/** The stats object, its keys in MDE's order (a record keeps them; a looseObject would move the known ones first). */
-const StatsRecordSchema = v.record(v.string(), v.unknown());
-/** The members the engine reads. */
+/**
+ * The stats object, its keys in MDE's order (no entries declared: a looseObject with entries would
+ * move the known ones first). Needed: that it is an object; nothing in it is.
+ */
+const StatsRecordSchema = jsonObject({});
+/** The members the engine reads, when present (absent, null or "": left as MDE sent them); a date is text. */
 const StatsSchema = v.looseObject({
-  orgFirstSeen: v.nullish(v.string()),
-  orgLastSeen: v.nullish(v.string()),
+  orgFirstSeen: v.nullish(v.string('expected a date')),
+  orgLastSeen: v.nullish(v.string('expected a date')),
 });
 
-const FileInfoSchema = v.looseObject(Object.fromEntries(FILE_FIELDS.map((name) => [name, v.nullish(v.unknown())])));
+/**
+ * The file call's fields, each read when present: absent, null or "" is the reference's
+ * "Unknown"; `isValidCertificate` sent as 0/1 or "true"/"false" is read as a boolean.
+ */
+const FileInfoSchema = jsonObject({
+  ...Object.fromEntries(FILE_FIELDS.map((name) => [name, text()])),
+  isValidCertificate: v.optional(v.union([v.pipe(v.union([v.null(), v.literal('')]), v.transform(() => null)), flag()]), null),
+});
 
 /** MDE's error body: `{"error": {"code": "ResourceNotFound", "message": "...", "target": "..."}}`. */
 const MdeErrorSchema = v.looseObject({

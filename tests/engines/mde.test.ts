@@ -454,6 +454,44 @@ describe('provider_14 upstream failures', () => {
   });
 });
 
+describe('provider_14: minimal and degenerate answers (issue 26)', () => {
+  const STATS = (api: string, kind: string, value: string) => `GET ${api}/api/${kind}/${value}/stats`;
+  const HASH = '0123456789abcdef0123456789abcdef01234567';
+  /** A Defender answering `stats` to the observable's stats call and `info` to the file call. */
+  const answering = (kind: string, value: string, stats: unknown, info?: unknown) => mount({}, (api) => ({
+    [STATS(api, kind, value)]: reply.json(stats),
+    ...(info === undefined ? {} : { [`GET ${api}/api/files/${value}`]: reply.json(info) }),
+  }));
+
+  test('the minimal stats: an empty object is the result with its link alone', async () => {
+    assert.deepEqual(await answering('ips', '192.0.2.1', {}).run('192.0.2.1', 'IPv4'), { link: `${PORTAL}/ip/192.0.2.1/overview` });
+    assert.deepEqual(await answering('domains', 'quiet.example', {}).run('quiet.example', 'FQDN'), { link: `${PORTAL}/domains?urlDomain=quiet.example` });
+  });
+
+  test('a file with empty stats and an empty file record: every file field "Unknown"', async () => {
+    assert.deepEqual(await answering('files', HASH, {}, {}).run(HASH, 'SHA1'), { link: `${PORTAL}/file/${HASH}`, ...UNKNOWN_FILE });
+  });
+
+  test('file fields sent as null or "": "Unknown"; a certificate flag as 0/1 or "true"/"false": a boolean', async () => {
+    const nulls = Object.fromEntries(Object.keys(UNKNOWN_FILE).map((name, i) => [name, i % 2 === 0 ? null : '']));
+    assert.deepEqual(await answering('files', HASH, {}, nulls).run(HASH, 'SHA1'), { link: `${PORTAL}/file/${HASH}`, ...UNKNOWN_FILE });
+    for (const [sent, read] of [[0, false], [1, true], ['false', false], ['True', true]] as const) {
+      assert.deepEqual(await answering('files', HASH, {}, { isValidCertificate: sent, signer: 'Acme' }).run(HASH, 'SHA1'),
+        { link: `${PORTAL}/file/${HASH}`, ...UNKNOWN_FILE, signer: 'Acme', isValidCertificate: read }, String(sent));
+    }
+  });
+
+  test('dates null or "": kept as sent; other stats keys as MDE sent them', async () => {
+    assert.deepEqual(await answering('ips', '192.0.2.1', { orgFirstSeen: null, orgLastSeen: '', organizationPrevalence: '' }).run('192.0.2.1', 'IPv4'),
+      { orgFirstSeen: null, orgLastSeen: '', organizationPrevalence: '', link: `${PORTAL}/ip/192.0.2.1/overview` });
+  });
+
+  test('what cannot be understood still fails, naming it', async () => {
+    await watch.rejectsWith(answering('ips', '192.0.2.1', []).run('192.0.2.1', 'IPv4'), /^unexpected answer from upstream at \(root\): /);
+    await watch.rejectsWith(answering('files', HASH, {}, { signer: { name: 'Acme' } }).run(HASH, 'SHA1'), /^unexpected answer from upstream at signer: /);
+  });
+});
+
 describe('provider_14 whole-system fake', () => {
   test('fakeRoutes/fakeSettings answer with any credentials', async () => {
     clearTokenCache();
