@@ -17,9 +17,12 @@
  *   `Ransomware.live: authentication failed (...)` with the API's reason and the key masked;
  *   other HTTP errors (404 of a wrong base_url, 429 of the daily quota and 5xx after the client's
  *   retries, 8 item 4), a timeout and a malformed body are reported too.
- * - Quirk fixed: a body that is not an object (a bare list, a string...) or whose `victims` is not
- *   a list was read as "no victim"; it is a malformed answer. So is an answer without `victims`
- *   that carries an error message (`detail`, `error` or `message`).
+ * - Quirk fixed: a body that is not an object (a bare list, a string...) or whose `victims` is a
+ *   text or a number was read as "no victim"; it is a malformed answer. So is an answer without
+ *   `victims` that carries an error message (`detail`, `error` or `message`).
+ * - Read when present (issue 26): `victims` sent as one victim object instead of a list is a list
+ *   of it (the reference skipped it as "no victim"), and as `{}` or "" is no victim; a victim
+ *   field sent as "" is null, as an absent one (the reference passed "" through).
  * - No key, no call (as the reference; the runner refuses before any request, and so does the
  *   lookup when called directly). The key never appears in a result or an error.
  * - The host of a URL comes from the shared WHATWG parser (as HEAD's; an IPv6 literal without
@@ -32,6 +35,7 @@
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
+import { list } from '../src/http/lenient.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
 import { count, isoDay, oneLine } from '../src/lookup/wording.js';
@@ -46,11 +50,19 @@ const SEARCH_PAGE = 'https://www.ransomware.live/search';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const text = v.nullish(v.string());
+/** A victim field: text when present; absent, null or "" → null. A number or an object is no victim field. */
+const text = v.optional(v.pipe(v.nullable(v.string()), v.transform((value) => value || null)), null);
 
-/** The envelope of `/victims/search`: an object, `victims` a list (missing or null: none). */
+/**
+ * The envelope of `/victims/search`: an object; `victims` read when present (null, "" or `{}`:
+ * none; one victim in place of the list: a list of it). A text or a number there is no list of
+ * victims: a malformed answer.
+ */
 const EnvelopeSchema = jsonObject({
-  victims: v.nullish(v.array(v.unknown())),
+  victims: v.optional(v.pipe(
+    v.custom<unknown>((value) => value === null || value === '' || typeof value === 'object', 'Invalid type: Expected Array of victims'),
+    list(v.unknown()),
+  )),
   detail: v.optional(v.unknown()),
   error: v.optional(v.unknown()),
   message: v.optional(v.unknown()),
@@ -123,13 +135,7 @@ export async function ransomwareLiveLookup(observable: Observable, ctx: EngineCo
   (envelope.victims ?? []).forEach((item, index) => {
     if (!isRecord(item)) return;
     const { post_title, group_name, website, discovered, permalink } = parseWith(VictimSchema, item, `victims.${index}`);
-    victims.push({
-      post_title: post_title ?? null,
-      group_name: group_name ?? null,
-      website: website ?? null,
-      discovered: discovered ?? null,
-      permalink: permalink ?? null,
-    });
+    victims.push({ post_title, group_name, website, discovered, permalink });
   });
   return {
     found: victims.length > 0,

@@ -291,6 +291,48 @@ describe('ransomware_live against a loopback Pro API', () => {
   });
 });
 
+describe('ransomware_live: minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  const harness = prefixHarnesses(engine, () => fake, KEY, { watch });
+  const SEARCH_URL = 'https://www.ransomware.live/search?q=example.com&scope=all';
+  const NONE: RansomwareLiveResult = { found: false, count: 0, victims: [], search_url: SEARCH_URL };
+  const BARE = { post_title: null, group_name: null, website: null, discovered: null, permalink: null };
+  const answers: Record<string, unknown> = {
+    // Only the victims, each with nothing but its name.
+    minimal: { victims: [{ post_title: 'Example Corp' }] },
+    nothing: {},
+    'empty-forms': { victims: {} },
+    'empty-string': { victims: '' },
+    // One victim in place of the list, with fields sent as "" and null.
+    single: { count: '1', victims: { post_title: 'Example Corp', group_name: '', website: null, discovered: '', permalink: 'https://www.ransomware.live/id/x' } },
+    // A victim with no field at all still counts: the API listed it.
+    'empty-victim': { victims: [{}] },
+  };
+  before(async () => {
+    fake = await startFakeHttp(Object.fromEntries(Object.entries(answers).map(([name, body]) => [`GET /${name}/victims/search`, reply.json(body)])));
+    closers.push(() => fake.close());
+  });
+  const run = async (prefix: string) => await harness(prefix).run('example.com', 'FQDN') as RansomwareLiveResult;
+
+  test('the minimal answer: victims alone, a victim with its name alone', async () => {
+    assert.deepEqual(await run('minimal'), { found: true, count: 1, victims: [{ ...BARE, post_title: 'Example Corp' }], search_url: SEARCH_URL });
+  });
+
+  test('no victims, or victims as {} or "": no victim', async () => {
+    for (const prefix of ['nothing', 'empty-forms', 'empty-string']) assert.deepEqual(await run(prefix), NONE, prefix);
+  });
+
+  test('one victim in place of the list; its "" and null fields are null', async () => {
+    assert.deepEqual(await run('single'), {
+      found: true, count: 1, victims: [{ ...BARE, post_title: 'Example Corp', permalink: 'https://www.ransomware.live/id/x' }], search_url: SEARCH_URL,
+    });
+  });
+
+  test('a victim without any field: still a victim, every field null', async () => {
+    assert.deepEqual(await run('empty-victim'), { found: true, count: 1, victims: [BARE], search_url: SEARCH_URL });
+  });
+});
+
 describe('ransomware_live fake for whole-system tests', () => {
   test('searches its victims with the caller\'s key; no key is a 401', async () => {
     const fake = await startFakeHttp(fakeRoutes());
