@@ -15,7 +15,11 @@
  *   AbuseIPDB's own reason (`errors[0].detail`) is added, with the key masked.
  * - Quirk fixed: the reference used `.get(key, default)`, so an upstream `null` stayed `null`
  *   in fields typed str/int/bool/list; here the default applies to `null` too, so every field
- *   has its documented type (except `last_reported_at`, documented as possibly null).
+ *   has its documented type (except `last_reported_at`, documented as possibly null). Likewise
+ *   `""` is the default, flags sent as 0/1 or "true"/"false" are booleans, counts sent as numeric
+ *   text are numbers, and one host name in place of the `hostnames` list is a list of it.
+ * - `isp`, `domain`, `hostnames` and `is_tor`, for which the reference had no default (a missing
+ *   key gave null), get `""`, `[]` and false like the other fields.
  * - The key is never sent empty (v0.11 did): the runner refuses to call without one, and so
  *   does the lookup when called directly.
  * - `country_name` comes from the country names shared with provider_12/provider_25 (Node's ICU
@@ -23,7 +27,8 @@
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { flag, list, num, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { count, isoDay, oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
@@ -36,24 +41,23 @@ import type { Evidence } from '../src/verdict/verdict.js';
 /** AbuseIPDB's public page for an address. */
 const CHECK_PAGE = 'https://www.abuseipdb.com/check';
 
-const text = v.nullish(v.string());
-const flag = v.nullish(v.boolean());
-const int = v.nullish(v.number());
-
-/** `data` of AbuseIPDB's check answer; other keys (isPublic, ipVersion, numDistinctUsers...) are ignored. */
-const CheckSchema = v.looseObject({
-  data: v.looseObject({
-    ipAddress: text,
-    isWhitelisted: flag,
-    abuseConfidenceScore: int,
-    countryCode: text,
-    usageType: text,
-    isp: text,
-    domain: text,
-    hostnames: v.nullish(v.array(v.string())),
-    isTor: flag,
-    totalReports: int,
-    lastReportedAt: text,
+/**
+ * AbuseIPDB's check answer: `data` is needed (an answer without it says nothing about the
+ * address); each of its fields is read when present, with its default otherwise. Other keys
+ * (ipAddress, isPublic, ipVersion, numDistinctUsers...) are ignored.
+ */
+const CheckSchema = jsonObject({
+  data: jsonObject({
+    isWhitelisted: flag(),
+    abuseConfidenceScore: num(),
+    countryCode: text(),
+    usageType: text(),
+    isp: text(),
+    domain: text(),
+    hostnames: list(v.string()),
+    isTor: flag(),
+    totalReports: num(),
+    lastReportedAt: text(),
   }),
 });
 
@@ -111,7 +115,7 @@ export async function abuseIpdbLookup(observable: Observable, ctx: EngineContext
     usage_type: data.usageType ?? '',
     isp: data.isp ?? '',
     domain: data.domain ?? '',
-    hostnames: data.hostnames ?? [],
+    hostnames: data.hostnames,
     is_tor: data.isTor ?? false,
     last_reported_at: data.lastReportedAt || null,
     link: `${CHECK_PAGE}/${ip}`,

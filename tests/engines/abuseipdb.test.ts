@@ -1,6 +1,6 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import engine, { abuseIpdbDetails, abuseIpdbLookup, type AbuseIpdbResult } from '../../engines/abuseipdb.js';
+import engine, { abuseIpdbDetails, abuseIpdbEvidence, abuseIpdbLookup, type AbuseIpdbResult } from '../../engines/abuseipdb.js';
 import { Catalog } from '../../src/engine/catalog.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 import { fakeRoutes, fakeSettings } from '../fakes/abuseipdb.js';
@@ -161,7 +161,8 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
       ),
       'GET /malformed/check': reply.malformed(),
       'GET /no-data/check': reply.json({ errors: [] }),
-      'GET /wrong-shape/check': reply.json({ data: { ...TOR_EXIT.data, totalReports: '1532' } }),
+      // Issue 26: a count as numeric text ('1532') is read; text that is no number is not.
+      'GET /wrong-shape/check': reply.json({ data: { ...TOR_EXIT.data, totalReports: 'many' } }),
       'GET /hang/check': reply.hang(),
       ...fakeRoutes(),
     });
@@ -318,6 +319,63 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
 
   test('a field of the wrong type: an error naming it', async () => {
     await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^unexpected answer from upstream at data\.totalReports: /);
+  });
+
+  test('minimal answer: data with nothing in it, every field its documented default', async () => {
+    for (const data of [{}, { ipAddress: '192.0.2.44' }]) {
+      fake.route('GET /minimal/check', reply.json({ data }));
+      const result = await run(harness('minimal'), '192.0.2.44');
+      assert.deepEqual(result, {
+        ip_address: '192.0.2.44',
+        reports: 0,
+        risk_score: 0,
+        is_whitelisted: false,
+        country_code: '',
+        country_name: 'Unknown',
+        usage_type: '',
+        isp: '',
+        domain: '',
+        hostnames: [],
+        is_tor: false,
+        last_reported_at: null,
+        link: 'https://www.abuseipdb.com/check/192.0.2.44',
+      });
+      assert.equal(abuseIpdbEvidence(result)?.level, 'clean');
+    }
+  });
+
+  test('degenerate forms: flags as 0/1/"", counts as text, "" and null strings, one host name for the list', async () => {
+    fake.route('GET /odd/check', reply.json({
+      data: {
+        isWhitelisted: '', abuseConfidenceScore: '80', countryCode: '', usageType: null, isp: 'Tor Exit', domain: '',
+        hostnames: 'tor-exit.example.org', isTor: 1, totalReports: '12', lastReportedAt: '',
+      },
+    }));
+    assert.deepEqual(await run(harness('odd'), '185.220.101.1'), {
+      ip_address: '185.220.101.1',
+      reports: 12,
+      risk_score: 80,
+      is_whitelisted: false,
+      country_code: '',
+      country_name: 'Unknown',
+      usage_type: '',
+      isp: 'Tor Exit',
+      domain: '',
+      hostnames: ['tor-exit.example.org'],
+      is_tor: true,
+      last_reported_at: null,
+      link: 'https://www.abuseipdb.com/check/185.220.101.1',
+    });
+    fake.route('GET /odd/check', reply.json({ data: { hostnames: [null, 'a.example', null], isTor: 0, isWhitelisted: 'true', totalReports: '' } }));
+    const result = await run(harness('odd'), '185.220.101.1');
+    assert.deepEqual([result?.hostnames, result?.is_tor, result?.is_whitelisted, result?.reports], [['a.example'], false, true, 0]);
+  });
+
+  test('data that is no object: an error naming it', async () => {
+    fake.route('GET /odd/check', reply.json({ data: null }));
+    await watch.rejectsWith(harness('odd', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^unexpected answer from upstream at data: /);
+    fake.route('GET /odd/check', reply.json({ data: [] }));
+    await watch.rejectsWith(harness('odd', { retries: 0 }).run('185.220.101.1', 'IPv4'), /^unexpected answer from upstream at data: expected a JSON object$/);
   });
 
   test('a hanging upstream: timeout', async () => {
