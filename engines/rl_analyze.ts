@@ -35,13 +35,19 @@
  * - A URL answer without `analysis` is no failure: it just adds no threat names. `null` entries
  *   are dropped from every `threats` list (the reference kept them), so it is a list of strings.
  * - A domain is asked lower-cased without a trailing dot; a trailing `/` on base_url is ignored.
+ * - Nothing in an answer is needed but its being a JSON object (issue 26): counts absent, null or
+ *   "" are 0 and counts sent as text their number; `third_party_reputations`, its `statistics`,
+ *   `downloaded_files_statistics`, `analysis` and `av_scanners` absent, null, "", 0, false or
+ *   `{}` are "none" (no reputation counts or no scanners: the documented `{}`); `top_threats` and
+ *   `categories` null are `[]`, one entry in place of a list is a list of it.
  * - Errors are errors, not `null` (engines.md 8 item 3): a refused key (401/403) is a one-line
  *   authentication error naming the appliance, with the key masked; other HTTP errors (429 and
  *   5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson, type HttpResponse } from '../src/http/client.js';
+import { jsonObject, parseJson, type HttpResponse } from '../src/http/client.js';
+import { list, num, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
@@ -53,37 +59,49 @@ import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'ReversingLabs Spectra Analyze';
 
-const num = v.nullish(v.number());
-const text = v.nullish(v.string());
+const TopThreatsSchema = list(v.looseObject({ threat_name: text() }));
 
-const TopThreatsSchema = v.nullish(v.array(v.looseObject({ threat_name: text })));
+/**
+ * An object read when present: absent, null, `""`, `0`, `false` or `{}` are "none" (null), as
+ * the reference's `if value:` tests read them; otherwise `entries`.
+ */
+function present<E extends v.ObjectEntries>(entries: E) {
+  return v.optional(v.pipe(
+    v.unknown(),
+    v.transform((value) => (!value || (typeof value === 'object' && Object.keys(value).length === 0) ? null : value)),
+    v.nullable(jsonObject(entries, 'expected an object')),
+  ), null);
+}
 
 /** `third_party_reputations`: counts of the reputation sources, and the sources themselves. */
-const ReputationsSchema = v.nullish(v.looseObject({
-  statistics: v.nullish(v.looseObject({ total: num, malicious: num, suspicious: num, clean: num, undetected: num })),
-}));
+const ReputationsSchema = present({
+  statistics: present({ total: num(), malicious: num(), suspicious: num(), clean: num(), undetected: num() }),
+});
 
-/** The IP report and the domain answer (which adds last_seen, last_dns_records...). */
-const NetworkSchema = v.looseObject({
+/**
+ * The IP report and the domain answer (which adds last_seen, last_dns_records...). Nothing is
+ * needed: without reputation counts the appliance has no data (`{}`).
+ */
+const NetworkSchema = jsonObject({
   top_threats: TopThreatsSchema,
-  downloaded_files_statistics: v.nullish(v.looseObject({ total: num, malicious: num, suspicious: num })),
+  downloaded_files_statistics: present({ total: num(), malicious: num(), suspicious: num() }),
   third_party_reputations: ReputationsSchema,
 });
 
-const UrlSchema = v.looseObject({
-  classification: text,
-  threat_name: text,
-  categories: v.nullish(v.array(text)),
-  analysis: v.nullish(v.looseObject({ top_threats: TopThreatsSchema })),
+const UrlSchema = jsonObject({
+  classification: text(),
+  threat_name: text(),
+  categories: list(v.string('expected a category')),
+  analysis: present({ top_threats: TopThreatsSchema }),
   third_party_reputations: ReputationsSchema,
 });
 
-const FileSchema = v.looseObject({
-  classification: text,
-  riskscore: num,
-  classification_result: text,
-  classification_reason: text,
-  av_scanners: v.nullish(v.looseObject({ scanner_count: num, scanner_match: num })),
+const FileSchema = jsonObject({
+  classification: text(),
+  riskscore: num(),
+  classification_result: text(),
+  classification_reason: text(),
+  av_scanners: present({ scanner_count: num(), scanner_match: num() }),
 });
 
 export type ReportColor = 'red' | 'yellow' | 'green';
@@ -212,7 +230,7 @@ export async function rlAnalyzeLookup(observable: Observable, ctx: EngineContext
       threats: names([
         ...(answer.analysis?.top_threats ?? []).map((threat) => threat.threat_name),
         answer.threat_name,
-        ...(answer.categories ?? []),
+        ...answer.categories,
       ]),
       link,
     };
@@ -233,21 +251,21 @@ export async function rlAnalyzeLookup(observable: Observable, ctx: EngineContext
     total_files: files?.total ?? 0,
     malicious_files: files?.malicious ?? 0,
     suspicious_files: files?.suspicious ?? 0,
-    threats: names((answer.top_threats ?? []).map((threat) => threat.threat_name)),
+    threats: names(answer.top_threats.map((threat) => threat.threat_name)),
     link,
   };
 }
 
 function fileResult(answer: v.InferOutput<typeof FileSchema>, link: string): RlFileResult | RlNoData {
   const scanners = answer.av_scanners;
-  if (!scanners || Object.keys(scanners).length === 0) return {};
-  const classification = answer.classification || 'unknown';
-  const riskscore = answer.riskscore ?? 0;
+  if (!scanners) return {};
+  const classification = answer.classification ?? 'unknown';
+  const riskscore = answer.riskscore;
   return {
     report_type: 'file',
     report_color: fileColor(classification, riskscore),
-    reports: scanners.scanner_count ?? 0,
-    scanners: scanners.scanner_match ?? 0,
+    reports: scanners.scanner_count,
+    scanners: scanners.scanner_match,
     classification: classification.toUpperCase(),
     riskscore,
     threats: names([answer.classification, answer.classification_result, answer.classification_reason]),

@@ -111,7 +111,7 @@ describe('provider_18 against a loopback Spectra Analyze', () => {
       'GET /flaky/*': sequence(reply.tooMany(0), applianceHandler('/flaky', { key: KEY })),
       'GET /toomany/*': reply.tooMany(0),
       'GET /malformed/*': reply.malformed(),
-      'GET /wrong-shape/*': reply.json({ third_party_reputations: { statistics: { total: '15', malicious: 2 } } }),
+      'GET /wrong-shape/*': reply.json({ third_party_reputations: { statistics: { total: 'many', malicious: 2 } } }),
       'GET /hang/*': reply.hang(),
       'GET /forbidden/*': (req) => reply.json({ detail: `You do not have permission (${String(req.headers.authorization)})` }, 403),
       'GET /gone/*': reply.json({ detail: 'Not found.' }, 404),
@@ -336,6 +336,86 @@ describe('provider_18 against a loopback Spectra Analyze', () => {
     }
     await watch.rejectsWith(harness('x', { base_url: 'a1000.local' }).run('1.1.1.1', 'IPv4'), /^ReversingLabs Spectra Analyze: base_url is not a URL$/);
     assert.equal(fake.requests.length, 0);
+  });
+});
+
+describe('provider_18: minimal and degenerate answers (issue 26)', () => {
+  let fake: FakeHttpServer;
+  const harness = prefixHarnesses(engine, () => fake, KEY);
+  const run = async (prefix: string, value: string) => watch.result((await harness(prefix).run(value, typeOf(value))) as RlAnalyzeResult | null);
+  const IP = '192.0.2.10';
+  const URL_VALUE = 'https://bad.example/x';
+  const HASH = '0123456789abcdef0123456789abcdef01234567';
+  const link = (prefix: string, path: string) => `${fake.url}/${prefix}${path}`;
+  const answers: Record<string, unknown> = {
+    // Only the reputation counts (the IP, domain and URL reports), only the scanners (a sample).
+    'min-ip': { third_party_reputations: { statistics: { total: 4, malicious: 1 } } },
+    'min-url': { third_party_reputations: { statistics: { total: 2 } } },
+    'min-file': { av_scanners: { scanner_count: 20 } },
+    // Empty forms of every section.
+    'none-null': { third_party_reputations: null, av_scanners: null, top_threats: null, downloaded_files_statistics: null },
+    'none-empty': { third_party_reputations: { statistics: {} }, av_scanners: {}, analysis: '' },
+    'none-false': { third_party_reputations: '', av_scanners: 0 },
+    // Counts as text, "" and null; one threat in place of a list; null entries.
+    'deg-ip': {
+      top_threats: { threat_name: 'Win32.Trojan.Agent' },
+      downloaded_files_statistics: { total: '12', malicious: '', suspicious: null },
+      third_party_reputations: { statistics: { total: '15', malicious: '3', suspicious: null } },
+    },
+    'deg-url': {
+      threat_name: '', categories: ['phishing', null], analysis: { top_threats: [null, { threat_name: null }, { threat_name: 'Web.Phish' }] },
+      third_party_reputations: { statistics: { total: 5, suspicious: '1' } },
+    },
+    'deg-file': { classification: '', riskscore: '7', classification_result: null, av_scanners: { scanner_count: '29', scanner_match: '' } },
+  };
+  before(async () => {
+    fake = await startFakeHttp(Object.fromEntries(Object.entries(answers).map(([name, body]) => [`GET /${name}/*`, reply.json(body)])));
+  });
+  after(async () => {
+    await fake.close();
+  });
+
+  test('the minimal answers: reputation counts alone, scanners alone', async () => {
+    assert.deepEqual(await run('min-ip', IP), {
+      report_type: 'network', report_color: 'yellow', reports: 4, malicious: 1, suspicious: 0,
+      total_files: 0, malicious_files: 0, suspicious_files: 0, threats: [], link: link('min-ip', `/ip/${IP}/analysis/ip/`),
+    });
+    assert.deepEqual(await run('min-url', URL_VALUE), {
+      report_type: 'network', report_color: 'green', reports: 2, malicious: 0, suspicious: 0, threats: [],
+      link: link('min-url', `/url/${quotePlus(URL_VALUE)}/analysis/url/`),
+    });
+    assert.deepEqual(await run('min-file', HASH), {
+      report_type: 'file', report_color: 'yellow', reports: 20, scanners: 0, classification: 'UNKNOWN', riskscore: 0, threats: [],
+      link: link('min-file', `/${HASH}/`),
+    });
+  });
+
+  test('sections null, {}, "", 0: no data, {}', async () => {
+    for (const prefix of ['none-null', 'none-empty', 'none-false']) {
+      for (const value of [IP, 'quiet.example', URL_VALUE, HASH]) assert.deepEqual(await run(prefix, value), {}, `${prefix} ${value}`);
+    }
+  });
+
+  test('counts as text, "" and null; one threat for a list; null entries dropped', async () => {
+    assert.deepEqual(await run('deg-ip', IP), {
+      report_type: 'network', report_color: 'red', reports: 15, malicious: 3, suspicious: 0,
+      total_files: 12, malicious_files: 0, suspicious_files: 0, threats: ['Win32.Trojan.Agent'], link: link('deg-ip', `/ip/${IP}/analysis/ip/`),
+    });
+    assert.deepEqual(await run('deg-url', URL_VALUE), {
+      report_type: 'network', report_color: 'yellow', reports: 5, malicious: 0, suspicious: 1, threats: ['Web.Phish', 'phishing'],
+      link: link('deg-url', `/url/${quotePlus(URL_VALUE)}/analysis/url/`),
+    });
+    assert.deepEqual(await run('deg-file', HASH), {
+      report_type: 'file', report_color: 'yellow', reports: 29, scanners: 0, classification: 'UNKNOWN', riskscore: 7, threats: [],
+      link: link('deg-file', `/${HASH}/`),
+    });
+  });
+
+  test('an answer that is not an object, or a section that is a list: clean errors naming it', async () => {
+    fake.route('GET /list/*', reply.json([]));
+    await watch.rejectsWith(harness('list', { retries: 0 }).run(IP, 'IPv4'), /^unexpected answer from upstream at \(root\): expected a JSON object$/);
+    fake.route('GET /section-list/*', reply.json({ av_scanners: [20] }));
+    await watch.rejectsWith(harness('section-list', { retries: 0 }).run(HASH, 'SHA1'), /^unexpected answer from upstream at av_scanners: expected an object$/);
   });
 });
 
