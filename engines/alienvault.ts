@@ -26,13 +26,18 @@
  * - Bug fixed (engines.md 8 item 15): a URL's host comes from the shared URL parser (`hostOf`),
  *   not from splitting on `/` and `:`; userinfo, ports and IPv6 literals no longer break it,
  *   and an IP host is looked up as an address rather than as a domain.
+ * - When OTX gives no `pulse_info.count` (absent, null or ""), `count` is the number of pulses
+ *   in its answer, and 0 without `pulse_info`: the best count there is.
  * - Pulses are ordered by their `created` time, not by comparing the strings.
+ * - One pulse, family or name in place of a list is read as a list of it, and null entries are
+ *   skipped, where the reference's answer validation gave `null`.
  * - A bad key (401/403), the quota (429, retried as Retry-After says), 5xx and malformed answers
  *   are errors, not `null`; for 4xx OTX's own `detail` is added, with the key masked.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { parseJson } from '../src/http/client.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
+import { list, numOrNull, text } from '../src/http/lenient.js';
 import { count } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -45,31 +50,33 @@ const OTX_WEB = 'https://otx.alienvault.com';
 /** Pulses shown per indicator, as the reference. */
 const MAX_PULSES = 5;
 
-const text = v.nullish(v.string());
 /** A malware family: a name (`related`) or `{id, display_name}` (pulses). */
-const FamilySchema = v.union([v.string(), v.looseObject({ id: text, display_name: text })]);
-const families = v.nullish(v.array(v.nullish(FamilySchema)));
-const names = v.nullish(v.array(v.nullish(v.string())));
+const FamilySchema = v.union([v.string(), v.looseObject({ id: text(), display_name: text() })]);
 
-const PulseSchema = v.looseObject({
-  id: text,
-  name: text,
-  created: text,
-  references: v.nullish(v.array(v.unknown())),
-  adversary: text,
-  malware_families: families,
+/** A pulse: every field read when present (without `id` and `name` it is not shown). */
+const PulseSchema = jsonObject({
+  id: text(),
+  name: text(),
+  created: text(),
+  references: list(v.unknown()),
+  adversary: text(),
+  malware_families: list(FamilySchema),
 });
 
-const RelatedSchema = v.nullish(v.looseObject({ adversary: names, malware_families: families }));
+const RelatedSchema = v.nullish(jsonObject({ adversary: list(v.string()), malware_families: list(FamilySchema) }));
 
-/** The "general" section; only what the result needs is typed, the rest (whois, sections...) is ignored. */
-const GeneralSchema = v.looseObject({
+/**
+ * The "general" section. `indicator` is needed (the reference refused an answer without it too);
+ * `pulse_info` and all in it are read when present: absent or null lists are [], one pulse in
+ * place of the list is a list of it, null entries are skipped. The rest (whois, sections...) is
+ * ignored.
+ */
+const GeneralSchema = jsonObject({
   indicator: v.string(),
-  type: text,
-  pulse_info: v.nullish(v.looseObject({
-    count: v.nullish(v.number()),
-    pulses: v.nullish(v.array(PulseSchema)),
-    related: v.nullish(v.looseObject({ alienvault: RelatedSchema, other: RelatedSchema })),
+  pulse_info: v.nullish(jsonObject({
+    count: numOrNull(),
+    pulses: list(PulseSchema),
+    related: v.nullish(jsonObject({ alienvault: RelatedSchema, other: RelatedSchema })),
   })),
 });
 
@@ -154,7 +161,7 @@ export async function otxLookup(observable: Observable, ctx: EngineContext): Pro
   }
 
   return {
-    count: info?.count ?? info?.pulses?.length ?? 0,
+    count: info?.count ?? info?.pulses.length ?? 0,
     pulses,
     malware_families: malware.list(),
     adversary: adversary.list(),

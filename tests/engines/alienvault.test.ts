@@ -341,6 +341,50 @@ describe('provider_02 against a loopback OTX', () => {
     await watch.rejectsWith(harness('wrong-shape', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at pulse_info\.count: /);
   });
 
+  test('minimal answer: the indicator only, the documented empty result', async () => {
+    for (const body of [{ indicator: 'example.com' }, { indicator: 'example.com', pulse_info: null }, { indicator: 'example.com', pulse_info: {} }]) {
+      fake.route('GET /minimal/indicators/*', reply.json(body));
+      assert.deepEqual(await run(harness('minimal'), 'example.com', 'FQDN'), {
+        count: 0, pulses: [], malware_families: [], adversary: [], link: `${OTX}/browse/global/pulses?q=example.com`,
+      }, JSON.stringify(body));
+    }
+  });
+
+  test('no count: the pulses in the answer; one pulse for the list, null entries and null lists', async () => {
+    fake.route('GET /odd/indicators/*', reply.json({
+      indicator: 'example.com',
+      pulse_info: {
+        count: null,
+        pulses: { id: 'p1', name: 'Mirai botnet C2', created: '2025-07-07T01:21:00.423000', references: null, adversary: '', malware_families: { id: 'Mirai', display_name: 'Mirai' } },
+        related: { alienvault: { adversary: null, malware_families: ['Emotet', null] }, other: null },
+      },
+    }));
+    assert.deepEqual(await run(harness('odd'), 'example.com', 'FQDN'), {
+      count: 1,
+      pulses: [{ title: 'Mirai botnet C2', url: `${OTX}/pulse/p1` }],
+      malware_families: ['Emotet', 'Mirai'],
+      adversary: [],
+      link: `${OTX}/browse/global/pulses?q=example.com`,
+    });
+    fake.route('GET /odd/indicators/*', reply.json({
+      indicator: 'example.com',
+      pulse_info: { count: '', pulses: [null, { id: 'p2', name: 'Second', references: 'https://blog.example/r' }, null, { name: 'no id' }] },
+    }));
+    // Null entries are no pulses: two are counted, one has no id so is not shown.
+    assert.deepEqual(await run(harness('odd'), 'example.com', 'FQDN'), {
+      count: 2,
+      pulses: [{ title: 'Second', url: 'https://blog.example/r' }],
+      malware_families: [],
+      adversary: [],
+      link: `${OTX}/browse/global/pulses?q=example.com`,
+    });
+  });
+
+  test('a pulse that is no object: an error naming it', async () => {
+    fake.route('GET /odd/indicators/*', reply.json({ indicator: 'example.com', pulse_info: { pulses: ['p1'] } }));
+    await watch.rejectsWith(harness('odd', { retries: 0 }).run('example.com', 'FQDN'), /^unexpected answer from upstream at pulse_info\.pulses\.0: /);
+  });
+
   test('a hanging upstream: timeout', async () => {
     await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), /^timeout after 300 ms$/);
   });
