@@ -31,6 +31,9 @@
  *   burst of 5, so calls are paced at one a second and at most 5 run at once.
  * - A row's `common_name` is trimmed like its `name_value` lines (the reference took it as is,
  *   so a stray space made a second name).
+ * - A row without `common_name` or `name_value`, or with either null, counts the names it has;
+ *   null rows are skipped, and one row sent in place of the array is read as a list of it (the
+ *   reference failed on both).
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
@@ -55,8 +58,21 @@ const text = v.nullish(v.string());
  */
 const RowSchema = jsonObject({ common_name: text, name_value: text }, 'Invalid type: Expected Object');
 
-/** crt.sh's JSON output: an array of rows, `[]` when nothing matches. */
-const AnswerSchema = v.array(RowSchema);
+/** An object naming certificates: a row, as opposed to an error object (`{"error": ...}`). */
+function isRow(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && ('name_value' in value || 'common_name' in value);
+}
+
+/**
+ * crt.sh's JSON output: an array of rows, `[]` when nothing matches. The array is needed (an
+ * object that is no row, such as crt.sh's error object, is refused); one row in place of the
+ * array is read as a list of it, and null rows are skipped.
+ */
+const AnswerSchema = v.pipe(
+  v.unknown(),
+  v.transform((value) => (isRow(value) ? [value] : value)),
+  v.array(v.nullable(RowSchema)),
+);
 
 export interface CrtshDomain {
   /** A name found in the certificates (`www.example.org`, `*.example.org`). */
@@ -116,7 +132,8 @@ export async function crtshLookup(observable: Observable, ctx: EngineContext): P
     }
     throw error;
   }
-  return { top_domains: topDomains(parseJson(body, AnswerSchema)), link };
+  const rows = parseJson(body, AnswerSchema).filter((row) => row !== null);
+  return { top_domains: topDomains(rows), link };
 }
 
 /** `top names: example.org (3), www.example.org (2), mail.example.org (1)`; `no certificate logged`. */

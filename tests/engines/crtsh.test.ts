@@ -261,6 +261,27 @@ describe('crtsh against a loopback crt.sh', () => {
     await rejectsWith(harnessFor(fake, 'wrong-type').run('example.org', 'FQDN'), /^unexpected answer from upstream at 1\.name_value: /, BadResponseError);
   });
 
+  test('minimal and degenerate rows: missing or null names, null rows, one row for the array', async () => {
+    const answering = async (body: unknown) => {
+      const one = await startFakeHttp({ 'GET /json': reply.json(body) });
+      closers.push(() => one.close());
+      const h = engineHarness(engine, { settings: { base_url: one.url } });
+      closers.push(() => h.close());
+      return h.run('example.org', 'FQDN');
+    };
+    const link = 'https://crt.sh/?q=example.org';
+    assert.deepEqual(await answering([{ name_value: 'example.org' }, { common_name: 'www.example.org' }, {}]), {
+      top_domains: [{ domain: 'example.org', count: 1 }, { domain: 'www.example.org', count: 1 }], link,
+    });
+    assert.deepEqual(await answering([null, { common_name: null, name_value: 'example.org\nmail.example.org' }, null, { common_name: 'example.org', name_value: null }]), {
+      top_domains: [{ domain: 'example.org', count: 2 }, { domain: 'mail.example.org', count: 1 }], link,
+    });
+    assert.deepEqual(await answering({ common_name: 'example.org', name_value: 'example.org\n*.example.org' }), {
+      top_domains: [{ domain: 'example.org', count: 1 }, { domain: '*.example.org', count: 1 }], link,
+    });
+    assert.deepEqual(await answering([]), { top_domains: [], link });
+  });
+
   test('a hanging crt.sh: timeout', async () => {
     await rejectsWith(harnessFor(fake, 'hang', { retries: 0, timeout_ms: 300 }).run('example.org', 'FQDN'), /^timeout after 300 ms$/, TimeoutError);
   });
