@@ -5,12 +5,15 @@
  * provider_13 ipquery, provider_25 webscout), the lists from a local copy refreshed daily
  * (src/badasn/store.ts).
  *
- * Better than the reference:
+ * Differences from the reference (better than it):
  * - the ASN is digits on every path; the reference keeps the `AS` prefix of ipquery's answer
  *   (`"asn": "AS13335"` in an unlisted result) and so also never matches it against the lists;
  * - with its providers' results present but no ASN in them, or with no result at all, the lookup
  *   fails with the reason instead of silently returning null (engines.md section 8 item 23);
  * - lists that cannot be downloaded are an error, not an "unlisted" verdict (see the store).
+ * - each field of a provider's result is read on its own: one of an unexpected type (an
+ *   organisation that is no text) no longer hides the ASN beside it; an ASN of 0 or "" is none
+ *   (the reference looked up "0"), an organisation sent as a number is its text.
  * The risk score and the "legitimate provider" test are the reference's (they read the list
  * description, not the real owner).
  */
@@ -19,6 +22,7 @@ import { defineEngine, EngineError, type DetailField, type EngineAsn, type Engin
 import { BRIANHAMA, LETHAL_FORENSICS, LIST_SOURCES, normalizeAsn, SPAMHAUS, type ListId } from '../src/badasn/lists.js';
 import { loadBadAsnTable } from '../src/badasn/store.js';
 import type { Observable } from '../src/observables/types.js';
+import { text } from '../src/http/lenient.js';
 import { field, fields } from '../src/view/fields.js';
 import type { Evidence } from '../src/verdict/verdict.js';
 
@@ -60,12 +64,19 @@ export const HIGH_RISK_COUNTRIES = [
 // ---------------------------------------------------------------------------------------------
 // The ASN from the providers' results (shapes of engines.md 5.14, 5.15, 5.16, 5.30)
 
+/**
+ * What each provider's result is read for, all of it optional: an ASN as "AS13335", "13335" or
+ * 13335, an organisation as text; absent, null, "" or a field of another type says nothing (the
+ * other fields of the result are still read).
+ */
+const asnField = v.fallback(v.nullish(v.union([v.string(), v.number()])), null);
+const orgField = v.fallback(text(), null);
 const IpapiSchema = v.looseObject({
-  asn: v.nullish(v.looseObject({ asn: v.nullish(v.union([v.string(), v.number()])), org: v.nullish(v.string()) })),
+  asn: v.fallback(v.nullish(v.looseObject({ asn: asnField, org: orgField })), null),
 });
-const IpinfoSchema = v.looseObject({ asn: v.nullish(v.string()), org: v.nullish(v.string()) });
-const IpquerySchema = v.looseObject({ asn: v.nullish(v.union([v.string(), v.number()])) });
-const WebscoutSchema = v.looseObject({ asn: v.nullish(v.union([v.string(), v.number()])), as_org: v.nullish(v.string()) });
+const IpinfoSchema = v.looseObject({ asn: v.fallback(v.nullish(v.string()), null), org: v.fallback(v.nullish(v.string()), null) });
+const IpquerySchema = v.looseObject({ asn: asnField });
+const WebscoutSchema = v.looseObject({ asn: asnField, as_org: orgField });
 
 interface AsnFacts {
   asn: string | null;
@@ -79,7 +90,7 @@ function factsOf(provider: string, result: unknown): AsnFacts {
     case 'provider_11': {
       const parsed = v.safeParse(IpapiSchema, result);
       if (!parsed.success) return none;
-      return { asn: normalizeAsn(parsed.output.asn?.asn), org: known(parsed.output.asn?.org) };
+      return { asn: asnOf(parsed.output.asn?.asn), org: known(parsed.output.asn?.org) };
     }
     case 'provider_12': {
       // "AS13335 Cloudflare, Inc." — the reference's result names it `asn`, ipinfo's own answer `org`.
@@ -88,21 +99,27 @@ function factsOf(provider: string, result: unknown): AsnFacts {
       const text = [parsed.output.asn, parsed.output.org].find((s) => typeof s === 'string' && /^AS\d/i.test(s.trim()));
       if (!text) return none;
       const [first = '', ...rest] = text.trim().split(/\s+/);
-      return { asn: normalizeAsn(first), org: known(rest.join(' ')) };
+      return { asn: asnOf(first), org: known(rest.join(' ')) };
     }
     case 'provider_13': {
       const parsed = v.safeParse(IpquerySchema, result);
       // Normalised here too: the reference keeps ipquery's "AS13335" as is.
-      return parsed.success ? { asn: normalizeAsn(parsed.output.asn), org: null } : none;
+      return parsed.success ? { asn: asnOf(parsed.output.asn), org: null } : none;
     }
     case 'provider_25': {
       const parsed = v.safeParse(WebscoutSchema, result);
       if (!parsed.success) return none;
-      return { asn: normalizeAsn(parsed.output.asn), org: known(parsed.output.as_org) };
+      return { asn: asnOf(parsed.output.asn), org: known(parsed.output.as_org) };
     }
     default:
       return none;
   }
+}
+
+/** An ASN as digits; AS 0 (reserved, RFC 7607) is how an empty ASN is sometimes sent: none. */
+function asnOf(value: unknown): string | null {
+  const asn = normalizeAsn(value);
+  return asn === '0' ? null : asn;
 }
 
 function known(value: string | null | undefined): string | null {

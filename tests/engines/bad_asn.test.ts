@@ -299,6 +299,31 @@ describe('bad_asn: the ASN from the providers', () => {
   });
 });
 
+describe('bad_asn: minimal and degenerate provider results', () => {
+  test('the least a provider gives: an ASN alone', () => {
+    assert.deepEqual(asnFromDependencies({ provider_11: { asn: { asn: 'AS13335' } } }), { asn: '13335', org: null });
+    assert.deepEqual(asnFromDependencies({ provider_12: { asn: 'AS13335' } }), { asn: '13335', org: null });
+    assert.deepEqual(asnFromDependencies({ provider_13: { asn: 13335 } }), { asn: '13335', org: null });
+    assert.deepEqual(asnFromDependencies({ provider_25: { asn: '13335' } }), { asn: '13335', org: null });
+  });
+
+  test('null, "", 0 and AS0 are no ASN; the next provider is asked', () => {
+    const empty = { provider_11: { asn: { asn: 0, org: '' } }, provider_12: { asn: null, org: null }, provider_13: { asn: 'AS0' }, provider_25: { asn: '', as_org: null } };
+    assert.throws(() => asnFromDependencies(empty),
+      (e: Error) => e instanceof EngineError && e.message === 'no ASN available: provider_11, provider_12, provider_13, provider_25 gave none');
+    assert.deepEqual(asnFromDependencies({ ...empty, provider_25: { asn: 'AS200019', as_org: 'ALEXHOST' } }), { asn: '200019', org: 'ALEXHOST' });
+    assert.throws(() => asnFromDependencies({ provider_11: { asn: null } }), /provider_11 gave none/);
+  });
+
+  test('a field of another type hides nothing beside it; an organisation sent as a number is its text', () => {
+    assert.deepEqual(asnFromDependencies({ provider_11: { asn: { asn: 'AS203999', org: { name: 'Bad Host LLC' } } } }), { asn: '203999', org: null });
+    assert.deepEqual(asnFromDependencies({ provider_12: { asn: { asn: 'AS1', name: 'x' }, org: 'AS64500 Example Org' } }), { asn: '64500', org: 'Example Org' });
+    assert.deepEqual(asnFromDependencies({ provider_25: { asn: ['AS1'], as_org: 'ORG' }, provider_13: { asn: 'AS7' } }), { asn: '7', org: 'ORG' });
+    assert.deepEqual(asnFromDependencies({ provider_25: { asn: 'AS9009', as_org: 42 } }), { asn: '9009', org: '42' });
+    assert.deepEqual(asnFromDependencies({ provider_11: { asn: 'AS13335' }, provider_13: { asn: 'AS13335' } }), { asn: '13335', org: null });
+  });
+});
+
 describe('bad_asn lookup against the lists', () => {
   let fake: FakeBadAsn;
   const harnesses: EngineHarness[] = [];
