@@ -7,18 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runOas, noStack } from './helpers/cli.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const TOKEN = 'oas-test-token-Zk3q9VwL2xP7mN4c';
 const ENV_TOKEN = 'env-token-Hq8Rt5Yu1Io0Pa3S';
 const IPINFO_KEY = 'ipinfo-key-Bn6Mv2Cx9Zl4Kj7H';
-const cwd = mkdtempSync(join(tmpdir(), 'oas-auth-'));
+const cwd = tempDir('oas-auth-');
 
 let upstreams: Upstreams;
 /** Token in the config file, text log, one CORS origin, one extra host name. */

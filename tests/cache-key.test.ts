@@ -6,8 +6,7 @@
  * cached answer; the same configuration does.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Keyv from 'keyv';
@@ -24,6 +23,7 @@ import { startFakeDns, type FakeDnsServer } from './fakes/dns.js';
 import { dohHandler } from './fakes/doh.js';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { runOas } from './helpers/cli.js';
+import { tempDir } from './helpers/temp.js';
 import { ZONE } from './helpers/upstreams.js';
 
 /** Answers with the server it asked, so two base_urls give two different answers. */
@@ -174,7 +174,7 @@ describe('cache key: two configurations never share an answer, one configuration
   });
 
   test('oas analyze sharing a data directory: another base_url is asked, the same one is not', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oas-cache-key-'));
+    const dir = tempDir('oas-cache-key-');
     const dataDir = join(dir, 'data');
     const dohOne = await startFakeHttp({ 'GET /resolve': dohHandler(ZONE) });
     const dohTwo = await startFakeHttp({ 'GET /resolve': dohHandler(ZONE) });

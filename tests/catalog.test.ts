@@ -4,14 +4,14 @@
  * `catalog` setting from the flag, the environment and the file (a bad value is exit 2, one line).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { noStack, runOas } from './helpers/cli.js';
 import { spawnServe } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'oas-catalog-'));
+const cwd = tempDir('oas-catalog-');
 const oas = (args: string[], env: Record<string, string> = {}) => runOas(cwd, args, { env: { OAS_DATA_DIR: join(cwd, 'data'), ...env } });
 
 interface Listed {

@@ -7,8 +7,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStorage } from '../src/store/storage.js';
@@ -16,10 +14,11 @@ import type { AnalysisRecord } from '../src/analysis/service.js';
 import { dohHandler } from './fakes/doh.js';
 import { noStack, runOas } from './helpers/cli.js';
 import { BIN, spawnServe } from './helpers/serve.js';
+import { tempDir, tmpEnv } from './helpers/temp.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
 
 let upstreams: Upstreams;
-const cwd = mkdtempSync(join(tmpdir(), 'oas-cli-exit-'));
+const cwd = tempDir('oas-cli-exit-');
 
 before(async () => {
   upstreams = await startUpstreams();
@@ -35,7 +34,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 /** `oas args` whose standard output is closed by its reader after the first chunk. */
 function runClosingStdout(args: string[], input: string): Promise<{ code: number | null; signal: string | null; stderr: string; received: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...tmpEnv() }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
     let received = 0;
     const guard = setTimeout(() => {
@@ -142,7 +141,7 @@ describe('an interrupted oas analyze is not re-run by oas serve', () => {
 
       // 2. oas analyze on the same data directory, killed while it waits for its upstream.
       cli = spawn(process.execPath, [BIN, 'analyze', 'cli-origin.example.com', '--engines', 'public_dns', '--config', shared.file], {
-        cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, stdio: 'ignore',
+        cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...tmpEnv() }, stdio: 'ignore',
       });
       await until(() => asked.includes('cli-origin.example.com'), 'the CLI analysis reached its upstream');
       const exited = new Promise((resolve) => cli!.once('exit', resolve));

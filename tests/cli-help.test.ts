@@ -5,16 +5,15 @@
  * aliases, from the CLI (exit 2) and the API (400).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UnknownEngineError } from '../src/engine/catalog.js';
 import { appOnUpstreams } from './helpers/app.js';
 import { noStack, runOas, type Run } from './helpers/cli.js';
 import { moduleRecorder } from './helpers/module-log.js';
+import { tempDir } from './helpers/temp.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'oas-help-'));
+const dir = tempDir('oas-help-');
 const recorder = moduleRecorder(dir);
 let runs = 0;
 /** `oas args` in a directory without a configuration file, and the modules it loaded. */

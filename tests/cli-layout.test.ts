@@ -4,8 +4,6 @@
  * COLUMNS (100 columns), against the loopback fakes.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { outputWidth, wrapWords, breakObservable } from '../src/cli/table.js';
@@ -15,6 +13,7 @@ import type { FakeHandler } from './fakes/http.js';
 import { intelRoutes } from './fakes/intel.js';
 import * as vtFake from './fakes/virustotal.js';
 import { runOas, noStack, type Run } from './helpers/cli.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const TOR = '185.220.101.1';
@@ -32,7 +31,7 @@ const ANSI = /\u001b\[[0-9;]*m/;
 
 let upstreams: Upstreams;
 let config: ReturnType<typeof configFor>;
-const cwd = mkdtempSync(join(tmpdir(), 'oas-layout-'));
+const cwd = tempDir('oas-layout-');
 const oas = (args: string[], env: Record<string, string> = {}, input?: string): Promise<Run> =>
   runOas(cwd, [...args, '--config', config.file], { env, ...(input === undefined ? {} : { input }) });
 

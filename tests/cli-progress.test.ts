@@ -6,8 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import * as v from 'valibot';
@@ -19,6 +17,7 @@ import { reply, sequence, startFakeHttp, type FakeHttpServer } from './fakes/htt
 import { runOas } from './helpers/cli.js';
 import { runnerHarness } from './helpers/runner.js';
 import { BIN } from './helpers/serve.js';
+import { tempDir, tmpEnv } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const wait = (over: Partial<WaitEvent>): WaitEvent => ({
@@ -128,7 +127,7 @@ describe('the runner reports every wait with what a display needs', () => {
 describe('oas analyze as a subprocess, with a quota of 1 call per 6 s', () => {
   let upstreams: Upstreams;
   let config: ReturnType<typeof configFor>;
-  const cwd = mkdtempSync(join(tmpdir(), 'oas-progress-'));
+  const cwd = tempDir('oas-progress-');
   let runs = 0;
   /** A data directory of its own per run: nothing answered from the cache, a quota of its own. */
   const args = (...extra: string[]) => ['analyze', '8.8.8.8 1.1.1.1', '--engines', 'ipapi', '--config', config.file, '--data-dir', join(cwd, `data-${++runs}`), ...extra];
@@ -167,7 +166,7 @@ describe('oas analyze as a subprocess, with a quota of 1 call per 6 s', () => {
     const inTerminal = (argv: string[], env: Record<string, string> = {}) => new Promise<{ code: number | null; text: string }>((resolve, reject) => {
       const command = `stty cols 100 rows 40; exec ${[process.execPath, BIN, ...argv].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ')}`;
       // Asynchronous: the fakes answer from this process.
-      const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, TERM: 'xterm', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn('script', ['-qec', command, '/dev/null'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, TERM: 'xterm', ...tmpEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
       let text = '';
       child.stdout.on('data', (d) => (text += d));
       child.stderr.on('data', (d) => (text += d));

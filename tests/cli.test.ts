@@ -3,14 +3,14 @@
  * finishing an analysis that was interrupted by killing the server.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { loadCatalog } from '../src/engine/catalog.js';
 import { dohHandler } from './fakes/doh.js';
 import { runOas, noStack, type Run } from './helpers/cli.js';
 import { spawnServe } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -18,7 +18,7 @@ const { version } = JSON.parse(readFileSync(new URL('../../package.json', import
 let upstreams: Upstreams;
 let config: ReturnType<typeof configFor>;
 /** A directory without oas.config.json, so only --config is read. */
-const cwd = mkdtempSync(join(tmpdir(), 'oas-cli-'));
+const cwd = tempDir('oas-cli-');
 
 const oas = (args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> => runOas(cwd, args, options);
 
@@ -105,7 +105,7 @@ describe('oas analyze', () => {
     const run = await oas(['analyze', 'example.com', '--engines', 'public_dns', '--json', '--config', broken.file]);
     assert.equal(run.code, 1);
     const [result] = JSON.parse(run.stdout) as { errors: Record<string, string> }[];
-    assert.match(result!.errors.public_dns!, /network error/);
+    assert.match(result!.errors.public_dns!, /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 });
 

@@ -8,7 +8,6 @@
  * a lower peak (after a safety release), never as a timing.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { createApp, type App } from '../src/app.js';
 import { SETTING_DEFAULTS } from '../src/engine/context.js';
@@ -18,6 +17,7 @@ import { startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeRoute } 
 import { intelRoutes, intelSettings } from './fakes/intel.js';
 import * as shodan from './fakes/shodan.js';
 import * as virustotal from './fakes/virustotal.js';
+import { removeTempDir } from './helpers/temp.js';
 import { configFor, type Upstreams } from './helpers/upstreams.js';
 
 /** Counts requests in flight; holds every answer until `target` are in flight at once. */
@@ -79,7 +79,7 @@ after(async () => {
   gate.release();
   for (const { app, dir } of apps) {
     await app.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeTempDir(dir);
   }
   await fake.close();
 });

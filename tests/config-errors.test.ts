@@ -5,12 +5,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { noStack } from './helpers/cli.js';
 import { BIN } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 
 interface Run {
   code: number | null;
@@ -20,7 +20,7 @@ interface Run {
 
 /** A fresh working directory (HOME too), readable by every user. */
 function workdir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'oas-config-errors-'));
+  const dir = tempDir('oas-config-errors-');
   chmodSync(dir, 0o755);
   return dir;
 }

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ConfigError, closest, editDistance, knownEngineSettings, loadConfig } from '../src/config/load.js';
 import { KEYS } from '../src/config/schema.js';
 import { loadEngineDefinitions } from '../src/engine/catalog.js';
 import { defineEngine } from '../src/engine/contract.js';
+import { tempDir } from './helpers/temp.js';
 
 const keyed = defineEngine({
   id: 'provider_99',
@@ -22,7 +22,7 @@ const keyed = defineEngine({
 });
 
 function dir(): string {
-  return mkdtempSync(join(tmpdir(), 'oas-config-'));
+  return tempDir('oas-config-');
 }
 
 function withFile(content: unknown): { cwd: string; file: string } {

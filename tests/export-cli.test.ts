@@ -7,8 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
@@ -21,9 +20,10 @@ import { dohHandler } from './fakes/doh.js';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { noStack, runOas, type Run } from './helpers/cli.js';
 import { BIN, spawnServe, startAnalysis, type ServeProcess } from './helpers/serve.js';
+import { tempDir, tmpEnv } from './helpers/temp.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
 
-const cwd = mkdtempSync(join(tmpdir(), 'oas-export-'));
+const cwd = tempDir('oas-export-');
 const oas = (args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> => runOas(cwd, args, options);
 
 /** A DNS-over-HTTPS upstream whose answers about www.example.com wait until `release()`. */
@@ -171,7 +171,7 @@ describe('oas analyze --format / --output', () => {
     const slow = configFor(upstreams, { engines: { public_dns: { base_url: `${doh.url}/resolve` } } });
     try {
       const child = spawn(process.execPath, [BIN, 'analyze', 'example.com www.example.com', '--engines', 'public_dns', '--format', 'jsonl', '--config', slow.file], {
-        cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, stdio: ['ignore', 'pipe', 'pipe'],
+        cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...tmpEnv() }, stdio: ['ignore', 'pipe', 'pipe'],
       });
       let stdout = '';
       let stderr = '';
@@ -203,7 +203,7 @@ describe('oas analyze --format / --output', () => {
   });
 
   test('--output FILE: the output goes to the file, nothing to standard output', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oas-output-'));
+    const dir = tempDir('oas-output-');
     const xlsx = join(dir, 'out.xlsx');
     const table = join(dir, 'table.txt');
     const misp = join(dir, 'event.json');
@@ -230,7 +230,7 @@ describe('oas analyze --format / --output', () => {
 
   test('xlsx to a pipe with --output -', async () => {
     const child = spawn(process.execPath, [BIN, ...base, '--format', 'xlsx', '--output', '-', '--config', config.file], {
-      cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...tmpEnv() }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     const parts: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => parts.push(d));
@@ -241,7 +241,7 @@ describe('oas analyze --format / --output', () => {
   });
 
   test('usage errors (exit 2, one line, nothing run): format, --json with another format, xlsx without a file, an unwritable file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'oas-usage-'));
+    const dir = tempDir('oas-usage-');
     const cases: [string[], RegExp][] = [
       [['--format', 'pdf'], /^oas: --format must be one of: table, json, jsonl, csv, xlsx, stix, misp \(not "pdf"\)\n$/],
       [['--json', '--format', 'csv'], /^oas: --json is --format json: give --format csv or --json, not both\n$/],
@@ -272,7 +272,7 @@ describe('oas analyze --format / --output', () => {
       return;
     }
     const command = [process.execPath, BIN, ...base, '--format', 'xlsx', '--output', '-', '--config', config.file].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const run = spawnSync('script', ['-qec', command, '/dev/null'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, encoding: 'utf8' });
+    const run = spawnSync('script', ['-qec', command, '/dev/null'], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...tmpEnv() }, encoding: 'utf8' });
     assert.equal(run.status, 2, run.stdout + run.stderr);
     assert.match(run.stdout, /refusing to write a binary workbook to a terminal/);
     assert.doesNotMatch(run.stdout, /PK/);

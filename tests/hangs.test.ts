@@ -8,9 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HttpTransport, type TransportOptions } from '../src/http/client.js';
@@ -18,6 +17,7 @@ import { TimeoutError } from '../src/http/errors.js';
 import { noStack } from './helpers/cli.js';
 import { BIN } from './helpers/serve.js';
 import { startFakeProxy, type FakeProxy } from './fakes/proxy.js';
+import { tempDir, tmpEnv } from './helpers/temp.js';
 
 /** Far beyond every deadline used here: reaching it means something waited for a hung peer. */
 const GUARD_MS = 15_000;
@@ -123,7 +123,7 @@ describe('the HTTP client bounds every call by its deadline', () => {
       try {
         await guarded(assert.rejects(client.request(url), (error: Error) => {
           assert.ok(error instanceof TimeoutError, `${name}: ${error.name}: ${error.message}`);
-          assert.equal(error.message, `timeout after ${TIMEOUT_MS} ms`, name);
+          assert.match(error.message, new RegExp(`^timeout after ${TIMEOUT_MS} ms waiting for 127\\.0\\.0\\.1:\\d+( through the proxy 127\\.0\\.0\\.1:\\d+)?$`), name);
           return true;
         }), name);
         assert.ok(silent.accepted + headersOnly.accepted > before, `${name}: the fake was reached`);
@@ -144,9 +144,9 @@ interface GuardedRun {
 
 /** `oas args` as a subprocess; killed and failed if it is still running when the guard runs out. */
 function runGuarded(args: string[]): Promise<GuardedRun> {
-  const cwd = mkdtempSync(join(tmpdir(), 'oas-hang-'));
+  const cwd = tempDir('oas-hang-');
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...tmpEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -164,7 +164,7 @@ function runGuarded(args: string[]): Promise<GuardedRun> {
 }
 
 function configFile(settings: Record<string, unknown>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'oas-hang-config-'));
+  const dir = tempDir('oas-hang-config-');
   const file = join(dir, 'oas.config.json');
   writeFileSync(file, JSON.stringify({ data_dir: join(dir, 'data'), ...settings }));
   return file;
@@ -182,7 +182,7 @@ describe('oas analyze against upstreams and proxies that never answer', () => {
       assert.equal(run.code, 1, `${name}: ${run.stderr}`);
       const [result] = JSON.parse(run.stdout) as { provider_13: unknown; errors: Record<string, string> }[];
       assert.equal(result!.provider_13, null, name);
-      assert.equal(result!.errors.provider_13, `timeout after ${TIMEOUT_MS} ms`, name);
+      assert.match(result!.errors.provider_13!, new RegExp(`^timeout after ${TIMEOUT_MS} ms waiting for 127\\.0\\.0\\.1:\\d+( through the proxy 127\\.0\\.0\\.1:\\d+)? \\(limit: engines\\.provider_13\\.timeout_ms or engine_timeout_ms\\)$`), name);
       assert.equal(run.stderr, '', name);
     }
   });
@@ -205,7 +205,7 @@ describe('oas analyze against upstreams and proxies that never answer', () => {
       const block = blocks.find((b) => b.split('\n')[0]!.includes(` ${ip} `));
       assert.ok(block, `a block for ${ip}:\n${run.stdout}`);
       for (const engine of ['provider_13', 'provider_11', 'public_dns']) {
-        assert.match(block, new RegExp(`^\\s+${engine}\\s+error: timeout after ${TIMEOUT_MS} ms$`, 'm'), `${ip} ${engine}:\n${run.stdout}`);
+        assert.match(block, new RegExp(`^\\s+${engine}\\s+error: timeout after ${TIMEOUT_MS} ms waiting for 127\\.0\\.0\\.1:9 through`, 'm'), `${ip} ${engine}:\n${run.stdout}`);
       }
     }
   });

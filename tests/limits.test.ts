@@ -5,16 +5,15 @@
  * CLI exit 2, naming the setting).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { noStack, runOas } from './helpers/cli.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const TOKEN = 'limits-token-Qw7Er4Ty1Ui8Op5A';
-const cwd = mkdtempSync(join(tmpdir(), 'oas-limits-'));
+const cwd = tempDir('oas-limits-');
 const json = { 'content-type': 'application/json' };
 
 let upstreams: Upstreams;

@@ -8,8 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
@@ -30,6 +28,7 @@ import { openStorage, type Storage } from '../src/store/storage.js';
 import type { Verdict } from '../src/verdict/verdict.js';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
+import { removeTempDir, tempDir } from './helpers/temp.js';
 
 const ENGINES = ['reverse_dns', 'provider_13'];
 
@@ -182,7 +181,7 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
     const written = new Map<string, AnalysisHeader>();
 
     before(async () => {
-      dir = mkdtempSync(join(tmpdir(), 'oas-redis-store-'));
+      dir = tempDir('oas-redis-store-');
       storage = await openStorage(join(dir, 'data'));
       const sqlite = sqliteAnalysisStore(storage);
       const redisStore = own();
@@ -208,7 +207,7 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
 
     after(async () => {
       await storage?.close();
-      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (dir) removeTempDir(dir);
     });
 
     const labelOf = (key: string) => `Label of ${key}`;

@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startFakeCyberbro, type FakeCyberbro } from './fakes/cyberbro-server.js';
@@ -16,10 +15,11 @@ import { reply, sequence, startFakeHttp, type FakeRoute } from './fakes/http.js'
 import { noStack, runOas, type Run } from './helpers/cli.js';
 import { moduleRecorder } from './helpers/module-log.js';
 import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const TOKEN = 'remote-cli-token-Qx7Lm2Vb9Tz4Kp1';
-const cwd = mkdtempSync(join(tmpdir(), 'oas-remote-'));
+const cwd = tempDir('oas-remote-');
 const oas = (args: string[], options: { input?: string; env?: Record<string, string> } = {}): Promise<Run> => runOas(cwd, args, options);
 
 let upstreams: Upstreams;
@@ -177,10 +177,10 @@ describe('oas analyze --server: an oas server with api_token', () => {
     const run = await oas(['analyze', 'example.com', '--engines', 'public_dns', '--json', '--server', guarded.url], { env: { OAS_API_TOKEN: TOKEN } });
     assert.equal(run.code, 1, run.stderr);
     const [result] = JSON.parse(run.stdout) as { errors: Record<string, string> }[];
-    assert.match(result!.errors.public_dns!, /network error/);
+    assert.match(result!.errors.public_dns!, /^connection refused by 127\.0\.0\.1:9 /);
     const table = await oas(['analyze', 'example.com', '--engines', 'public_dns', '--server', guarded.url, '--token', TOKEN]);
     assert.equal(table.code, 1);
-    assert.match(table.stdout, /error: .*network error/);
+    assert.match(table.stdout, /error: connection refused by 127\.0\.0\.1:9/);
     assert.match(footerOf(table.stdout), /1 engine\(s\), 1 failed lookup\(s\)/);
   });
 });

@@ -9,14 +9,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
 import { noStack, runOas, type Run } from './helpers/cli.js';
 import { freePort, redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { BIN, spawnServe, spawnWorker, type ServeProcess, type WorkerProcess } from './helpers/serve.js';
+import { removeTempDir, tempDir, tmpEnv } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const PASSWORD = `pw${randomBytes(12).toString('hex')}`;
@@ -73,7 +72,7 @@ describe('Redis unreachable, then back', { skip: redisSkip, timeout: 120_000 }, 
     await Promise.allSettled([server?.stop(), ...workers.map((w) => w.stop())]);
     await redis?.close();
     await upstreams?.close();
-    for (const c of [config, config2]) if (c) rmSync(c.dir, { recursive: true, force: true });
+    for (const c of [config, config2]) if (c) removeTempDir(c.dir);
   });
 
   const get = (path: string) => fetch(`${server!.url}${path}`, { signal: AbortSignal.timeout(4000) });
@@ -93,14 +92,14 @@ describe('Redis unreachable, then back', { skip: redisSkip, timeout: 120_000 }, 
   }
 
   async function analyseFromTerminal(): Promise<Run> {
-    const cwd = mkdtempSync(join(tmpdir(), 'oas-outage-cli-'));
+    const cwd = tempDir('oas-outage-cli-');
     try {
       // The file points the engines at the fakes; Redis is given as a team member would.
       const run = await runOas(cwd, ['analyze', '--config', config.file, '--redis', redis.url, '--json', '-e', 'reverse_dns', '8.8.8.8']);
       cliOutput.push(run.stdout, run.stderr);
       return run;
     } finally {
-      rmSync(cwd, { recursive: true, force: true });
+      removeTempDir(cwd);
     }
   }
 
@@ -185,8 +184,8 @@ describe('Redis unreachable, then back', { skip: redisSkip, timeout: 120_000 }, 
 });
 
 describe('command-line errors about Redis: one line, no stack trace', { concurrency: true, timeout: 120_000 }, () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'oas-outage-errors-'));
-  after(() => rmSync(cwd, { recursive: true, force: true }));
+  const cwd = tempDir('oas-outage-errors-');
+  after(() => removeTempDir(cwd));
 
   function assertError(run: Run, code: number, pattern: RegExp): void {
     assert.equal(run.code, code, `exit ${code}: ${run.stderr}`);
@@ -226,7 +225,7 @@ describe('command-line errors about Redis: one line, no stack trace', { concurre
     const port = await freePort();
     const url = `redis://:${PASSWORD}@127.0.0.1:${port}`;
     const stopped = async (args: string[], ready: RegExp) => {
-      const child = spawn(process.execPath, [BIN, ...args, '--redis', url], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [BIN, ...args, '--redis', url], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...tmpEnv() }, stdio: ['ignore', 'pipe', 'pipe'] });
       let output = '';
       child.stdout.on('data', (d) => (output += d));
       child.stderr.on('data', (d) => (output += d));

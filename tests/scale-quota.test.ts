@@ -6,8 +6,7 @@
  * `oas analyze --redis` shares the cache and the same quota.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, test } from 'node:test';
@@ -15,6 +14,7 @@ import { reply, startFakeHttp, type FakeHttpServer, type FakeReply } from './fak
 import { noStack, runOas } from './helpers/cli.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { spawnServe, spawnWorker, type ServeProcess, type WorkerProcess } from './helpers/serve.js';
+import { removeTempDir, tempDir } from './helpers/temp.js';
 
 const ENGINE = 'provider_13';
 const LIMIT = 4;
@@ -89,7 +89,7 @@ describe('quotas shared through Redis by three workers', { skip: redisSkip, time
         return { delayMs: 300, json: {} };
       },
     });
-    dir = mkdtempSync(join(tmpdir(), 'oas-scale-quota-'));
+    dir = tempDir('oas-scale-quota-');
     const [serving, ...spawned] = await Promise.allSettled([
       spawnServe(writeConfig('server'), { args: ['--no-worker'] }),
       ...WORKERS.map((who) => spawnWorker(writeConfig(who))),
@@ -110,7 +110,7 @@ describe('quotas shared through Redis by three workers', { skip: redisSkip, time
     await Promise.allSettled([server?.stop(), ...workers.map((w) => w.stop())]);
     await fake?.close();
     await redis?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    if (dir) removeTempDir(dir);
   });
 
   async function analyse(values: readonly string[], ignoreCache = true, engine = ENGINE): Promise<string> {
@@ -193,7 +193,7 @@ describe('quotas shared through Redis by three workers', { skip: redisSkip, time
     const { worker } = arrivals[0]!;
 
     // The terminal's own configuration: no redis_url (given with --redis), a window of 20 s.
-    const cliDir = mkdtempSync(join(tmpdir(), 'oas-scale-quota-cli-'));
+    const cliDir = tempDir('oas-scale-quota-cli-');
     try {
       const cliConfig = join(cliDir, 'oas.config.json');
       writeFileSync(cliConfig, JSON.stringify({ data_dir: join(cliDir, 'data'), engines: { [ENGINE]: { ...engineSettings(worker), rate_window_ms: 20_000 } } }));
@@ -221,7 +221,7 @@ describe('quotas shared through Redis by three workers', { skip: redisSkip, time
       assert.equal(members.length, 1, `the call is counted in ${QUOTA_KEY}: ${members.join(' ')}`);
       assert.doesNotMatch(members[0]!, /^someone-else/);
     } finally {
-      rmSync(cliDir, { recursive: true, force: true });
+      removeTempDir(cliDir);
     }
   });
 });

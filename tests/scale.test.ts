@@ -14,7 +14,6 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
@@ -22,6 +21,7 @@ import { startFakeHttp, type FakeHttpServer, type FakeRequest } from './fakes/ht
 import * as ipinfoFake from './fakes/ipinfo.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { spawnServe, spawnWorker, type ServeProcess, type WorkerProcess } from './helpers/serve.js';
+import { removeTempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 /** Secrets every process is configured with: none may reach Redis. */
@@ -210,7 +210,7 @@ describe('many servers and workers on one Redis', { skip: redisSkip, timeout: 18
     await upstreams?.close();
     await ipinfo?.close();
     await redis?.close();
-    if (config) rmSync(config.dir, { recursive: true, force: true });
+    if (config) removeTempDir(config.dir);
   });
 
   test('a worker and the accepting server SIGKILLed mid-analysis: it completes, nothing lost or duplicated, every server answers the same', async () => {

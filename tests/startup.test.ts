@@ -11,17 +11,17 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runOas, type Run } from './helpers/cli.js';
 import { moduleRecorder } from './helpers/module-log.js';
 import { BIN } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
-const dir = mkdtempSync(join(tmpdir(), 'oas-startup-'));
+const dir = tempDir('oas-startup-');
 const recorder = moduleRecorder(dir);
 
 /** Packages a command that does not use them must not load. */

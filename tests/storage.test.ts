@@ -6,7 +6,6 @@
  * record) are still served and resumed.
  */
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { jsonChunks } from '../src/analysis/output.js';
 import type { AnalysisHeader, AnalysisRecord } from '../src/analysis/service.js';
@@ -17,6 +16,7 @@ import { withVerdict } from '../src/export/json.js';
 import type { AnalysisView, HistoryView } from '../src/view/types.js';
 import type { Zone } from './fakes/dns.js';
 import { appOnUpstreams } from './helpers/app.js';
+import { removeTempDir } from './helpers/temp.js';
 import { ZONE } from './helpers/upstreams.js';
 
 const MANY = 600;
@@ -25,7 +25,7 @@ const zone: Zone = { ...ZONE };
 for (let i = 0; i < MANY; i++) zone[host(i)] = { A: [`192.0.2.${(i % 250) + 1}`] };
 
 const served = appOnUpstreams({ upstreams: { zone } });
-after(() => rmSync(served.config.dir, { recursive: true, force: true }));
+after(() => removeTempDir(served.config.dir));
 
 async function get(path: string): Promise<Response> {
   return fetch(`${served.server.url}${path}`);

@@ -6,9 +6,6 @@
  */
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import abuseipdb from '../engines/abuseipdb.js';
 import alienvault from '../engines/alienvault.js';
 import badAsn from '../engines/bad_asn.js';
@@ -44,6 +41,7 @@ import * as vtFake from './fakes/virustotal.js';
 import * as webscoutFake from './fakes/webscout.js';
 import { engineHarness } from './helpers/engine.js';
 import { runnerHarness } from './helpers/runner.js';
+import { removeTempDir, tempDir } from './helpers/temp.js';
 
 const KEY = 'verdict-test-key-0123456789';
 
@@ -252,8 +250,8 @@ describe('evidence of each public-intelligence engine, from its fake', () => {
 
   test('bad_asn: listed with risk >= 70 malicious, other listings suspicious, unlisted clean', async () => {
     const server = await fake(intelRoutes());
-    const dataDir = mkdtempSync(join(tmpdir(), 'oas-verdict-'));
-    closers.push(() => rmSync(dataDir, { recursive: true, force: true }));
+    const dataDir = tempDir('oas-verdict-');
+    closers.push(() => removeTempDir(dataDir));
     resetBadAsnMemory();
     const settings = intelSettings(server.url).bad_asn!;
     const asn = (number: number, org: string) =>

@@ -7,8 +7,7 @@
  * except the one `oas analyze` subprocess against the loopback fakes.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { historyPage } from '../src/analysis/history.js';
@@ -25,6 +24,7 @@ import { sqliteAnalysisStore } from '../src/store/sqlite-analyses.js';
 import { ANALYSIS_RESULTS_TABLE, openStorage, type Storage } from '../src/store/storage.js';
 import { analysisView } from '../src/view/analysis-view.js';
 import { runOas } from './helpers/cli.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams } from './helpers/upstreams.js';
 
 // --- test engines: their answers and evidence are set here ---
@@ -109,7 +109,7 @@ function service(): AnalysisService {
 }
 
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'oas-verdict-ui-'));
+  dataDir = tempDir('oas-verdict-ui-');
   storage = await openStorage(dataDir);
   transport = new HttpTransport();
 });
@@ -306,7 +306,7 @@ describe('the CLI table', () => {
   test('oas analyze prints the verdict first and the counts, without colour into a pipe', async () => {
     const upstreams = await startUpstreams();
     try {
-      const cwd = mkdtempSync(join(tmpdir(), 'oas-verdict-cli-'));
+      const cwd = tempDir('oas-verdict-cli-');
       const run = await runOas(cwd, ['analyze', '8.8.8.8', '--engines', 'reverse_dns', '--config', configFor(upstreams).file]);
       assert.equal(run.code, 0, run.stderr);
       assert.doesNotMatch(run.stdout, ANSI);

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { BIN } from './serve.js';
+import { tmpEnv } from './temp.js';
 
 export interface Run {
   code: number | null;
@@ -10,14 +11,15 @@ export interface Run {
 }
 
 /**
- * Runs `oas args` in `cwd` (HOME too) with only PATH and `env`; standard input is `input` or empty.
+ * Runs `oas args` in `cwd` (HOME too) with only PATH, TMPDIR (when set: `npm test` checks the
+ * temporary directory is left empty) and `env`; standard input is `input` or empty.
  * `nodeArgs` go to node before the executable (e.g. `--import` of a module-recording hook).
  */
 export function runOas(cwd: string, args: string[], options: { input?: string; env?: Record<string, string>; nodeArgs?: string[] } = {}): Promise<Run> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       cwd,
-      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...options.env },
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...tmpEnv(), ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,15 +1,14 @@
 /**
  * A real `redis-server` (Debian package `redis-server`) of the tests' own, on a free loopback port,
- * in a temporary directory, without persistence unless asked. `redisSkip` says why the Redis tests
- * cannot run here (no binary: install the package, as `.ci/run` does) or is false.
+ * in a temporary directory, without persistence unless asked; when the test file exits, a server
+ * still running is killed and its directory removed (temp.ts). `redisSkip` says why the Redis
+ * tests cannot run here (no binary: install the package, as `.ci/run` does) or is false.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
+import { killAtExit, tempDir } from './temp.js';
 
 export const REDIS_SERVER = process.env['OAS_REDIS_SERVER'] ?? 'redis-server';
 
@@ -56,14 +55,14 @@ export interface RedisOptions {
 export async function startRedis(options: RedisOptions = {}): Promise<RedisServer> {
   const port = await freePort();
   const password = options.requirepass;
-  const dir = mkdtempSync(join(tmpdir(), 'oas-redis-'));
+  const dir = tempDir('oas-redis-');
   let child: ChildProcess | undefined;
   const launch = async () => {
-    child = spawn(REDIS_SERVER, [
+    child = killAtExit(spawn(REDIS_SERVER, [
       '--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '',
       '--appendonly', options.appendonly ? 'yes' : 'no', '--appendfsync', options.appendfsync ?? 'everysec', '--protected-mode', 'yes', '--loglevel', 'warning',
       ...(password !== undefined ? ['--requirepass', password] : []),
-    ], { stdio: 'ignore' });
+    ], { stdio: 'ignore' }));
     for (let i = 0; i < 100; i++) {
       const probe = new Redis({ port, host: '127.0.0.1', password, lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
       probe.on('error', () => {});

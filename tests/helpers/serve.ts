@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { killAtExit } from './temp.js';
 
 export const BIN = fileURLToPath(new URL('../../../bin/oas.js', import.meta.url));
 
@@ -18,11 +19,11 @@ export interface ServeProcess {
 /** `env`: variables added to this process's environment (e.g. OAS_API_TOKEN). */
 export function spawnServe(configFile: string, options: { cwd?: string; args?: string[]; env?: Record<string, string> } = {}): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', configFile, ...(options.args ?? [])], {
+    const child = killAtExit(spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', configFile, ...(options.args ?? [])], {
       cwd: options.cwd,
       env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let log = '';
     let exited = false;
     child.stderr!.on('data', (d) => (log += d));
@@ -76,10 +77,10 @@ export interface WorkerProcess {
 /** `oas worker --config FILE [args]` as a subprocess, resolved once it says it takes jobs. */
 export function spawnWorker(configFile: string, options: { args?: string[]; env?: Record<string, string> } = {}): Promise<WorkerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker', '--config', configFile, ...(options.args ?? [])], {
+    const child = killAtExit(spawn(process.execPath, [BIN, 'worker', '--config', configFile, ...(options.args ?? [])], {
       env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    }));
     let stdout = '';
     let stderr = '';
     let log = '';

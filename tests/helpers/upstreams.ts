@@ -5,8 +5,7 @@
  * `configFor` writes a configuration file pointing every engine at them, for the server and CLI
  * tests and the benchmark: nothing leaves 127.0.0.1.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeDns, type FakeDnsServer, type Zone } from '../fakes/dns.js';
 import { dohHandler } from '../fakes/doh.js';
@@ -14,6 +13,7 @@ import { startFakeHttp, type FakeHttpServer } from '../fakes/http.js';
 import { intelSettings, startFakeIntel } from '../fakes/intel.js';
 import { startFakeRdap, type FakeRdap } from '../fakes/rdap.js';
 import { startFakeWhois, type FakeWhoisServer } from '../fakes/whois.js';
+import { tempDir } from './temp.js';
 
 export const ZONE: Zone = {
   'example.com': {
@@ -80,9 +80,9 @@ export async function startUpstreams(options: UpstreamOptions = {}): Promise<Ups
   };
 }
 
-/** A fresh data directory and a configuration file for it; returns their paths. */
+/** A fresh data directory and a configuration file for it (removed at exit, see temp.ts); returns their paths. */
 export function configFor(upstreams: Upstreams, extra: Record<string, unknown> = {}): { dir: string; file: string; dataDir: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'oas-test-'));
+  const dir = tempDir('oas-test-');
   const dataDir = join(dir, 'data');
   const file = join(dir, 'oas.config.json');
   const engines = { ...upstreams.settings.engines };
