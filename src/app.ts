@@ -114,7 +114,7 @@ export async function createApp(options: Omit<LoadOptions, 'engines'>, create: C
     catalog: catalog.engines,
     services: {
       get transport() {
-        return transport ??= new HttpTransport({ proxyUrl: config.proxy_url, sslVerify: config.ssl_verify });
+        return transport ??= new HttpTransport({ proxyUrl: config.proxy_url, sslVerify: config.ssl_verify, dnsServers: config.dns_servers });
       },
       dnsServers: config.dns_servers,
       dataDir: config.data_dir,

@@ -281,7 +281,7 @@ describe('runner: failures stay with their engine', () => {
       assert.equal(ip!.ip_intel, null);
       assert.match(ip!.errors!.ip_intel!, /^HTTP 500/);
       assert.match(hash!.errors!.lookup!, /malformed JSON/);
-      assert.equal(hash!.errors!.stubborn, 'timeout after 200 ms');
+      assert.equal(hash!.errors!.stubborn, 'timeout after 200 ms (limit: engines.stubborn.timeout_ms or engine_timeout_ms)');
       for (const message of [...Object.values(ip!.errors!), ...Object.values(hash!.errors!)]) {
         assert.doesNotMatch(message, /\n|\bat .*\.js:\d+/, 'one line, no stack');
       }
@@ -309,7 +309,7 @@ describe('runner: failures stay with their engine', () => {
 
   test('a missing API key is reported without calling out', async () => {
     const [result] = await runner().analyze([obs('8.8.8.8', 'IPv4')], catalog.select(['keyed']));
-    assert.equal(result!.errors!.keyed, 'not configured: engines.keyed.api_key');
+    assert.equal(result!.errors!.keyed, 'not configured: engines.keyed.api_key or OAS_KEYEDSVC_API_KEY');
     assert.equal(http.hits('/keyed').length, 0);
   });
 
@@ -318,7 +318,7 @@ describe('runner: failures stay with their engine', () => {
     const secret = 'SUPERSECRET-KEY-123456';
     const r = runner({ engineSettings: { keyed: { base_url: 'http://127.0.0.1:1', api_key: secret, retries: 0 } } });
     const [result] = await r.analyze([obs('8.8.8.8', 'IPv4')], catalog.select(['keyed']));
-    assert.match(result!.errors!.keyed!, /network error/);
+    assert.match(result!.errors!.keyed!, /^connection refused by 127\.0\.0\.1:1 /);
     assert.doesNotMatch(JSON.stringify(result), /SUPERSECRET/);
   });
 });

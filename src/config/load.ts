@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as v from 'valibot';
-import type { CredentialSpec, EngineDefinition } from '../engine/contract.js';
+import type { EngineDefinition } from '../engine/contract.js';
+import { credentialEnvNames } from '../engine/credentials.js';
 import { KEYS, defaultConfig, engineSettingsSchema, normalizePrefix, type Config, type ConfigKey } from './schema.js';
 
 export class ConfigError extends Error {
@@ -310,14 +311,6 @@ function applyCredentialEnv(settings: Record<string, Record<string, unknown>>, e
   }
 }
 
-/** The environment variables a credential is read from, in precedence order. */
-export function credentialEnvNames(engine: EngineDefinition, credential: CredentialSpec): string[] {
-  return [
-    `OAS_${engine.service.toUpperCase()}_${credential.setting.toUpperCase()}`,
-    `OAS_${engine.id.toUpperCase()}_${credential.setting.toUpperCase()}`,
-    ...(credential.env ?? []),
-  ];
-}
 
 function stripUndefined<T extends object>(record: T): Partial<T> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;

@@ -82,7 +82,7 @@ export const KEYS = {
   host: { schema: v.pipe(v.string('expected an address such as 127.0.0.1'), v.trim(), v.minLength(1, 'expected an address such as 127.0.0.1, not an empty string')), kind: 'string', doc: 'Address `oas serve` binds to.', defaultText: '127.0.0.1' },
   port: { schema: v.pipe(v.number('expected a number'), v.integer('expected a whole number'), v.minValue(0, 'expected a port number from 0 to 65535'), v.maxValue(65535, 'expected a port number from 0 to 65535')), kind: 'int', doc: 'Port of `oas serve` (0 = any free port).', defaultText: '8080' },
   max_body_bytes: { schema: positiveInt, kind: 'int', doc: 'Largest accepted POST body, in bytes.', defaultText: '1048576' },
-  dns_servers: { schema: v.array(hostPort, 'expected a list of IP addresses (ip or ip:port)'), kind: 'list', doc: 'DNS servers for DNS engines (`ip` or `ip:port`); empty = the system resolvers.', defaultText: '[] (system)' },
+  dns_servers: { schema: v.array(hostPort, 'expected a list of IP addresses (ip or ip:port)'), kind: 'list', doc: 'DNS servers (`ip` or `ip:port`) for the DNS engines and for the host names of every upstream; empty = the system resolvers.', defaultText: '[] (system)' },
   proxy_url: { schema: proxyUrl, kind: 'string', legacyEnv: 'PROXY_URL', doc: 'HTTP(S) proxy for every outbound HTTP call; empty = direct.', defaultText: '""' },
   ssl_verify: { schema: v.boolean('expected true or false'), kind: 'bool', legacyEnv: 'SSL_VERIFY', doc: 'Verify upstream TLS certificates.', defaultText: 'true' },
   concurrency: { schema: positiveInt, kind: 'int', doc: 'Engine calls running at once across all analyses (each engine is also bounded by its own `engines.<id>.concurrency`, default 64, and its quota).', defaultText: '512' },

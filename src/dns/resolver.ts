@@ -120,7 +120,7 @@ function toUpstreamError(code: string, ctx: EngineContext): UpstreamError {
     case 'ENOTIMP':
       return dnsStatusError(code.slice(1));
     case 'ECONNREFUSED':
-      return new UpstreamError('DNS connection refused', true);
+      return new UpstreamError(`DNS connection refused by ${serversOf(ctx)} (check dns_servers)`, true);
     case 'EBADRESP':
     case 'EBADFAMILY':
     case 'EOF':
@@ -135,9 +135,14 @@ function toUpstreamError(code: string, ctx: EngineContext): UpstreamError {
 
 /** A TimeoutError (so callers treat it like any timeout) that says it was DNS. */
 function dnsTimeout(ctx: EngineContext): TimeoutError {
-  const error = new TimeoutError(ctx.settings.timeout_ms);
+  const error = new TimeoutError(ctx.settings.timeout_ms, serversOf(ctx));
   error.message = `DNS ${error.message}`;
   return error;
+}
+
+/** The DNS servers asked, for messages: `127.0.0.1:5353`, or the system's resolvers. */
+function serversOf(ctx: EngineContext): string {
+  return ctx.dnsServers.length > 0 ? ctx.dnsServers.join(', ') : 'the system resolvers';
 }
 
 /** The signal aborts at the deadline or when the analysis is abandoned; tell which. */

@@ -78,7 +78,9 @@ export function createEngineContext(
   // Each request and DNS query of the call listens to its signal (public_dns asks ~10 at once,
   // each request twice): well over the default warning threshold of 10, without any leak.
   setMaxListeners(100, controller.signal);
-  const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs)), timeoutMs);
+  // The host of the call's latest request, so that its timeout names what it was waiting for.
+  let waitingOn: string | undefined;
+  const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs, waitingOn)), timeoutMs);
   const onOuterAbort = () => controller.abort(scope.signal?.reason);
   scope.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const ctx: EngineContext = {
@@ -91,6 +93,9 @@ export function createEngineContext(
       secrets: secretsOf(engine, settings),
       ...(scope.onWait ? { onWait: scope.onWait } : {}),
       ...(scope.onThrottled ? { onThrottled: scope.onThrottled } : {}),
+      onRequest: (host) => {
+        waitingOn = host;
+      },
     }),
     dnsServers: services.dnsServers,
     signal: controller.signal,

@@ -15,7 +15,8 @@ import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
 import type { Dispatcher, Pool, buildConnector } from 'undici';
 import * as v from 'valibot';
-import { BadResponseError, HttpStatusError, NetworkError, statusError, TimeoutError, UpstreamError } from './errors.js';
+import { resolverLookup } from './host-lookup.js';
+import { BadResponseError, HttpStatusError, NetworkError, networkFailure, statusError, TimeoutError, UpstreamError } from './errors.js';
 import { redact } from './redact.js';
 
 /**
@@ -38,6 +39,8 @@ export interface TransportOptions {
    * bounds the call. Default 10 s.
    */
   connectTimeoutMs?: number;
+  /** DNS servers (`ip` or `ip:port`) for upstream host names; empty or absent: the system's. */
+  dnsServers?: readonly string[];
 }
 
 /** Per engine call: its deadline and the secrets that must never appear in an error. */
@@ -52,6 +55,8 @@ export interface CallOptions {
   onWait?: (ms: number, reason: string, status?: number) => void;
   /** Told when the upstream answers 429, with how long it asked us to wait. */
   onThrottled?: (ms: number) => void;
+  /** Told the host of each request as it starts (so a call's timeout can name what it waited for). */
+  onRequest?: (host: string) => void;
 }
 
 export interface RequestOptions {
@@ -90,12 +95,17 @@ export class HttpTransport {
   readonly dispatcher: Dispatcher;
   readonly userAgent: string;
   readonly maxResponseBytes: number;
+  /** The proxy's `host:port` (no credentials), for messages; undefined when direct. */
+  readonly proxy: string | undefined;
   /** Every socket the pool opened and that is not closed yet, connecting ones included. */
   private readonly sockets = new Set<Socket>();
 
   constructor(options: TransportOptions = {}) {
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const tls = { rejectUnauthorized: options.sslVerify ?? true };
+    const tls = {
+      rejectUnauthorized: options.sslVerify ?? true,
+      ...(options.dnsServers?.length ? { lookup: resolverLookup(options.dnsServers) } : {}),
+    };
     const { Agent, Pool, ProxyAgent, buildConnector, interceptors } = undici();
     const base: Dispatcher = options.proxyUrl
       ? new ProxyAgent({
@@ -119,6 +129,7 @@ export class HttpTransport {
     this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
     this.userAgent = options.userAgent ?? 'oas (Observable Analysis Service)';
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
+    this.proxy = options.proxyUrl ? proxyEndpoint(options.proxyUrl) : undefined;
   }
 
   client(call: CallOptions): HttpClient {
@@ -179,7 +190,7 @@ export class HttpClient {
         }
         failure = statusError(response.status, undefined, parseRetryAfter(response.headers['retry-after']));
       } catch (error) {
-        failure = this.toUpstreamError(error, options.timeoutMs);
+        failure = this.toUpstreamError(error, target, options.timeoutMs);
       }
       const delay = failure instanceof HttpStatusError && failure.retryAfterMs !== undefined
         ? failure.retryAfterMs
@@ -190,7 +201,7 @@ export class HttpClient {
       try {
         await sleep(delay, undefined, { signal: this.call.signal });
       } catch {
-        throw new TimeoutError(this.call.timeoutMs);
+        throw new TimeoutError(this.call.timeoutMs, this.where(target));
       }
     }
   }
@@ -212,6 +223,7 @@ export class HttpClient {
     const remaining = this.call.deadline - Date.now();
     if (remaining <= 0) throw new TimeoutError(this.call.timeoutMs);
     const limit = options.timeoutMs !== undefined ? Math.min(options.timeoutMs, remaining) : remaining;
+    this.call.onRequest?.(this.where(target));
     const headers: Record<string, string> = { 'user-agent': this.transport.userAgent, ...lowerKeys(options.headers) };
     let body: string | undefined = options.body;
     if (options.json !== undefined) {
@@ -251,17 +263,39 @@ export class HttpClient {
     };
   }
 
-  private toUpstreamError(error: unknown, requestTimeoutMs?: number): UpstreamError {
+  /** `host:port`, and the proxy it goes through: what a call waits for, in messages. */
+  private where(target: URL): string {
+    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+    const proxy = this.transport.proxy;
+    return `${target.hostname}:${port}${proxy ? ` through the proxy ${proxy}` : ''}`;
+  }
+
+  private toUpstreamError(error: unknown, target: URL, requestTimeoutMs?: number): UpstreamError {
+    // The call's deadline (its signal's reason) does not know which request it ended: name it.
+    if (error instanceof TimeoutError && error.host === undefined) return new TimeoutError(this.call.timeoutMs, this.where(target));
     if (error instanceof UpstreamError) return error;
-    if (this.call.signal.aborted) return new TimeoutError(this.call.timeoutMs);
+    if (this.call.signal.aborted) return new TimeoutError(this.call.timeoutMs, this.where(target));
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     if (err?.name === 'AbortError' || err?.name === 'TimeoutError' || err?.code === 'UND_ERR_ABORTED'
       || err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_BODY_TIMEOUT') {
-      return new TimeoutError(requestTimeoutMs ?? this.call.timeoutMs);
+      return new TimeoutError(requestTimeoutMs ?? this.call.timeoutMs, this.where(target));
     }
     const code = err?.code ?? err?.cause?.code;
-    const detail = code ? String(code) : String(err?.message ?? error).split('\n')[0];
-    return new NetworkError(this.redact(`network error: ${detail}`), true);
+    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+    const message = code
+      ? networkFailure(String(code), target.hostname, port, this.transport.proxy)
+      : `network error talking to ${target.host}: ${String(err?.message ?? error).split('\n')[0]}`;
+    return new NetworkError(this.redact(message), true);
+  }
+}
+
+/** `host:port` of a proxy URL, without its credentials; the URL as given when it does not parse. */
+function proxyEndpoint(proxyUrl: string): string {
+  try {
+    const url = new URL(proxyUrl);
+    return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+  } catch {
+    return 'proxy_url';
   }
 }
 

@@ -34,13 +34,58 @@ export function statusError(status: number, detail?: string, retryAfterMs?: numb
 
 export class TimeoutError extends UpstreamError {
   override name = 'TimeoutError';
-  constructor(ms: number) {
-    super(`timeout after ${ms} ms`, true);
+  /** The host the call was waiting for, when known. */
+  readonly host: string | undefined;
+  constructor(ms: number, host?: string) {
+    super(`timeout after ${ms} ms${host ? ` waiting for ${host}` : ''}`, true);
+    this.host = host;
   }
 }
 
 export class NetworkError extends UpstreamError {
   override name = 'NetworkError';
+}
+
+/**
+ * A network failure in words an analyst can act on: what failed, where (host, port, or the proxy)
+ * and what to check. `code` is the system's or undici's error code; `via` the proxy, if any.
+ */
+export function networkFailure(code: string | undefined, host: string, port: string, via?: string): string {
+  const where = via ? `${host} through the proxy ${via}` : host;
+  const endpoint = via ? `the proxy ${via}` : `${host}:${port}`;
+  const proxyHint = via ? 'check proxy_url' : 'is the service up? check its base_url, or set proxy_url';
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+    case 'EAI_FAIL':
+      return via
+        ? `cannot resolve the proxy ${via}: no DNS answer (check proxy_url)`
+        : `cannot resolve ${host}: no DNS answer (offline? set proxy_url or dns_servers)`;
+    case 'ECONNREFUSED':
+      return `connection refused by ${endpoint} (${proxyHint})`;
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+    case 'UND_ERR_CLOSED':
+      return `connection reset by ${endpoint} while asking ${where} (a firewall or proxy in the way? check proxy_url)`;
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'ENETDOWN':
+      return `cannot reach ${endpoint}: no route to it (offline? set proxy_url)`;
+    case 'UND_ERR_CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return `no answer from ${endpoint} while connecting (offline or firewalled? check proxy_url)`;
+    case 'CERT_HAS_EXPIRED':
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return `TLS certificate of ${where} not trusted (${code}): a proxy that inspects TLS needs its CA in NODE_EXTRA_CA_CERTS, or ssl_verify false for this engine`;
+    default:
+      return `network error talking to ${where}${code ? `: ${code}` : ''}`;
+  }
 }
 
 /** The upstream answered, but not with what its API documents (bad JSON, unexpected shape). */

@@ -13,7 +13,8 @@ import { createHash } from 'node:crypto';
 import type { EngineDefinition, EngineSettings } from '../engine/contract.js';
 import { EngineError } from '../engine/contract.js';
 import { createEngineContext, missingCredentials, resolveSettings, secretsOf, type ContextServices } from '../engine/context.js';
-import { TimeoutError, UpstreamError } from '../http/errors.js';
+import { secretCredentials, whereToSet } from '../engine/credentials.js';
+import { HttpStatusError, TimeoutError, UpstreamError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import { hostOf, ipVersion, isPrivateIp } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
@@ -300,7 +301,7 @@ export class EngineRunner {
   ): Promise<Outcome> {
     const settings = this.settingsFor(engine);
     const missing = missingCredentials(engine, settings);
-    if (missing.length > 0) return { ok: false, error: `not configured: ${missing.map((setting) => `engines.${engine.id}.${setting}`).join(', ')}` };
+    if (missing.length > 0) return { ok: false, error: notConfigured(engine, missing) };
 
     const cacheable = scope.cacheable ?? true;
     const key = cacheKey(engine, target, this.fingerprintFor(engine, settings));
@@ -360,12 +361,12 @@ export class EngineRunner {
       try {
         // The deadline also covers lookups that ignore the abort signal.
         const aborted = new Promise<never>((_, reject) => {
-          ctx.signal.addEventListener('abort', () => reject(new TimeoutError(settings.timeout_ms)), { once: true });
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason instanceof TimeoutError ? ctx.signal.reason : new TimeoutError(settings.timeout_ms)), { once: true });
         });
         const value = await Promise.race([engine.run(target, ctx), aborted]);
         return { ok: true, value: value ?? null };
       } catch (error) {
-        return { ok: false, error: describeFailure(error, secretsOf(engine, settings)) };
+        return { ok: false, error: describeFailure(error, secretsOf(engine, settings), engine) };
       } finally {
         dispose();
       }
@@ -477,11 +478,34 @@ function canonicalJson(value: unknown): string {
 }
 
 /** One line, no stack, no secret. */
-export function describeFailure(error: unknown, secrets: readonly string[]): string {
+export function describeFailure(error: unknown, secrets: readonly string[], engine?: EngineDefinition): string {
   const message = error instanceof UpstreamError || error instanceof EngineError
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}`;
-  return redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
+  const line = redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
+  return engine ? line + whatToCheck(error, engine) : line;
+}
+
+/** `not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY`. */
+function notConfigured(engine: EngineDefinition, settings: readonly string[]): string {
+  const where = settings.map((setting) => {
+    const credential = engine.credentials.find((c) => c.setting === setting);
+    return credential ? whereToSet(engine, credential) : `engines.${engine.id}.${setting}`;
+  });
+  return `not configured: ${where.join(', ')}`;
+}
+
+/**
+ * What to check after a failure, named by the settings that govern it: the timeout's settings,
+ * or for a 401/403 from an engine with a key, the key's setting and environment variable.
+ */
+function whatToCheck(error: unknown, engine: EngineDefinition): string {
+  if (error instanceof TimeoutError) return ` (limit: engines.${engine.id}.timeout_ms or engine_timeout_ms)`;
+  if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) {
+    const keys = secretCredentials(engine);
+    if (keys.length > 0) return ` (key refused: check ${keys.map((c) => whereToSet(engine, c)).join(', ')})`;
+  }
+  return '';
 }
 
 function uniqueEngines(engines: readonly EngineDefinition[]): EngineDefinition[] {

@@ -3,7 +3,7 @@
  * `default` (and the `default` tag) follow the catalog variant the server runs.
  */
 import type { Catalog } from '../engine/catalog.js';
-import { credentialEnvNames } from '../config/load.js';
+import { whereToSet } from '../engine/credentials.js';
 import type { Config } from '../config/schema.js';
 import type { CatalogView } from './types.js';
 
@@ -27,7 +27,7 @@ export function catalogView(catalog: Catalog, config: Config): CatalogView {
         configured: catalog.isConfigured(engine, config.engines),
         credentials: engine.credentials.map((c) => c.label),
         configure_hint: required
-          .map((c) => `engines.${engine.id}.${c.setting} or ${credentialEnvNames(engine, c)[0]}`)
+          .map((c) => whereToSet(engine, c))
           .join('; '),
       };
     }),

@@ -1,0 +1,119 @@
+/**
+ * Errors a person can act on (issue 21): each kind of network failure names what failed, where,
+ * and what to check, with the same words in the CLI (table and --json) and the API's `errors`.
+ * Against loopback fakes: a DNS server that answers NXDOMAIN, a refused port, a silent port
+ * (accepts, never answers) and an upstream that answers 401 to the key.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server, type Socket } from 'node:net';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFakeDns, type FakeDnsServer } from './fakes/dns.js';
+import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
+import { runOas, noStack } from './helpers/cli.js';
+import { spawnServe, startAnalysis, type ServeProcess } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
+
+const KEY = 'ipinfo-key-Wq8xZ2mN5pR7';
+let dns: FakeDnsServer;
+let refusedPort: number;
+let silent: Server;
+const sockets = new Set<Socket>();
+let unauthorized: FakeHttpServer;
+let cwd: string;
+let config: string;
+let server: ServeProcess;
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
+  const { port } = probe.address() as { port: number };
+  await new Promise((done) => probe.close(done));
+  return port;
+}
+
+/** The four failures, one engine each, and what its error must say. */
+function cases(): [engine: string, observable: string, expected: RegExp][] {
+  const silentPort = (silent.address() as { port: number }).port;
+  return [
+    ['provider_13', '8.8.8.8', /^cannot resolve api\.ipquery\.test: no DNS answer \(offline\? set proxy_url or dns_servers\)$/],
+    ['provider_11', '8.8.4.4', new RegExp(`^connection refused by 127\\.0\\.0\\.1:${refusedPort} \\(is the service up\\? check its base_url, or set proxy_url\\)$`)],
+    ['public_dns', 'example.com', new RegExp(`^timeout after 700 ms waiting for 127\\.0\\.0\\.1:${silentPort} \\(limit: engines\\.public_dns\\.timeout_ms or engine_timeout_ms\\)$`)],
+    ['provider_12', '1.1.1.1', /^HTTP 401 Unauthorized: Unknown token: Please provide a valid token\. \(key refused: check engines\.provider_12\.api_key or OAS_IPINFO_API_KEY\)$/],
+  ];
+}
+
+before(async () => {
+  dns = await startFakeDns({}); // every name: NXDOMAIN
+  refusedPort = await closedPort();
+  silent = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
+  unauthorized = await startFakeHttp({ 'GET /ipinfo/*': { status: 401, json: { status: 401, error: { title: 'Unknown token', message: 'Please provide a valid token.' } } } });
+  cwd = tempDir('oas-wording-');
+  config = join(cwd, 'oas.config.json');
+  writeFileSync(config, JSON.stringify({
+    data_dir: join(cwd, 'data'),
+    dns_servers: [dns.address],
+    engines: {
+      provider_13: { base_url: `http://api.ipquery.test:${refusedPort}`, retries: 0 },
+      provider_11: { base_url: `http://127.0.0.1:${refusedPort}`, retries: 0 },
+      public_dns: { base_url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/resolve`, timeout_ms: 700, retries: 0 },
+      provider_12: { base_url: `${unauthorized.url}/ipinfo`, api_key: KEY, retries: 0 },
+    },
+  }));
+  server = await spawnServe(config, { cwd });
+});
+
+after(async () => {
+  await server?.stop();
+  for (const socket of sockets) socket.destroy();
+  await Promise.all([dns?.close(), unauthorized?.close(), new Promise((done) => silent ? silent.close(done) : done(undefined))]);
+});
+
+describe('each failure says what failed, where, and what to check', () => {
+  test('oas analyze --json: one line per engine, no key', async () => {
+    for (const [engine, observable, expected] of cases()) {
+      const run = await runOas(cwd, ['analyze', observable, '--engines', engine, '--json', '--config', config]);
+      assert.equal(run.code, 1, run.stderr);
+      noStack(run.stderr);
+      const [result] = JSON.parse(run.stdout) as { errors: Record<string, string> }[];
+      assert.match(result!.errors[engine]!, expected, engine);
+      assert.ok(!run.stdout.includes(KEY) && !run.stderr.includes(KEY), 'the key never shows');
+    }
+  });
+
+  test('the API errors use the same words', async () => {
+    for (const [engine, observable, expected] of cases()) {
+      const id = await startAnalysis(server.url, observable, [engine]);
+      let results: { errors?: Record<string, string> }[] = [];
+      for (let i = 0; i < 200; i++) {
+        const done = await (await fetch(`${server.url}/api/is_analysis_complete/${id}`)).json() as { complete: boolean };
+        if (done.complete) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      results = await (await fetch(`${server.url}/api/results/${id}`)).json() as typeof results;
+      assert.match(results[0]!.errors![engine]!, expected, engine);
+      assert.ok(!JSON.stringify(results).includes(KEY));
+    }
+  });
+
+  test('the terminal table shows them whole', async () => {
+    const [, , refusal] = cases()[3]!;
+    const run = await runOas(cwd, ['analyze', '1.1.1.1', '--engines', 'provider_12', '--config', config], { env: { COLUMNS: '200' } });
+    assert.equal(run.code, 1, run.stderr);
+    const line = run.stdout.split('\n').find((l) => l.includes('error: '));
+    assert.ok(line, run.stdout);
+    assert.match(line.slice(line.indexOf('error: ') + 'error: '.length).trim(), refusal);
+  });
+
+  test('not configured names the setting and its environment variable', async () => {
+    const run = await runOas(cwd, ['analyze', '1.1.1.1', '--engines', 'virustotal', '--json', '--config', config]);
+    const [result] = JSON.parse(run.stdout) as { errors: Record<string, string> }[];
+    assert.equal(result!.errors.virustotal, 'not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY');
+  });
+});
