@@ -36,7 +36,7 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
     process.stdout.write(`${JSON.stringify(engines, null, 2)}\n`);
     return EXIT_OK;
   }
-  const { outputWidth, renderColumns, renderGrid, wrapWords } = await import('./table.js'); // not loaded for --json
+  const { displayWidth, outputWidth, renderColumns, renderGrid, wrapWords } = await import('./table.js'); // not loaded for --json
   const width = outputWidth(process.stdout.isTTY ? process.stdout.columns : undefined);
   const out: string[] = [];
   if (options.wide) {
@@ -66,18 +66,27 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
         e.configured ? 'yes' : required.length ? `no: ${required.join(', ')}` : 'no',
       ];
     });
-    out.push(renderColumns([
+    const columns = [
       { head: 'Engine' },
       { head: 'Service', optional: true },
       { head: 'Types', flexible: true, min: 12 },
       { head: 'Configured', flexible: true, min: 12 },
-    ], rows, width));
+    ];
+    // Too narrow for the columns even without the service: one block per engine instead.
+    const table = renderColumns(columns, rows, width);
+    if (table.split('\n').every((line) => displayWidth(line) <= width)) out.push(table);
+    else {
+      for (const [engine, service, types, configured] of rows) {
+        out.push(...wrapWords(service ? `${engine} (${service})` : engine!, width, '', '  '));
+        out.push(...wrapWords(types!, width, '  ', '  '), ...wrapWords(`configured: ${configured}`, width, '  ', '    '));
+      }
+    }
     const legend = [
       used.has(marks.default) ? `${marks.default} default` : '',
       used.has(marks.beyond) ? `${marks.beyond} beyond the spec` : '',
       used.has(marks.other) ? `${marks.other} from the ${catalog.variant === 'main' ? 'older' : 'main'} catalog` : '',
     ].filter(Boolean);
-    out.push(...wrapWords(`${legend.join(' · ')}${legend.length ? ' · ' : ''}oas engines --wide: tags and every credential`, width, '', ''));
+    out.push(...wrapWords(`${legend.join(', ')}${legend.length ? '; ' : ''}oas engines --wide: tags and every credential`, width, '', ''));
   }
   const members = catalog.engines.filter((e) => catalog.isMember(e)).length;
   out.push(...wrapWords(`${members} engines in the ${catalog.variant} catalog (setting catalog, --catalog main|older)`, options.wide ? Infinity : width, '', ''));

@@ -52,7 +52,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const logger = createLogger({ format: config.log_format, secrets: secretValues(config, app.catalog) });
   app.analyses.onEngineError = (entry) => logger.engineError(entry);
   if (app.scale) {
-    reportOutages(app.scale.link, (line) => logger.error(line));
+    reportOutages(app.scale.link, (line, level) => (level === 'info' ? logger.info(line) : logger.error(line)));
     // Served at once all the same if Redis is not there yet: 503 until it is.
     await app.scale.link.whenReady(5_000).catch((error: Error) => logger.error(`${error.message}; serving anyway (503 until it answers)`));
   }

@@ -237,6 +237,11 @@ function length(text: string): number {
   return n;
 }
 
+/** Columns a line takes on a terminal: its characters, colour codes left out. */
+export function displayWidth(line: string): number {
+  return length(line.replace(/\u001b\[[0-9;]*m/g, ''));
+}
+
 /** A column of `renderColumns`. */
 export interface ColumnSpec {
   head: string;

@@ -127,17 +127,17 @@ export function openRedis(url: string): RedisLink {
 
 /**
  * Tells `say` (one line each, no password) when Redis stops answering, each time the connection
- * tries again and after how long, and when it is back.
+ * tries again and after how long (`error`), and when it is back (`info`: a recovery is no error).
  */
-export function reportOutages(link: RedisLink, say: (line: string) => void): void {
+export function reportOutages(link: RedisLink, say: (line: string, level: 'error' | 'info') => void): void {
   let down = false;
   link.commands.on('reconnecting', (ms: number) => {
     down = true;
     // A connection closed by Redis (killed, restarted) comes without an error.
-    say(`Redis at ${link.label} is unreachable (${link.lastError() || 'connection closed'}); retrying in ${(ms / 1000).toFixed(1)} s`);
+    say(`Redis at ${link.label} is unreachable (${link.lastError() || 'connection closed'}); retrying in ${(ms / 1000).toFixed(1)} s`, 'error');
   });
   link.commands.on('ready', () => {
-    if (down) say(`Redis at ${link.label} is back`);
+    if (down) say(`Redis at ${link.label} is back`, 'info');
     down = false;
   });
 }

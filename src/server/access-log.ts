@@ -33,6 +33,8 @@ export interface Logger {
   engineError(entry: EngineErrorEntry): void;
   /** A server error (one line, no stack trace). */
   error(message: string): void;
+  /** News that is no error, such as a recovery (one line). */
+  info(message: string): void;
 }
 
 export interface LoggerOptions {
@@ -73,6 +75,11 @@ export function createLogger(options: LoggerOptions): Logger {
       const time = new Date().toISOString();
       const text = clean(message, secrets);
       write(json ? `${JSON.stringify({ time, event: 'error', error: text })}\n` : `${time} error: ${text}\n`);
+    },
+    info(message) {
+      const time = new Date().toISOString();
+      const text = clean(message, secrets);
+      write(json ? `${JSON.stringify({ time, event: 'info', message: text })}\n` : `${time} info: ${text}\n`);
     },
   };
 }
