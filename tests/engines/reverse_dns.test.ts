@@ -1,6 +1,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createSocket } from 'node:dgram';
+import { createSocket, type Socket } from 'node:dgram';
+import * as dnsPacket from 'dns-packet';
 import engine, { reverseDnsLookup } from '../../engines/reverse_dns.js';
 import { createEngineContext, resolveSettings } from '../../src/engine/context.js';
 import { HttpTransport } from '../../src/http/client.js';
@@ -151,6 +152,74 @@ describe('reverse_dns against a loopback DNS server', () => {
 
   test('SERVFAIL: an error naming it', async () => {
     await rejectsWith(harness.run('broken.example', 'FQDN'), /^DNS server failure \(SERVFAIL\)$/);
+  });
+});
+
+/**
+ * A DNS server answering each question with `answer(name, type)`: answers (type, data) and an
+ * rcode. For what the shared fake cannot say: a failure for one record type only, duplicates.
+ */
+async function startScriptedDns(answer: (name: string, type: string) => { rcode: number; answers: { type: string; data: string }[] }): Promise<{ address: string; socket: Socket }> {
+  const socket = createSocket('udp4');
+  socket.on('message', (message, peer) => {
+    const query = dnsPacket.decode(message);
+    const question = query.questions?.[0];
+    if (!question) return;
+    const { rcode, answers } = answer(question.name.replace(/\.$/, '').toLowerCase(), question.type);
+    socket.send(dnsPacket.encode({
+      type: 'response',
+      id: query.id ?? 0,
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | rcode,
+      questions: [question],
+      answers: answers.map((a) => ({ name: question.name, type: a.type, ttl: 60, data: a.data }) as dnsPacket.Answer),
+    }), peer.port, peer.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { address: `127.0.0.1:${socket.address().port}`, socket };
+}
+
+describe('reverse_dns: minimal and degenerate answers', () => {
+  const SERVFAIL = 2;
+  let scripted: { address: string; socket: Socket };
+  let harness: EngineHarness;
+
+  before(async () => {
+    scripted = await startScriptedDns((name, type) => {
+      if (name === 'a-only.example' && type === 'A') return { rcode: 0, answers: [{ type: 'A', data: '192.0.2.1' }] };
+      if (name === 'a-only.example' && type === 'AAAA') return { rcode: SERVFAIL, answers: [] };
+      if (name === 'v6-fails.example' && type === 'AAAA') return { rcode: SERVFAIL, answers: [] };
+      if (name === 'v6-fails.example') return { rcode: 0, answers: [] };
+      if (name === 'twice.example' && type === 'A') {
+        return { rcode: 0, answers: [{ type: 'A', data: '192.0.2.7' }, { type: 'A', data: '192.0.2.8' }, { type: 'A', data: '192.0.2.7' }] };
+      }
+      if (name === '10.2.0.192.in-addr.arpa' && type === 'PTR') {
+        return { rcode: 0, answers: [{ type: 'PTR', data: 'Host-A.example.net' }, { type: 'PTR', data: 'host-a.example.net' }, { type: 'PTR', data: 'host-b.example.net' }] };
+      }
+      if (name === '11.2.0.192.in-addr.arpa' && type === 'PTR') return { rcode: 0, answers: [{ type: 'PTR', data: '.' }] };
+      return { rcode: 0, answers: [] };
+    });
+    harness = engineHarness(engine, { dnsServers: [scripted.address] });
+  });
+  after(async () => {
+    await harness.close();
+    await new Promise<void>((resolve) => scripted.socket.close(() => resolve()));
+  });
+
+  test('AAAA failing while A answers: the A addresses (the reference asked A only)', async () => {
+    assert.deepEqual(await harness.run('a-only.example', 'FQDN'), { reverse_dns: ['192.0.2.1'] });
+  });
+
+  test('AAAA failing and no A address: the AAAA failure', async () => {
+    await rejectsWith(harness.run('v6-fails.example', 'FQDN'), /^DNS server failure \(SERVFAIL\)$/);
+  });
+
+  test('an address answered twice is listed once, in answer order', async () => {
+    assert.deepEqual(await harness.run('twice.example', 'FQDN'), { reverse_dns: ['192.0.2.7', '192.0.2.8'] });
+  });
+
+  test('PTR names: once each whatever their case, the first spelling kept; a root-only name is no name', async () => {
+    assert.deepEqual(await harness.run('192.0.2.10', 'IPv4'), { reverse_dns: ['Host-A.example.net', 'host-b.example.net'] });
+    assert.equal(await harness.run('192.0.2.11', 'IPv4'), null);
   });
 });
 
