@@ -4,10 +4,17 @@
  * (else the system's resolvers). IPv4 labels are the reversed octets, IPv6 labels the 32 reversed
  * nibbles, exactly as under in-addr.arpa / ip6.arpa.
  *
- * Better than the reference (engines.md 5.1):
+ * What an answer needs: TXT records whose comma-separated parts are e-mail addresses. Blank
+ * parts (`",abuse@example.net,"`), empty records and empty character-strings say nothing and are
+ * skipped; a part that is no address beside ones that are is skipped too; only an answer with
+ * text but no address at all cannot be understood.
+ *
+ * Differences from the reference (engines.md 5.1):
  * - every contact is kept (`contacts`), not only the first one; `abuse` is still the first, so
  *   results stay compatible. Every TXT record is read (the reference read the first one only), and
  *   a record split into several character-strings is joined before splitting on commas;
+ * - contacts are trimmed and listed once (compared case-insensitively); blank parts are skipped
+ *   (the reference could return "" or " abuse@..." as `abuse`);
  * - DNS failures (SERVFAIL, timeout, refused) are reported as errors instead of looking like
  *   "no contact", and the lookup runs within the call's deadline;
  * - a TXT answer holding no e-mail address at all is a malformed answer (an error), not "none".

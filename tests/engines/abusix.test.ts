@@ -163,6 +163,46 @@ describe('provider_01 against a loopback DNS server', () => {
   });
 });
 
+describe('provider_01: minimal and degenerate answers', () => {
+  const ODD: Zone = {
+    // The minimal answer: one record, one address.
+    '1.0.51.198.abuse-contacts.abusix.zone': { TXT: ['abuse@example.net'] },
+    // Blank parts, an empty record and empty character-strings around the address.
+    '2.0.51.198.abuse-contacts.abusix.zone': { TXT: [',, abuse@example.net ,', '', ['', '']] },
+    // Junk beside an address: the address.
+    '3.0.51.198.abuse-contacts.abusix.zone': { TXT: ['see https://example.net/abuse, abuse@example.net'] },
+    // Only empty things: no contact.
+    '4.0.51.198.abuse-contacts.abusix.zone': { TXT: [',', ['', ' ']] },
+  };
+  let dns: FakeDnsServer;
+  let harness: EngineHarness;
+
+  before(async () => {
+    dns = await startFakeDns(ODD);
+    harness = engineHarness(engine, { dnsServers: [dns.address] });
+  });
+  after(async () => {
+    await harness.close();
+    await dns.close();
+  });
+
+  test('the minimal answer: one record, one address', async () => {
+    assert.deepEqual(await harness.run('198.51.0.1', 'IPv4'), { abuse: 'abuse@example.net', contacts: ['abuse@example.net'] });
+  });
+
+  test('blank parts, empty records and empty character-strings are skipped', async () => {
+    assert.deepEqual(await harness.run('198.51.0.2', 'IPv4'), { abuse: 'abuse@example.net', contacts: ['abuse@example.net'] });
+  });
+
+  test('a part that is no address beside one that is: the address', async () => {
+    assert.deepEqual(await harness.run('198.51.0.3', 'IPv4'), { abuse: 'abuse@example.net', contacts: ['abuse@example.net'] });
+  });
+
+  test('records holding only blanks: null', async () => {
+    assert.equal(await harness.run('198.51.0.4', 'IPv4'), null);
+  });
+});
+
 describe('provider_01 failures', () => {
   let silent: FakeDnsServer;
   before(async () => {
