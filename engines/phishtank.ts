@@ -17,6 +17,10 @@
  * - An answer without `results`, or whose `results` has no `in_database`, is an error carrying
  *   PhishTank's `errortext` when there is one (the reference returned `null`, or a result that
  *   said nothing); throttling (429 / 509) is retried as the upstream asks.
+ * - A URL with an empty path and a query (`http://example.com?a=1`) gets its `/` before the query
+ *   (`http://example.com/?a=1`); the reference appended it after, checking another URL.
+ * - The user agent is `phishtank/oas` (a setting), not `phishtank/Cyberbro`: PhishTank asks each
+ *   client to name itself.
  */
 import * as v from 'valibot';
 import { jsonObject } from '../src/http/client.js';

@@ -37,8 +37,8 @@ import type { Evidence } from '../src/verdict/verdict.js';
 
 const BROWSE = 'https://threatfox.abuse.ch/browse.php?search=ioc%3A';
 
-const IocSchema = v.looseObject({
-  ioc: v.nullish(v.string()),
+/** An IOC: only its family is read ("Unknown" when absent or null); the rest is ignored. */
+const IocSchema = jsonObject({
   malware_printable: v.nullish(v.string()),
 });
 
