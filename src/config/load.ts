@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import * as v from 'valibot';
 import type { EngineDefinition } from '../engine/contract.js';
 import { credentialEnvNames } from '../engine/credentials.js';
+import { closest } from '../lookup/did-you-mean.js';
 import { KEYS, defaultConfig, engineSettingsSchema, normalizePrefix, type Config, type ConfigKey } from './schema.js';
 
 export class ConfigError extends Error {
@@ -203,37 +204,6 @@ function unknownSetting(path: string, name: string, known: readonly string[]): s
   return suggestion
     ? `${shown}: unknown setting; did you mean ${suggestion}?`
     : `${shown}: unknown setting (known settings: ${[...known].sort().join(', ')})`;
-}
-
-/** The known name nearest to `name` (case-insensitive edit distance), if it is close enough. */
-export function closest(name: string, known: readonly string[]): string | undefined {
-  const limit = Math.max(2, Math.floor(name.length / 3));
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const distance = editDistance(name.toLowerCase(), candidate.toLowerCase());
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return bestDistance <= limit ? best : undefined;
-}
-
-/** Damerau-Levenshtein distance (optimal string alignment: a swap of two neighbours costs 1). */
-export function editDistance(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 50) return Math.abs(a.length - b.length);
-  const rows: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let d = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, rows[i - 2]![j - 2]! + 1);
-      rows[i]![j] = d;
-    }
-  }
-  return rows[a.length]![b.length]!;
 }
 
 function mergeEngineSettings(...layers: (Record<string, Record<string, unknown>> | undefined)[]): Record<string, Record<string, unknown>> {

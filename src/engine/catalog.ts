@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { CatalogListing, CatalogVariant, EngineDefinition } from './contract.js';
 import { missingCredentials, resolveSettings } from './context.js';
-import { closest } from '../config/load.js';
+import { closest } from '../lookup/did-you-mean.js';
 
 /** The compiled `engines/` directory, next to `src/`. */
 export const ENGINES_DIR = fileURLToPath(new URL('../../engines/', import.meta.url));
