@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import { Catalog } from '../src/engine/catalog.js';
 import { defineEngine, type EngineDefinition } from '../src/engine/contract.js';
 import type { ObservableResult } from '../src/runner/result.js';
-import { verdictOf, type Evidence } from '../src/verdict/verdict.js';
+import type { Evidence } from '../src/engine/contract.js';
+import { verdictOf } from '../src/verdict/verdict.js';
 
 /** A threat list of IPs: a hit is malicious, no hit (null) is clean. */
 const ipList = defineEngine<{ hit: boolean }>({

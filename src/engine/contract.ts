@@ -3,11 +3,8 @@
  * returned by `defineEngine`. The catalog is built from these declarations: nothing else in the
  * code base names a particular engine.
  */
-import type { Evidence } from '../verdict/verdict.js';
-import type { GenericSchema } from 'valibot';
-import type { HttpClient } from '../http/client.js';
+import type { GenericSchema, InferOutput } from 'valibot';
 import type { Observable, ObservableType } from '../observables/types.js';
-import type { DetailFieldView } from '../view/types.js';
 
 /** The two variants of the spec's engine catalog. */
 export const CATALOG_VARIANTS = ['main', 'older'] as const;
@@ -32,8 +29,68 @@ export type EngineTag =
   | 'scraping';
 
 
-/** One line of a results card. `href` (http or https only) makes the value a link to the source. */
-export type DetailField = DetailFieldView;
+/**
+ * One line of a results card. `href` (http or https only) makes the value a link to the source.
+ * The pages read it as `DetailFieldView` (src/view/types.d.ts, the same shape).
+ */
+export interface DetailField {
+  label: string;
+  value: string;
+  href?: string;
+}
+
+/**
+ * What one engine's answer says about its observable (the verdict, src/verdict/verdict.ts, takes
+ * the most severe of them).
+ */
+export interface Evidence {
+  level: 'malicious' | 'suspicious' | 'clean';
+  /** One line, without the engine's name (e.g. "54/76 engines flag it"). */
+  reason: string;
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** Sent as JSON with the matching content type. */
+  json?: unknown;
+  /** Sent as application/x-www-form-urlencoded. */
+  form?: Record<string, string>;
+  body?: string;
+  /** Non-2xx statuses that are answers rather than errors (e.g. 404 meaning "not found"). */
+  acceptStatus?: readonly number[];
+  /** Retries for this request; defaults to the call's setting. */
+  retries?: number;
+  /** Cap on this request (each attempt), within the call's deadline; leaves time for a fallback. */
+  timeoutMs?: number;
+}
+
+export interface HttpResponse {
+  status: number;
+  url: string;
+  headers: Record<string, string>;
+  body: Buffer;
+  text(): string;
+}
+
+/**
+ * The HTTP client an engine call gets (`ctx.http`), bound to the call's deadline, retries and
+ * secrets; src/http/client.ts implements it (proxy, TLS, timeouts, redaction).
+ */
+export interface HttpClient {
+  /** Redacts this call's secrets and credential-looking URL parameters from a text. */
+  redact(text: string): string;
+  /**
+   * The same client (deadline, retries, pool), also redacting secrets only known at run time,
+   * such as an OAuth access token.
+   */
+  withSecrets(extra: readonly string[]): HttpClient;
+  request(url: string | URL, options?: RequestOptions): Promise<HttpResponse>;
+  /** GET/POST expecting JSON, validated against `schema`: a malformed answer is a clean error. */
+  json<S extends GenericSchema>(url: string | URL, schema: S, options?: RequestOptions): Promise<InferOutput<S>>;
+  text(url: string | URL, options?: RequestOptions): Promise<string>;
+}
 
 /** A credential an engine needs, e.g. an API key. Its value is read from `engines.<id>.<setting>`. */
 export interface CredentialSpec {

@@ -18,6 +18,10 @@ import * as v from 'valibot';
 import { resolverLookup } from './host-lookup.js';
 import { BadResponseError, HttpStatusError, NetworkError, networkFailure, statusError, TimeoutError, UpstreamError } from './errors.js';
 import { redact } from './redact.js';
+import type { HttpClient, HttpResponse, RequestOptions } from '../engine/contract.js';
+
+// Until the engines import them from the contract (their import lines change last).
+export type { HttpClient, HttpResponse, RequestOptions } from '../engine/contract.js';
 
 /**
  * undici, loaded by the first transport (not on import): engines import this module for its pure
@@ -57,31 +61,6 @@ export interface CallOptions {
   onThrottled?: (ms: number) => void;
   /** Told the host of each request as it starts (so a call's timeout can name what it waited for). */
   onRequest?: (host: string) => void;
-}
-
-export interface RequestOptions {
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'HEAD';
-  query?: Record<string, string | number | boolean | undefined>;
-  headers?: Record<string, string>;
-  /** Sent as JSON with the matching content type. */
-  json?: unknown;
-  /** Sent as application/x-www-form-urlencoded. */
-  form?: Record<string, string>;
-  body?: string;
-  /** Non-2xx statuses that are answers rather than errors (e.g. 404 meaning "not found"). */
-  acceptStatus?: readonly number[];
-  /** Retries for this request; defaults to the call's setting. */
-  retries?: number;
-  /** Cap on this request (each attempt), within the call's deadline; leaves time for a fallback. */
-  timeoutMs?: number;
-}
-
-export interface HttpResponse {
-  status: number;
-  url: string;
-  headers: Record<string, string>;
-  body: Buffer;
-  text(): string;
 }
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -133,7 +112,7 @@ export class HttpTransport {
   }
 
   client(call: CallOptions): HttpClient {
-    return new HttpClient(this, call);
+    return new CallClient(this, call);
   }
 
   /**
@@ -159,7 +138,8 @@ export class HttpTransport {
   }
 }
 
-export class HttpClient {
+/** The engine contract's `HttpClient` for one call: deadline, retries, secrets, over the transport's pool. */
+export class CallClient implements HttpClient {
   constructor(
     private readonly transport: HttpTransport,
     private readonly call: CallOptions,
@@ -175,7 +155,7 @@ export class HttpClient {
    * such as an OAuth access token.
    */
   withSecrets(extra: readonly string[]): HttpClient {
-    return new HttpClient(this.transport, { ...this.call, secrets: [...this.call.secrets, ...extra.filter((s) => s !== '')] });
+    return new CallClient(this.transport, { ...this.call, secrets: [...this.call.secrets, ...extra.filter((s) => s !== '')] });
   }
 
   async request(url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {

@@ -5,7 +5,8 @@
 import * as v from 'valibot';
 import type { EngineContext } from '../engine/contract.js';
 import { oneLine } from '../lookup/wording.js';
-import { parseJson, parseWith, type HttpResponse, type RequestOptions } from './client.js';
+import type { HttpResponse, RequestOptions } from '../engine/contract.js';
+import { parseJson, parseWith } from './client.js';
 import { statusError, UpstreamError } from './errors.js';
 
 /**

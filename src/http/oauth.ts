@@ -19,7 +19,8 @@ import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import type { EngineContext } from '../engine/contract.js';
 import { oneLine } from '../lookup/wording.js';
-import { parseJson, type HttpClient, type HttpResponse } from './client.js';
+import type { HttpClient, HttpResponse } from '../engine/contract.js';
+import { parseJson } from './client.js';
 import { HttpStatusError, UpstreamError, statusError } from './errors.js';
 import { redact } from './redact.js';
 

@@ -5,7 +5,7 @@
 import * as v from 'valibot';
 import { EngineError, type EngineContext } from '../engine/contract.js';
 import { oneLine } from '../lookup/wording.js';
-import type { HttpResponse } from './client.js';
+import type { HttpResponse } from '../engine/contract.js';
 import { HttpStatusError, statusError } from './errors.js';
 
 /**

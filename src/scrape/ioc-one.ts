@@ -35,7 +35,7 @@ import { loadHtml } from './html.js';
 import * as v from 'valibot';
 import { EngineError, type DetailField, type EngineContext, type EngineDefinition } from '../engine/contract.js';
 import type { Observable, ObservableType } from '../observables/types.js';
-import { field, fields, sourceLink as linkField } from '../view/fields.js';
+import { field, fields, sourceLink as linkField } from '../lookup/fields.js';
 
 export interface IocOneCard {
   /** Card header, e.g. `2024-05-14 · securelist.com` ('' when the card has none). */

@@ -12,18 +12,15 @@
  * least of all as clean. `reasons` has one line per engine that contributed, most severe first.
  */
 import type { Catalog } from '../engine/catalog.js';
+import type { Evidence } from '../engine/contract.js';
 import type { ObservableResult } from '../runner/result.js';
 import { RESERVED_KEYS } from '../runner/result.js';
 
 export const VERDICTS = ['malicious', 'suspicious', 'clean', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-/** What one engine's answer says about its observable. */
-export interface Evidence {
-  level: Exclude<Verdict, 'unknown'>;
-  /** One line, without the engine's name (e.g. "54/76 engines flag it"). */
-  reason: string;
-}
+// Until the engines import it from the contract (their import lines change last).
+export type { Evidence } from '../engine/contract.js';
 
 export interface ObservableVerdict {
   verdict: Verdict;

@@ -4,7 +4,7 @@
  * `fields.ts` (lists capped, yes/no, http(s) values as links), long texts clipped.
  * Nothing here is HTML: the page puts every label and value in as text.
  */
-import { field, listText, safeHref } from './fields.js';
+import { field, listText, safeHref } from '../lookup/fields.js';
 import type { DetailFieldView } from './types.js';
 
 const MAX_FIELDS = 40;

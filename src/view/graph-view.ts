@@ -10,7 +10,8 @@ import type { Catalog } from '../engine/catalog.js';
 import type { EngineAsn, EngineDefinition } from '../engine/contract.js';
 import { engineKeys } from '../analysis/rows.js';
 import type { ObservableResult } from '../runner/result.js';
-import { evidenceByKey, verdictFrom, type Evidence } from '../verdict/verdict.js';
+import type { Evidence } from '../engine/contract.js';
+import { evidenceByKey, verdictFrom } from '../verdict/verdict.js';
 import type { GraphEdgeView, GraphNodeView, ObservableGraphView, VerdictName } from './types.js';
 
 type Flag = Exclude<Evidence['level'], 'clean'>;
