@@ -10,7 +10,7 @@ import { createSocket } from 'node:dgram';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStorage } from '../src/store/storage.js';
-import type { AnalysisRecord } from '../src/analysis/service.js';
+import type { AnalysisRecord } from '../src/store/analysis-store.js';
 import { dohHandler } from './fakes/doh.js';
 import { noStack, runOas } from './helpers/cli.js';
 import { BIN, spawnServe } from './helpers/serve.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
-import type { AnalysisRecord } from '../src/analysis/service.js';
+import type { AnalysisRecord } from '../src/store/analysis-store.js';
 import { loadCatalog, type Catalog } from '../src/engine/catalog.js';
 import type { ObservableResult } from '../src/runner/result.js';
 import { analysisView } from '../src/view/analysis-view.js';

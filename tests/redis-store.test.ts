@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Redis } from 'ioredis';
 import Keyv from 'keyv';
 import * as v from 'valibot';
-import type { AnalysisHeader } from '../src/analysis/service.js';
+import type { AnalysisHeader } from '../src/store/analysis-store.js';
 import { Catalog } from '../src/engine/catalog.js';
 import { defineEngine } from '../src/engine/contract.js';
 import { HttpTransport } from '../src/http/client.js';

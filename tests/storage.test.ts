@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { jsonChunks } from '../src/analysis/output.js';
-import type { AnalysisHeader, AnalysisRecord } from '../src/analysis/service.js';
+import type { AnalysisHeader, AnalysisRecord } from '../src/store/analysis-store.js';
 import type { ObservableResult } from '../src/runner/result.js';
 import { ANALYSIS_RESULTS_TABLE } from '../src/store/storage.js';
 import { resultsCsv } from '../src/export/csv.js';

@@ -177,7 +177,7 @@ async function analyzeHelpText(args: string[]): Promise<string | undefined> {
  * rather than at start-up.
  */
 async function isInputOrConfigError(error: Error): Promise<boolean> {
-  const [{ InputError }, { ConfigError }] = await Promise.all([import('../analysis/service.js'), import('../config/load.js')]);
+  const [{ InputError }, { ConfigError }] = await Promise.all([import('../analysis/request.js'), import('../config/load.js')]);
   return error instanceof InputError || error instanceof ConfigError;
 }
 

@@ -6,7 +6,8 @@
  * of Redis is tried again with a growing back-off.
  */
 import { Queue, type JobsOptions } from 'bullmq';
-import type { AnalysisDispatcher, AnalysisHeader } from '../analysis/service.js';
+import type { AnalysisDispatcher } from '../analysis/service.js';
+import type { AnalysisHeader } from '../store/analysis-store.js';
 import type { Observable } from '../observables/types.js';
 import type { Selection } from '../runner/runner.js';
 import type { RedisLink } from './redis.js';

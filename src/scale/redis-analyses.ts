@@ -11,9 +11,8 @@
  * Nothing here expires: like the SQLite file, the history is kept until someone deletes it.
  */
 import type { Redis } from 'ioredis';
-import { parseVerdictCounts, SHOWN_OBSERVABLES } from '../analysis/history.js';
-import type { AnalysisHeader } from '../analysis/service.js';
-import type { AnalysisStore, HistoryQuery, ResultRow } from '../store/analysis-store.js';
+import { parseVerdictCounts, SHOWN_OBSERVABLES } from '../store/history.js';
+import type { AnalysisHeader, AnalysisStore, HistoryQuery, ResultRow } from '../store/analysis-store.js';
 import type { HistoryItemView, HistoryView } from '../view/types.js';
 
 export const KEY_PREFIX = 'oas:';

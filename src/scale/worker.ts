@@ -10,9 +10,10 @@
  */
 import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
-import type { Logger } from '../server/access-log.js';
-import type { AnalysisHeader, EngineErrorEvent } from '../analysis/service.js';
-import { completedHeader, countRow, noVerdicts, READ_PAGE } from '../analysis/service.js';
+import type { EngineErrorEvent } from '../analysis/launch.js';
+import { READ_PAGE } from '../analysis/reader.js';
+import { completedHeader, countRow, noVerdicts } from '../analysis/verdict-counts.js';
+import type { AnalysisHeader } from '../store/analysis-store.js';
 import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner, Selection } from '../runner/runner.js';
@@ -47,7 +48,7 @@ export interface RunningWorker {
 }
 
 /** The worker of an app with `redis_url` (`oas worker`, and `oas serve` without --no-worker). */
-export function startAppWorker(app: App, logger?: Pick<Logger, 'engineError'>): RunningWorker {
+export function startAppWorker(app: App, logger?: { engineError(entry: EngineErrorEvent): void }): RunningWorker {
   const { link, store } = app.scale!;
   return startWorker({
     link,

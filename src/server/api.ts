@@ -6,7 +6,8 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
 import { jsonChunks } from '../analysis/output.js';
-import { InputError, TooManyObservablesError, type AnalysisService } from '../analysis/service.js';
+import { InputError, TooManyObservablesError } from '../analysis/request.js';
+import type { AnalysisService } from '../analysis/service.js';
 
 export interface ApiOptions {
   prefix: string;

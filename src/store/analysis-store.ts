@@ -3,8 +3,49 @@
  * (src/store/sqlite-analyses.ts, the default) and Redis (src/scale/redis-analyses.ts, with
  * `redis_url`). The analysis service only ever talks to this interface.
  */
-import type { AnalysisHeader } from '../analysis/service.js';
-import type { HistoryView } from '../view/types.js';
+import type { Observable } from '../observables/types.js';
+import type { ObservableResult } from '../runner/result.js';
+import type { Progress } from '../runner/runner.js';
+import type { HistoryView, VerdictCountsView } from '../view/types.js';
+
+/** Who started an analysis: `oas analyze` or `oas serve` (its API). */
+export type AnalysisOrigin = 'cli' | 'server';
+
+/**
+ * What the analyses table keeps of an analysis: everything but the results, which are stored one
+ * row per observable (`analysis_results`) as observables finish. Small next to the results: a poll,
+ * a save or the history never reads or rewrites them.
+ */
+export interface AnalysisHeader {
+  id: string;
+  /** Only the server's own unfinished analyses are resumed. Absent in records of older versions. */
+  origin?: AnalysisOrigin;
+  created_at: string;
+  finished_at: string | null;
+  duration_ms: number | null;
+  /** Engine names as the caller gave them (they are the result keys). */
+  engines: string[];
+  ignore_cache: boolean;
+  observables: Observable[];
+  complete: boolean;
+  /** Stored: as of the start, and at the end. The running analysis's own copy is live. */
+  progress: Progress;
+  /** 2: results in `analysis_results`. Absent in records of older versions, which hold `results`. */
+  format?: 2;
+  /** Only in records of older versions: every result, in the record itself. */
+  results?: (ObservableResult | null)[];
+  /**
+   * The verdicts of its observables, counted when it completed (the history shows them without
+   * reading the results). Absent while it runs and in records of older versions.
+   */
+  verdicts?: VerdictCountsView;
+}
+
+/** An analysis with its results (the live view; records of older versions). */
+export interface AnalysisRecord extends AnalysisHeader {
+  /** In input order; null for an observable not finished yet. */
+  results: (ObservableResult | null)[];
+}
 
 export interface HistoryQuery {
   /** Case-insensitive substring of any observable of the analysis; empty matches all. */

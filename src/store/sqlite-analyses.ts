@@ -3,9 +3,8 @@
  * each finished observable a row of `analysis_results` (storage.ts). Reads run in SQLite, so a
  * poll, a page of results or the history never loads more than it shows.
  */
-import type { AnalysisHeader } from '../analysis/service.js';
-import { historyPage } from '../analysis/history.js';
-import type { AnalysisStore } from './analysis-store.js';
+import type { AnalysisHeader, AnalysisStore } from './analysis-store.js';
+import { historyPage } from './history.js';
 import { ANALYSIS_RESULTS_TABLE, type Storage } from './storage.js';
 
 /** Rows per INSERT statement (3 parameters each: under SQLite's oldest limit of 999). */

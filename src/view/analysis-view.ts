@@ -1,7 +1,8 @@
 /** The live view of an analysis the results page polls: one row per observable (with its verdict and reasons), one cell per engine. */
-import type { AnalysisRecord } from '../analysis/service.js';
+import type { AnalysisRecord } from '../store/analysis-store.js';
 import { engineOutcome } from '../analysis/rows.js';
-import { evidenceByKey, verdictFrom, type Evidence } from '../verdict/verdict.js';
+import type { Evidence } from '../engine/contract.js';
+import { evidenceByKey, verdictFrom } from '../verdict/verdict.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import { genericDetails } from './details.js';

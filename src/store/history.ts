@@ -2,11 +2,9 @@
  * Past analyses for the history page: newest first, searched by observable, one page at a time.
  * The query runs in SQLite over the stored records, so a long history is never loaded whole.
  */
-import type { HistoryQuery } from '../store/analysis-store.js';
-import type { Storage } from '../store/storage.js';
+import type { HistoryQuery } from './analysis-store.js';
+import type { Storage } from './storage.js';
 import type { HistoryItemView, HistoryView, VerdictCountsView, VerdictName } from '../view/types.js';
-
-export type { HistoryQuery } from '../store/analysis-store.js';
 
 /** Observables an item of the history shows (the count says how many there are). */
 export const SHOWN_OBSERVABLES = 5;

@@ -1,0 +1,162 @@
+/**
+ * Running one analysis in this process: its observables through the runner a window at a time,
+ * each result saved as a row (in batches), its verdicts counted, its engine errors reported, and
+ * its header marked complete once every row is written.
+ */
+import type { Catalog } from '../engine/catalog.js';
+import type { ObservableResult } from '../runner/result.js';
+import type { EngineRunner, Progress, Selection } from '../runner/runner.js';
+import type { AnalysisHeader, AnalysisStore } from '../store/analysis-store.js';
+import { READ_PAGE, type LiveAnalysis } from './reader.js';
+import { observableVerdict } from './rows.js';
+import { completedHeader, countRow, countVerdict, noVerdicts, type VerdictCounts } from './verdict-counts.js';
+
+const SAVE_INTERVAL_MS = 250;
+/** Finished observables waiting for their save: past this many they are saved at once. */
+const SAVE_BATCH = 500;
+/**
+ * Observables of one analysis handed to the runner at once (a sliding window): far more calls than
+ * any concurrency limit lets run, so the engines are never starved, while the state of a
+ * 10 000-observable analysis stays bounded.
+ */
+const OBSERVABLE_WINDOW = 256;
+
+/** An engine error of an analysis, for the server's log (the reason is already redacted). */
+export interface EngineErrorEvent {
+  analysis: string;
+  engine: string;
+  error: string;
+}
+
+/** What a launched analysis uses; the listeners are looked up at each event. */
+export interface LaunchServices {
+  catalog: Catalog;
+  runner: EngineRunner;
+  store: AnalysisStore;
+  progressListener(id: string): ((p: Progress) => void) | undefined;
+  observableListener(id: string): ((index: number, result: ObservableResult) => void) | undefined;
+  engineErrorListener(): ((event: EngineErrorEvent) => void) | undefined;
+}
+
+/**
+ * Runs the observables of `header` whose index is not in `saved`, saving each result as a row.
+ * `live` is its state while it runs; `done` resolves with the completed header, stored.
+ */
+export function launchAnalysis(
+  services: LaunchServices,
+  header: AnalysisHeader,
+  selections: readonly Selection[],
+  saved: ReadonlySet<number>,
+): { live: LiveAnalysis; done: Promise<AnalysisHeader> } {
+  const { catalog, runner, store } = services;
+  const started = Date.now();
+  const { id, observables } = header;
+  const live: LiveAnalysis = { header: { ...header, progress: { ...header.progress } }, unsaved: new Map() };
+  const perObservable = selections.length;
+  const total = observables.length * perObservable;
+  let done = saved.size * perObservable;
+  live.header.progress = { done, total };
+
+  // Verdicts are counted as observables finish; those saved before a restart when it completes.
+  const verdicts = noVerdicts();
+  // Finished results are queued and written in batches (every SAVE_INTERVAL_MS, or at once past
+  // SAVE_BATCH); each stays in `unsaved` until its row is written.
+  let queue: [number, string][] = [];
+  let saving: Promise<void> = Promise.resolve();
+  const save = () => {
+    if (queue.length === 0) return;
+    const batch = queue;
+    queue = [];
+    saving = saving.then(() => store.putRows(id, batch)).then(() => {
+      for (const [index, text] of batch) if (live.unsaved.get(index) === text) live.unsaved.delete(index);
+    }, () => {});
+  };
+  const timer = setInterval(save, SAVE_INTERVAL_MS);
+  timer.unref();
+
+  // The runner's event (a wait, the lookup that finished) with the analysis's counts.
+  const report = (event?: Progress) => {
+    live.header.progress = { done, total };
+    services.progressListener(id)?.({ ...event, done, total });
+  };
+  const finish = (index: number, result: ObservableResult) => {
+    const text = JSON.stringify(result);
+    live.unsaved.set(index, text);
+    queue.push([index, text]);
+    if (queue.length >= SAVE_BATCH) save();
+    countVerdict(verdicts, observableVerdict(result, catalog).verdict);
+    services.observableListener(id)?.(index, result);
+    const onEngineError = services.engineErrorListener();
+    if (onEngineError && result.errors) {
+      for (const [key, error] of Object.entries(result.errors)) {
+        const engine = selections.find((s) => s.key === key)?.engine.id ?? key;
+        try {
+          onEngineError({ analysis: id, engine, error });
+        } catch {
+          // A log that cannot be written never stops an analysis.
+        }
+      }
+    }
+  };
+
+  const runOne = async (index: number) => {
+    const observable = observables[index]!;
+    let counted = 0;
+    try {
+      const [result] = await runner.analyze([observable], selections, {
+        ignoreCache: header.ignore_cache,
+        onProgress: (p) => {
+          done += p.done - counted;
+          counted = p.done;
+          report(p);
+        },
+      });
+      finish(index, result!);
+    } catch (error) {
+      // Never expected (engine failures are results), but an accepted analysis must finish.
+      done += perObservable - counted;
+      report();
+      finish(index, {
+        observable: observable.value,
+        type: observable.type,
+        reversed_success: false,
+        errors: { analysis: `internal error: ${error instanceof Error ? error.message : String(error)}` },
+      });
+    }
+  };
+
+  const todo: number[] = [];
+  for (let index = 0; index < observables.length; index++) if (!saved.has(index)) todo.push(index);
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length) await runOne(todo[next++]!);
+  };
+
+  report();
+  const work = Promise.all(Array.from({ length: Math.min(OBSERVABLE_WINDOW, todo.length) }, worker))
+    .then(async () => {
+      clearInterval(timer);
+      save();
+      await saving;
+      // A batch whose write failed is still unsaved: written now, or the analysis stays
+      // incomplete (and, from the server, resumes at the next start).
+      if (live.unsaved.size > 0) await store.putRows(id, [...live.unsaved].sort(([a], [b]) => a - b));
+      if (saved.size > 0) await countSaved(store, catalog, id, saved, verdicts);
+      // Every row is written before complete turns true: whoever sees it can read them all.
+      const final = completedHeader({ ...header, progress: { done: total, total } }, verdicts, Date.now() - started);
+      await store.putHeader(final);
+      return final;
+    })
+    .finally(() => clearInterval(timer));
+  return { live, done: work };
+}
+
+/** Counts the verdicts of the results saved before a restart (indices `saved`), a page at a time. */
+async function countSaved(store: AnalysisStore, catalog: Catalog, id: string, saved: ReadonlySet<number>, verdicts: VerdictCounts): Promise<void> {
+  for (let after = -1; ;) {
+    const rows = await store.rowPage(id, after, READ_PAGE);
+    for (const row of rows) if (saved.has(row.idx)) countRow(verdicts, row.value, catalog);
+    if (rows.length < READ_PAGE) return;
+    after = rows[rows.length - 1]!.idx;
+  }
+}

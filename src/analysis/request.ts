@@ -1,0 +1,58 @@
+/**
+ * An analysis request checked and resolved: the observables its text holds and the engines it
+ * selects, or an InputError the caller can act on.
+ */
+import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
+import { extractObservables } from '../observables/extract.js';
+import type { Observable } from '../observables/types.js';
+import type { Selection } from '../runner/runner.js';
+
+/** Bad input from the caller (HTTP 400, CLI exit 2). */
+export class InputError extends Error {
+  override name = 'InputError';
+}
+
+/** More observables than `max_observables`: the analysis is refused whole (HTTP 413, CLI exit 2). */
+export class TooManyObservablesError extends InputError {
+  override name = 'TooManyObservablesError';
+}
+
+export interface AnalysisLimits {
+  /** Most observables one analysis may hold (setting max_observables). */
+  maxObservables?: number | undefined;
+}
+
+export interface AnalysisRequest {
+  text: string;
+  /** Engine ids or aliases; undefined means the default engines. */
+  engines?: readonly string[] | undefined;
+  ignore_cache?: boolean | undefined;
+}
+
+export interface PreparedAnalysis {
+  observables: Observable[];
+  selections: Selection[];
+}
+
+/** Turns a request into observables and engine selections, or throws InputError. */
+export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, request: AnalysisRequest): PreparedAnalysis {
+  const names = request.engines ?? catalog.defaults().map((e) => e.id);
+  if (names.length === 0) throw new InputError('no engine selected: give at least one engine');
+  let selections: Selection[];
+  try {
+    selections = catalog.select(names);
+  } catch (error) {
+    if (error instanceof UnknownEngineError) throw new InputError(error.message);
+    throw error;
+  }
+  if (selections.length === 0) throw new InputError('no engine selected: give at least one engine');
+  const observables = extractObservables(request.text);
+  if (observables.length === 0) {
+    throw new InputError('no observable found in the text: give a domain, IP address, URL, hash (MD5, SHA1, SHA256), e-mail address or browser extension id');
+  }
+  const max = limits.maxObservables;
+  if (max !== undefined && observables.length > max) {
+    throw new TooManyObservablesError(`too many observables: the text holds ${observables.length}, more than max_observables (${max}); split it into smaller analyses or raise max_observables`);
+  }
+  return { observables, selections };
+}
