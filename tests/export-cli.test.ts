@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import ExcelJS from 'exceljs';
 import { createApp, type App } from '../src/app.js';
-import { outputChoice } from '../src/cli/analyze.js';
+import { outputChoice } from '../src/cli/output.js';
 import { UsageError } from '../src/cli/errors.js';
 import { CSV_COLUMNS } from '../src/export/csv.js';
 import { listen, type RunningServer } from '../src/server/listen.js';

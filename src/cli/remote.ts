@@ -18,7 +18,7 @@ import type { CatalogVariant, EngineDefinition } from '../engine/contract.js';
 import type { ObservableResult } from '../runner/result.js';
 import { withVerdict } from '../export/json.js';
 import { redact } from '../http/redact.js';
-import { LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './analyze.js';
+import { LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
 import { EXIT_FAILED, EXIT_OK, UsageError, oneLine } from './errors.js';
 import { canSpin } from './progress.js';
 
