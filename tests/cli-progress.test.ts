@@ -12,7 +12,7 @@ import * as v from 'valibot';
 import { ProgressState, WAIT_LINE_MS, describeRate, describeWait, startProgress } from '../src/cli/progress.js';
 import { defineEngine } from '../src/engine/contract.js';
 import type { Observable } from '../src/observables/types.js';
-import type { Progress, WaitEvent } from '../src/runner/runner.js';
+import type { Progress, WaitEvent } from '../src/runner/types.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { runOas } from './helpers/cli.js';
 import { runnerHarness } from './helpers/runner.js';

@@ -5,7 +5,8 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import type { EngineRunner, Progress, Selection } from '../runner/runner.js';
+import type { EngineRunner } from '../runner/runner.js';
+import type { Progress, Selection } from '../runner/types.js';
 import type { AnalysisHeader, AnalysisStore } from '../store/analysis-store.js';
 import { READ_PAGE, type LiveAnalysis } from './reader.js';
 import { observableVerdict } from './rows.js';

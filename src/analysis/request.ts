@@ -5,7 +5,7 @@
 import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
 import { extractObservables } from '../observables/extract.js';
 import type { Observable } from '../observables/types.js';
-import type { Selection } from '../runner/runner.js';
+import type { Selection } from '../runner/types.js';
 
 /** Bad input from the caller (HTTP 400, CLI exit 2). */
 export class InputError extends Error {

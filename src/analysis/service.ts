@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import type { EngineRunner, Progress, Selection } from '../runner/runner.js';
+import type { EngineRunner } from '../runner/runner.js';
+import type { Progress, Selection } from '../runner/types.js';
 import type { AnalysisHeader, AnalysisOrigin, AnalysisRecord, AnalysisStore, HistoryQuery } from '../store/analysis-store.js';
 import type { HistoryView } from '../view/types.js';
 import { launchAnalysis, type EngineErrorEvent, type LaunchServices } from './launch.js';

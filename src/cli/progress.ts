@@ -7,7 +7,7 @@
  * `WAIT_LINE_MS`, such as `waiting 57 s for virustotal quota (4/minute)` or
  * `waiting 30 s: virustotal asked to retry later (429)`. `--quiet`: nothing at all.
  */
-import type { Progress, WaitEvent } from '../runner/runner.js';
+import type { Progress, WaitEvent } from '../runner/types.js';
 
 /** Off the spinner, a wait is told when it is longer than this. */
 export const WAIT_LINE_MS = 5000;

@@ -9,7 +9,7 @@ import { Queue, type JobsOptions } from 'bullmq';
 import type { AnalysisDispatcher } from '../analysis/service.js';
 import type { AnalysisHeader } from '../store/analysis-store.js';
 import type { Observable } from '../observables/types.js';
-import type { Selection } from '../runner/runner.js';
+import type { Selection } from '../runner/types.js';
 import type { RedisLink } from './redis.js';
 
 export const QUEUE_NAME = 'observables';

@@ -16,7 +16,8 @@ import { completedHeader, countRow, noVerdicts } from '../analysis/verdict-count
 import type { AnalysisHeader } from '../store/analysis-store.js';
 import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import type { EngineRunner, Selection } from '../runner/runner.js';
+import type { EngineRunner } from '../runner/runner.js';
+import type { Selection } from '../runner/types.js';
 import { jobBackoffMs, QUEUE_NAME, QUEUE_PREFIX, type ObservableJob } from './queue.js';
 import type { RedisAnalysisStore } from './redis-analyses.js';
 import type { RedisLink } from './redis.js';

@@ -5,7 +5,7 @@
  */
 import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
-import type { Progress } from '../runner/runner.js';
+import type { Progress } from '../runner/types.js';
 import type { HistoryView, VerdictCountsView } from '../view/types.js';
 
 /** Who started an analysis: `oas analyze` or `oas serve` (its API). */

@@ -32,7 +32,7 @@ import { extractObservables } from '../../src/observables/extract.js';
 import { hostOf, ipVersion } from '../../src/observables/host.js';
 import type { Observable } from '../../src/observables/types.js';
 import type { ObservableResult } from '../../src/runner/result.js';
-import { appliesTo } from '../../src/runner/runner.js';
+import { appliesTo } from '../../src/runner/pivot.js';
 import { analysisView } from '../../src/view/analysis-view.js';
 import { scaleRun } from './scale.js';
 import { CPU_TICK_MS, OAS_BIN, cpuMsOf, peakRssKiBOf, runNode, startServer, type ExitStats, type ServerProcess } from './proc.js';

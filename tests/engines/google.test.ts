@@ -9,7 +9,8 @@ import engine, {
 import { Catalog } from '../../src/engine/catalog.js';
 import type { EngineDefinition } from '../../src/engine/contract.js';
 import { HttpTransport } from '../../src/http/client.js';
-import { cacheKey, EngineRunner, settingsFingerprint } from '../../src/runner/runner.js';
+import { cacheKey, settingsFingerprint } from '../../src/runner/call.js';
+import { EngineRunner } from '../../src/runner/runner.js';
 import { resolveSettings } from '../../src/engine/context.js';
 import { keyvEngineStore } from '../../src/store/engine-store.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeReply, type FakeRequest } from '../fakes/http.js';

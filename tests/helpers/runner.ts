@@ -11,7 +11,8 @@ import { defineEngine, type EngineDefinition } from '../../src/engine/contract.j
 import { HttpTransport } from '../../src/http/client.js';
 import type { Observable } from '../../src/observables/types.js';
 import type { ObservableResult } from '../../src/runner/result.js';
-import { EngineRunner, type AnalyzeOptions } from '../../src/runner/runner.js';
+import { EngineRunner } from '../../src/runner/runner.js';
+import type { AnalyzeOptions } from '../../src/runner/types.js';
 import { keyvEngineStore } from '../../src/store/engine-store.js';
 
 export interface RunnerHarnessOptions {

@@ -1,0 +1,302 @@
+/**
+ * The cached call: one engine on one target. Its credentials are checked, its answer is read from
+ * the cache (or from a write on its way there), identical calls in flight are shared, its quota
+ * and the concurrency limits (the engine's own, then the global one) are waited for, its deadline
+ * is enforced, and a failure becomes one line naming what to check. Answers are cached per
+ * (engine, settings that change its answers, observable); nothing here knows about pivots or
+ * dependencies (src/runner/pivot.ts).
+ */
+import { createHash } from 'node:crypto';
+import type Keyv from 'keyv';
+import type { EngineDefinition, EngineSettings } from '../engine/contract.js';
+import { EngineError } from '../engine/contract.js';
+import { createEngineContext, missingCredentials, resolveSettings, secretsOf, type ContextServices } from '../engine/context.js';
+import { secretCredentials, whereToSet } from '../engine/credentials.js';
+import { HttpStatusError, TimeoutError, UpstreamError } from '../http/errors.js';
+import { redact } from '../http/redact.js';
+import type { Observable } from '../observables/types.js';
+import type { WaitEvent } from './types.js';
+import { Quota, QuotaExhaustedError, type EngineQuota, type QuotaFactory } from './quota.js';
+import { Semaphore } from './semaphore.js';
+
+/** What the cached call needs of the runner's options. */
+export interface CallerOptions {
+  services: ContextServices;
+  /** Cached engine results. */
+  cache: Keyv;
+  /** Seconds a result stays cached; 0 disables caching. */
+  cacheTtlSeconds: number;
+  /** Engine calls at once across all analyses. */
+  concurrency: number;
+  /** Per-engine settings from the configuration (`engines.<id>`). */
+  engineSettings: Readonly<Record<string, Record<string, unknown>>>;
+  /** Overrides every engine's default timeout (`engine_timeout_ms`). */
+  timeoutMs?: number | undefined;
+  /** Makes each engine's quota; default: this process's own (with `redis_url`: the team's). */
+  quotaOf?: QuotaFactory | undefined;
+}
+
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
+
+/** Where an engine runs for an observable: a target, nowhere (null), or not knowable (error). */
+type Target = { target: Observable | null } | { error: string };
+
+/** The call's own scope: what the cache may keep of it, and what it is told. */
+export interface CallScope {
+  ignoreCache: boolean;
+  signal: AbortSignal | undefined;
+  dependencies: Record<string, unknown> | undefined;
+  onWait: (reason: string, wait: WaitEvent) => void;
+  /** False when a dependency failed: the answer may be incomplete, so it is not cached. */
+  cacheable?: boolean;
+}
+
+interface CachedEntry {
+  value: unknown;
+  at: number;
+}
+
+export class EngineCaller {
+  private readonly global: Semaphore;
+  private readonly perEngine = new Map<string, Semaphore>();
+  private readonly quotas = new Map<string, EngineQuota>();
+  private readonly settings = new Map<string, EngineSettings>();
+  private readonly fingerprints = new Map<string, string>();
+  private readonly inflight = new Map<string, Promise<Outcome>>();
+  /**
+   * Answers on their way to the cache, read from here until stored: an engine's answer never
+   * waits for the disk (one SQLite transaction per write), and the next call still finds it.
+   */
+  private readonly unwritten = new Map<string, CachedEntry>();
+  private readonly writes = new Set<Promise<void>>();
+
+  constructor(private readonly options: CallerOptions) {
+    this.global = new Semaphore(options.concurrency);
+  }
+
+  settingsFor(engine: EngineDefinition): EngineSettings {
+    let settings = this.settings.get(engine.id);
+    if (!settings) {
+      settings = resolveSettings(engine, this.options.engineSettings[engine.id], this.options.timeoutMs);
+      this.settings.set(engine.id, settings);
+    }
+    return settings;
+  }
+
+  /** The part of an engine's cache key that stands for its settings (see `settingsFingerprint`). */
+  private fingerprintFor(engine: EngineDefinition, settings: EngineSettings): string {
+    let fingerprint = this.fingerprints.get(engine.id);
+    if (fingerprint === undefined) {
+      fingerprint = settingsFingerprint(engine, settings, this.options.services.dnsServers);
+      this.fingerprints.set(engine.id, fingerprint);
+    }
+    return fingerprint;
+  }
+
+  /** One engine on one target: cache, credentials, shared in-flight calls, limits, deadline. */
+  async call(
+    engine: EngineDefinition,
+    target: Observable,
+    scope: CallScope,
+  ): Promise<Outcome> {
+    const settings = this.settingsFor(engine);
+    const missing = missingCredentials(engine, settings);
+    if (missing.length > 0) return { ok: false, error: notConfigured(engine, missing) };
+
+    const cacheable = scope.cacheable ?? true;
+    const key = cacheKey(engine, target, this.fingerprintFor(engine, settings));
+    const ttlMs = this.options.cacheTtlSeconds * 1000;
+    if (!scope.ignoreCache && ttlMs > 0) {
+      const cached = await this.readCache(key);
+      if (cached) return { ok: true, value: cached.value };
+    }
+    // A call missing some of its inputs shares no one's call: its answer may differ.
+    const running = cacheable ? this.inflight.get(key) : undefined;
+    if (running) return running;
+    if (!cacheable) return this.invoke(engine, settings, target, scope);
+
+    const promise = (async (): Promise<Outcome> => {
+      const outcome = await this.invoke(engine, settings, target, scope);
+      if (outcome.ok && ttlMs > 0) this.store(key, { value: outcome.value, at: Date.now() }, ttlMs);
+      return outcome;
+    })();
+    this.inflight.set(key, promise);
+    try {
+      return await promise;
+    } finally {
+      this.inflight.delete(key);
+    }
+  }
+
+  private async invoke(
+    engine: EngineDefinition,
+    settings: EngineSettings,
+    target: Observable,
+    scope: CallScope,
+  ): Promise<Outcome> {
+    const limiter = this.engineLimiter(engine, settings);
+    const quota = this.quotaFor(engine, settings);
+    // The quota first (its wait is not part of the call's deadline), then the engine's own slot:
+    // a call queued behind its engine must not hold a global slot.
+    const waitOf = (ms: number, reason: string, detail: Partial<WaitEvent> & Pick<WaitEvent, 'kind'>): WaitEvent =>
+      ({ engine: engine.id, service: engine.service, ms, until: Date.now() + ms, reason, ...detail });
+    try {
+      const turn = quota.acquire((ms, reason, paused) => scope.onWait(
+        `${engine.id}: ${reason}, waiting ${Math.ceil(ms / 1000)} s`,
+        // A pause is the upstream's 429 (Retry-After) held for every call of the engine.
+        waitOf(ms, reason, paused ? { kind: 'retry', status: 429 } : { kind: 'quota', limit: quota.limit, windowMs: quota.windowMs }),
+      ));
+      if (turn) await turn;
+    } catch (error) {
+      if (error instanceof QuotaExhaustedError) return { ok: false, error: error.message };
+      throw error;
+    }
+    return limiter.run(() => this.global.run(async () => {
+      const { ctx, dispose } = createEngineContext(engine, settings, this.options.services, {
+        ...(scope.signal ? { signal: scope.signal } : {}),
+        dependencies: scope.dependencies ?? {},
+        onWait: (ms, reason, status) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`, waitOf(ms, reason, { kind: 'retry', ...(status === undefined ? {} : { status }) })),
+        onThrottled: (ms) => quota.pause(ms),
+      });
+      try {
+        // The deadline also covers lookups that ignore the abort signal.
+        const aborted = new Promise<never>((_, reject) => {
+          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason instanceof TimeoutError ? ctx.signal.reason : new TimeoutError(settings.timeout_ms)), { once: true });
+        });
+        const value = await Promise.race([engine.run(target, ctx), aborted]);
+        return { ok: true, value: value ?? null };
+      } catch (error) {
+        return { ok: false, error: describeFailure(error, secretsOf(engine, settings), engine) };
+      } finally {
+        dispose();
+      }
+    }));
+  }
+
+  private engineLimiter(engine: EngineDefinition, settings: EngineSettings): Semaphore {
+    let limiter = this.perEngine.get(engine.id);
+    if (!limiter) {
+      limiter = new Semaphore(Math.max(1, settings.concurrency));
+      this.perEngine.set(engine.id, limiter);
+    }
+    return limiter;
+  }
+
+  /** The engine's quota: `rate_limit` calls per `rate_window_ms`, or unlimited (still pausable on 429). */
+  private quotaFor(engine: EngineDefinition, settings: EngineSettings): EngineQuota {
+    let quota = this.quotas.get(engine.id);
+    if (!quota) {
+      const limit = typeof settings.rate_limit === 'number' ? settings.rate_limit : Number.POSITIVE_INFINITY;
+      const windowMs = typeof settings.rate_window_ms === 'number' ? settings.rate_window_ms : 60_000;
+      const maxWait = typeof settings.quota_max_wait_ms === 'number' ? settings.quota_max_wait_ms : undefined;
+      quota = this.options.quotaOf ? this.options.quotaOf(engine.id, limit, windowMs, maxWait) : new Quota(limit, windowMs, maxWait);
+      this.quotas.set(engine.id, quota);
+    }
+    return quota;
+  }
+
+  /** Writes an answer to the cache in the background (see `unwritten`; `flush` waits for it). */
+  private store(key: string, entry: CachedEntry, ttlMs: number): void {
+    this.unwritten.set(key, entry);
+    const write: Promise<void> = this.options.cache.set(key, entry, ttlMs)
+      .then(() => {}, () => {}) // a cache that cannot be written costs a later call, never this one
+      .finally(() => {
+        if (this.unwritten.get(key) === entry) this.unwritten.delete(key);
+        this.writes.delete(write);
+      });
+    this.writes.add(write);
+  }
+
+  /** Resolves once every answer given so far is in the cache (before closing the storage). */
+  async flush(): Promise<void> {
+    while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
+  }
+
+  private async readCache(key: string): Promise<CachedEntry | undefined> {
+    const unwritten = this.unwritten.get(key);
+    if (unwritten) return unwritten;
+    try {
+      return (await this.options.cache.get(key)) as CachedEntry | undefined;
+    } catch {
+      return undefined; // an unreadable cache means a fresh call, not a failed analysis
+    }
+  }
+}
+
+/**
+ * Cache key: engine (with the catalog variant when that variant changes the engine), the
+ * fingerprint of the settings that change its answers (`settingsFingerprint`), and the
+ * normalised observable. Never contains a secret.
+ */
+export function cacheKey(engine: EngineDefinition, target: Observable, fingerprint = ''): string {
+  const value = target.type === 'URL' ? target.value : target.value.toLowerCase();
+  const scope = engine.cacheScope ? `@${engine.cacheScope}` : '';
+  return `${engine.id}${scope}${fingerprint ? `#${fingerprint}` : ''}:${target.type}:${value}`;
+}
+
+/** Settings every engine has that change how a call is made, never what it answers. */
+export const SETTINGS_OUTSIDE_CACHE_KEY: ReadonlySet<string> = new Set([
+  'timeout_ms', 'concurrency', 'retries', 'rate_limit', 'rate_window_ms', 'quota_max_wait_ms',
+]);
+
+/**
+ * A short hash of what may change an engine's answer: its resolved settings (defaults and
+ * `engines.<id>`: `base_url`, `bootstrap_url`, `whois_server`, `zone`, `search_url`,
+ * `max_results`, a self-hosted server's URL, a tenant id...) and the top-level `dns_servers`.
+ * Left out: the settings of `SETTINGS_OUTSIDE_CACHE_KEY`, and every secret credential (nor its
+ * hash: the key holds nothing derived from a secret). Two configurations that differ in any of
+ * the rest never share a cached answer.
+ */
+export function settingsFingerprint(engine: EngineDefinition, settings: EngineSettings, dnsServers: readonly string[]): string {
+  const secretSettings = new Set(engine.credentials.filter((c) => c.secret !== false).map((c) => c.setting));
+  const secretValues = new Set(secretsOf(engine, settings));
+  const kept = Object.entries(settings)
+    .filter(([name, value]) => !SETTINGS_OUTSIDE_CACHE_KEY.has(name) && !secretSettings.has(name) && value !== undefined)
+    .filter(([, value]) => !(typeof value === 'string' && secretValues.has(value)))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const material = canonicalJson({ settings: Object.fromEntries(kept), dns_servers: [...dnsServers] });
+  return createHash('sha256').update(material).digest('base64url').slice(0, 16);
+}
+
+/** JSON with object keys sorted at every level, so equal settings always hash alike. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** One line, no stack, no secret. */
+export function describeFailure(error: unknown, secrets: readonly string[], engine?: EngineDefinition): string {
+  const message = error instanceof UpstreamError || error instanceof EngineError
+    ? error.message
+    : `internal error: ${error instanceof Error ? error.message : String(error)}`;
+  const line = redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
+  return engine ? line + whatToCheck(error, engine) : line;
+}
+
+/** `not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY`. */
+function notConfigured(engine: EngineDefinition, settings: readonly string[]): string {
+  const where = settings.map((setting) => {
+    const credential = engine.credentials.find((c) => c.setting === setting);
+    return credential ? whereToSet(engine, credential) : `engines.${engine.id}.${setting}`;
+  });
+  return `not configured: ${where.join(', ')}`;
+}
+
+/**
+ * What to check after a failure, named by the settings that govern it: the timeout's settings,
+ * or for a 401/403 from an engine with a key, the key's setting and environment variable.
+ */
+function whatToCheck(error: unknown, engine: EngineDefinition): string {
+  if (error instanceof TimeoutError) return ` (limit: engines.${engine.id}.timeout_ms or engine_timeout_ms)`;
+  if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) {
+    const keys = secretCredentials(engine);
+    if (keys.length > 0) return ` (key refused: check ${keys.map((c) => whereToSet(engine, c)).join(', ')})`;
+  }
+  return '';
+}

@@ -1,0 +1,53 @@
+/**
+ * The runner's vocabulary, shared by its callers: an engine as selected, the options of an
+ * analysis, and what the runner tells as it goes (counts, and the waits a display may show).
+ */
+import type { EngineDefinition } from '../engine/contract.js';
+import type { ObservableResult } from './result.js';
+
+export interface Progress {
+  done: number;
+  total: number;
+  /** Set while a call waits (retry back-off or quota). */
+  waiting?: string;
+  /** The wait `waiting` tells of, for a display (set with it). */
+  wait?: WaitEvent;
+  /** The selection key (the name the caller used) of the lookup that just finished, when `done` grew. */
+  finished?: string;
+}
+
+/**
+ * A call that waits before it may start (its engine's quota is used up) or before it tries again
+ * (the upstream asked it to retry later: a 429 or 5xx, with or without Retry-After).
+ */
+export interface WaitEvent {
+  /** Engine id and service name (the name people know). */
+  engine: string;
+  service: string;
+  /** quota: the engine's own `rate_limit`; retry: the upstream asked to retry later, or a retry back-off. */
+  kind: 'quota' | 'retry';
+  ms: number;
+  /** When the wait ends (epoch milliseconds): a display counts down to it. */
+  until: number;
+  /** The quota (kind quota): `limit` calls per `windowMs`. */
+  limit?: number;
+  windowMs?: number;
+  /** The HTTP status that asked to retry later (kind retry), when there was one. */
+  status?: number;
+  /** One line: why it waits. */
+  reason: string;
+}
+
+/** An engine as the caller selected it: `key` is the name they used (id or alias). */
+export interface Selection {
+  key: string;
+  engine: EngineDefinition;
+}
+
+export interface AnalyzeOptions {
+  ignoreCache?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: Progress) => void;
+  /** Told as soon as each observable's result is final. */
+  onObservable?: (index: number, result: ObservableResult) => void;
+}
