@@ -26,17 +26,16 @@
  *   names: "Russia", "South Korea"), not pycountry's ISO names ("Russian Federation").
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { flag, list, num, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { count, isoDay, oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { countryName } from '../src/lookup/country.js';
-import type { Evidence } from '../src/verdict/verdict.js';
 
 /** AbuseIPDB's public page for an address. */
 const CHECK_PAGE = 'https://www.abuseipdb.com/check';

@@ -25,7 +25,7 @@ import { listSummary, resolveTxt } from '../src/dns/resolver.js';
 import { BadResponseError } from '../src/http/errors.js';
 import { ipVersion, reverseName } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 export interface AbusixResult {
   /** The first abuse e-mail published for the address (the reference's only field). */

@@ -35,15 +35,14 @@
  *   are errors, not `null`; for 4xx OTX's own `detail` is added, with the key masked.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, numOrNull, text } from '../src/http/lenient.js';
 import { count } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
-import type { Evidence } from '../src/verdict/verdict.js';
 
 /** OTX's web interface (pulse pages and search). */
 const OTX_WEB = 'https://otx.alienvault.com';

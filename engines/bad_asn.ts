@@ -18,13 +18,12 @@
  * description, not the real owner).
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { BRIANHAMA, LETHAL_FORENSICS, LIST_SOURCES, normalizeAsn, SPAMHAUS, type ListId } from '../src/badasn/lists.js';
 import { loadBadAsnTable } from '../src/badasn/store.js';
 import type { Observable } from '../src/observables/types.js';
 import { text } from '../src/http/lenient.js';
-import { field, fields } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields } from '../src/lookup/fields.js';
 
 export interface BadAsnListed {
   status: 'malicious' | 'potentially_legitimate';

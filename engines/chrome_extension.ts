@@ -38,13 +38,12 @@
  */
 import type * as cheerio from 'cheerio';
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import type { HttpResponse } from '../src/http/client.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type HttpResponse } from '../src/engine/contract.js';
 import { statusError } from '../src/http/errors.js';
 import type { Observable } from '../src/observables/types.js';
 import { loadHtml } from '../src/scrape/html.js';
 import { plainText } from '../src/scrape/ioc-one.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 export interface ChromeExtensionResult {
   /** The extension's name as its store page shows it. */

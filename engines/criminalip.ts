@@ -29,7 +29,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { flag, list, num, numOrNull, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
@@ -37,8 +37,7 @@ import { count, oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /** Criminal IP sends some numbers (ports, AS numbers, postal codes) as strings now and then. */
 const numOrText = v.nullish(v.union([v.number(), v.string()]));

@@ -39,16 +39,15 @@
  *   here" 404 is recognised by its `errors` key with no resources, `errors: null` included.
  */
 import * as v from 'valibot';
-import { EngineError, defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { jsonObject, parseJson, type HttpClient, type HttpResponse } from '../src/http/client.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpClient, type HttpResponse } from '../src/engine/contract.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, num, numOrNull, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const SERVICE = 'CrowdStrike';
 const DEFAULT_BASE_URL = 'https://api.crowdstrike.com';

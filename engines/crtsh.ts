@@ -43,7 +43,7 @@ import { serverBase } from '../src/http/server-base.js';
 import { count } from '../src/lookup/wording.js';
 import { asciiHostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const LABEL = 'crt.sh';
 /** crt.sh's web page for a query (the host is not encoded, as in the reference). */

@@ -26,7 +26,7 @@ import { list, numOrNull } from '../src/http/lenient.js';
 import { listSummary } from '../src/dns/resolver.js';
 import { count } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /** A Firefox user agent: grep.app answered 429 to library agents (engines.md 8 item 22). */
 const BROWSER_USER_AGENT = 'Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0';

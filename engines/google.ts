@@ -29,14 +29,14 @@
 import { createRequire } from 'node:module';
 import type * as cheerio from 'cheerio';
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { jsonObject, type HttpResponse } from '../src/http/client.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type HttpResponse } from '../src/engine/contract.js';
+import { jsonObject } from '../src/http/client.js';
 import { list, text } from '../src/http/lenient.js';
 import { googleJson, googleRequest } from '../src/http/google.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable, ObservableType } from '../src/observables/types.js';
 import { plainText } from '../src/scrape/ioc-one.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // The search engine.

@@ -27,7 +27,7 @@ import { defineEngine, type DetailField, type EngineContext } from '../src/engin
 import { dnsStatusError, dnsTarget, listSummary, stripDot } from '../src/dns/resolver.js';
 import { reverseName, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /** A record: its `type` and `data` are needed, `name` and `TTL` read when present. */
 const AnswerSchema = v.object({ name: text(), type: v.number(), TTL: numOrNull(), data: v.string() });

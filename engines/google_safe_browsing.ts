@@ -24,14 +24,13 @@
  *   `url` in `details` is the URL asked about (details are otherwise as received).
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject } from '../src/http/client.js';
 import { BadResponseError } from '../src/http/errors.js';
 import { list, text } from '../src/http/lenient.js';
 import type { Observable } from '../src/observables/types.js';
 import { googleJson, googleRequest } from '../src/http/google.js';
-import { field, fields as cardFields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields as cardFields, sourceLink } from '../src/lookup/fields.js';
 
 /**
  * One listed URL as Safe Browsing reports it; extra members are kept as received. Read when

@@ -42,7 +42,7 @@ import { serverBase } from '../src/http/server-base.js';
 import { count } from '../src/lookup/wording.js';
 import { urlHost } from '../src/observables/host.js';
 import { OBSERVABLE_TYPES, type Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const LABEL = 'Hister';
 /** Documents asked for (Hister's default would be 100). */

@@ -29,12 +29,11 @@
 import * as v from 'valibot';
 import { jsonObject } from '../src/http/client.js';
 import { flag, list, num, numOrNull, text } from '../src/http/lenient.js';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { count, isoDay, latest, oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /** The character Hudson Rock masks hidden parts with (`https://••••••.example.com`). */
 const MASK = '••';

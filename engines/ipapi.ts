@@ -21,7 +21,7 @@
  *   Only `ip` is needed (absent or "" → an error naming it, where the reference gave `null`).
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { flag, text } from '../src/http/lenient.js';
 import { BadResponseError, UpstreamError } from '../src/http/errors.js';
@@ -29,8 +29,7 @@ import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /**
  * ipapi.is' answer. Needed: a JSON object with `ip` (checked below). Only the fields read

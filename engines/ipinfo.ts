@@ -22,15 +22,15 @@
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
-import { jsonObject, parseJson, type HttpResponse } from '../src/http/client.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext, EngineError, type HttpResponse } from '../src/engine/contract.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
 import { flag, text } from '../src/http/lenient.js';
 import { BadResponseError, HttpStatusError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
 import { UNKNOWN, countryName } from '../src/lookup/country.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 // ---------------------------------------------------------------------------------------------
 // ipinfo.io

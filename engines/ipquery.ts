@@ -16,13 +16,12 @@
  *   "Unknown" as missing ones are.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { flag, numOrNull, text } from '../src/http/lenient.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /**
  * A flag read when present: 0/1, "" and "true"/"false" are booleans; absent or null stays so, so

@@ -35,16 +35,15 @@
  *   are returned as MDE sent them; a date left out, null or "" stays so (as in the reference).
  */
 import * as v from 'valibot';
-import { EngineError, defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { jsonObject, parseJson, parseWith, type HttpClient, type HttpResponse } from '../src/http/client.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpClient, type HttpResponse } from '../src/engine/contract.js';
+import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
 import { flag, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const SERVICE = 'Microsoft Defender for Endpoint';
 const DEFAULT_BASE_URL = 'https://api.securitycenter.microsoft.com';

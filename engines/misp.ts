@@ -35,16 +35,15 @@
  *   5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable, ObservableType } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 import { serverBase } from '../src/http/server-base.js';
-import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'MISP';
 const MAX_EVENTS = 5;

@@ -31,7 +31,7 @@
  * - A refused token (401/403 from the reverse proxy) is a one-line authentication error naming
  *   MISP-feedback; 429/5xx are retried by the shared client, then reported.
  */
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
@@ -39,8 +39,7 @@ import { EXPLAINED_STATUSES, upstreamReason } from '../src/http/refusal.js';
 import { serverBase } from '../src/http/server-base.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable, ObservableType } from '../src/observables/types.js';
-import { field, fields } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields } from '../src/lookup/fields.js';
 
 const LABEL = 'MISP-feedback';
 

@@ -48,7 +48,7 @@
  *   (429 and 5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseWith } from '../src/http/client.js';
 import { flag, list, numOrNull, text } from '../src/http/lenient.js';
 import { BadResponseError, statusError } from '../src/http/errors.js';
@@ -56,9 +56,8 @@ import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 import { serverBase } from '../src/http/server-base.js';
-import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'OpenCTI';
 

@@ -25,12 +25,11 @@
 import * as v from 'valibot';
 import { jsonObject } from '../src/http/client.js';
 import { text } from '../src/http/lenient.js';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf, urlHost } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /** PhishTank documents booleans; older answers used "y"/"n". Both are kept as sent. */
 const Flag = v.nullish(v.union([v.boolean(), v.string(), v.number()]));

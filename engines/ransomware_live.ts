@@ -33,7 +33,7 @@
  *   shared client (proxy, TLS settings) and are paced to the Pro plan's 3000 calls a day.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
 import { list } from '../src/http/lenient.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
@@ -41,8 +41,7 @@ import { serverBase } from '../src/http/server-base.js';
 import { count, isoDay, oneLine } from '../src/lookup/wording.js';
 import { asciiHostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const LABEL = 'Ransomware.live';
 /** The search on Ransomware.live's public site. */

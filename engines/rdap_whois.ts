@@ -31,7 +31,7 @@ import {
   type RdapLookup,
   type RegistrationRecord,
 } from '../src/rdap/domain.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 import { formatServer, whoisLookup, WhoisError } from '../src/whois/client.js';
 import { isEmptyRecord, isNotFound, parseWhois } from '../src/whois/parse.js';
 

@@ -19,7 +19,7 @@ import { defineEngine, type DetailField, type EngineContext } from '../src/engin
 import { dnsTarget, listSummary, resolveA, resolveAAAA, reversePtr } from '../src/dns/resolver.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields } from '../src/view/fields.js';
+import { field, fields } from '../src/lookup/fields.js';
 
 export interface ReverseDnsResult {
   /** Addresses of a name (IPv4 in answer order, then IPv6), or PTR names of an address. */

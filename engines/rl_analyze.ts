@@ -45,17 +45,16 @@
  *   5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import { jsonObject, parseJson, type HttpResponse } from '../src/http/client.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpResponse } from '../src/engine/contract.js';
+import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, num, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 import { serverBase } from '../src/http/server-base.js';
-import type { Evidence } from '../src/verdict/verdict.js';
 
 const LABEL = 'ReversingLabs Spectra Analyze';
 

@@ -22,13 +22,12 @@
  * reference copied the number). The report id is percent-encoded in `link`.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseWith } from '../src/http/client.js';
 import { flag, list, numOrNull, text } from '../src/http/lenient.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields } from '../src/lookup/fields.js';
 
 const REPORTS = 'https://rosti.bin.re/reports/';
 

@@ -20,7 +20,7 @@
  *   `services`.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, numOrNull, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
@@ -28,8 +28,7 @@ import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError, upstreamReason } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const strings = list(v.string());
 

@@ -30,7 +30,7 @@
 import { createRequire } from 'node:module';
 import type * as cheerio from 'cheerio';
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { flag, list, numOrNull, text } from '../src/http/lenient.js';
 import { BadResponseError, statusError } from '../src/http/errors.js';
@@ -38,8 +38,7 @@ import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.
 import { oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const strings = list(v.string());
 

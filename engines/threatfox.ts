@@ -28,12 +28,11 @@
 import * as v from 'valibot';
 import { jsonObject, parseWith } from '../src/http/client.js';
 import { list, text } from '../src/http/lenient.js';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const BROWSE = 'https://threatfox.abuse.ch/browse.php?search=ioc%3A';
 

@@ -34,7 +34,7 @@ import { list, numOrNull, text } from '../src/http/lenient.js';
 import { count, isoDay, latest } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, listText, sourceLink } from '../src/view/fields.js';
+import { field, fields, listText, sourceLink } from '../src/lookup/fields.js';
 
 /** urlscan's web search; the query goes in the fragment. */
 const WEB_SEARCH = 'https://urlscan.io/search/#';

@@ -28,15 +28,14 @@
  * - The key is never sent empty: the runner refuses to call the engine without one.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { defineEngine, type DetailField, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { num } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
-import { field, fields, sourceLink } from '../src/view/fields.js';
+import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const GUI = 'https://www.virustotal.com/gui';
 

@@ -23,7 +23,7 @@
  *   `network_service_region` absent or null are `""` (the reference gave null for the latter two).
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
 import { flag, list, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
@@ -32,8 +32,7 @@ import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError, upstreamReason } from '../src/http/refusal.js';
 import { UNKNOWN, countryName } from '../src/lookup/country.js';
 import { oneLine } from '../src/lookup/wording.js';
-import { field, fields } from '../src/view/fields.js';
-import type { Evidence } from '../src/verdict/verdict.js';
+import { field, fields } from '../src/lookup/fields.js';
 
 /**
  * What webscout says about the address, every field read when present: absent, null or "" is

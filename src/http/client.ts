@@ -20,9 +20,6 @@ import { BadResponseError, HttpStatusError, NetworkError, networkFailure, status
 import { redact } from './redact.js';
 import type { HttpClient, HttpResponse, RequestOptions } from '../engine/contract.js';
 
-// Until the engines import them from the contract (their import lines change last).
-export type { HttpClient, HttpResponse, RequestOptions } from '../engine/contract.js';
-
 /**
  * undici, loaded by the first transport (not on import): engines import this module for its pure
  * helpers (parseJson, buildUrl), and `oas engines` or an analysis answered from the cache make no

@@ -19,9 +19,6 @@ import { RESERVED_KEYS } from '../runner/result.js';
 export const VERDICTS = ['malicious', 'suspicious', 'clean', 'unknown'] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-// Until the engines import it from the contract (their import lines change last).
-export type { Evidence } from '../engine/contract.js';
-
 export interface ObservableVerdict {
   verdict: Verdict;
   /** `<engine key>: <reason>`, one per engine that contributed, most severe first. */

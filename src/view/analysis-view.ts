@@ -7,7 +7,7 @@ import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import { genericDetails } from './details.js';
 import { observableGraph } from './graph-view.js';
-import { safeHref } from './fields.js';
+import { safeHref } from '../lookup/fields.js';
 import type { AnalysisView, CellView, DetailFieldView, EvidenceView, ObservableView } from './types.js';
 
 /**

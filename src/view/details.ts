@@ -1,7 +1,7 @@
 /**
  * The fields of a results card for an engine that does not declare its own `details`: the
  * result's own fields in order, flattened to label/value lines with the same rules as
- * `fields.ts` (lists capped, yes/no, http(s) values as links), long texts clipped.
+ * `src/lookup/fields.ts` (lists capped, yes/no, http(s) values as links), long texts clipped.
  * Nothing here is HTML: the page puts every label and value in as text.
  */
 import { field, listText, safeHref } from '../lookup/fields.js';
