@@ -379,7 +379,7 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('185.220.101.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('185.220.101.1', 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('RU: the shared country names (Node\'s ICU names, not pycountry\'s "Russian Federation")', async () => {
@@ -459,8 +459,8 @@ describe('provider_03 through the runner', () => {
         ['provider_03'],
       );
       assert.equal(ip!.provider_03, null);
-      assert.deepEqual(ip!.errors, { provider_03: 'not configured: engines.provider_03.api_key' });
-      assert.deepEqual(domain!.errors, { provider_03: 'not configured: engines.provider_03.api_key' });
+      assert.deepEqual(ip!.errors, { provider_03: 'not configured: engines.provider_03.api_key or OAS_ABUSEIPDB_API_KEY' });
+      assert.deepEqual(domain!.errors, { provider_03: 'not configured: engines.provider_03.api_key or OAS_ABUSEIPDB_API_KEY' });
       assert.equal(fake.requests.length, 0);
     } finally {
       await keyless.close();
@@ -472,7 +472,7 @@ describe('provider_03 through the runner', () => {
     try {
       const [result] = await bad.analyze([{ value: '185.220.101.1', type: 'IPv4' }], ['provider_03']);
       assert.equal(result!.provider_03, null);
-      assert.deepEqual(result!.errors, { provider_03: 'HTTP 401 Unauthorized: Invalid key ***' });
+      assert.deepEqual(result!.errors, { provider_03: 'HTTP 401 Unauthorized: Invalid key *** (key refused: check engines.provider_03.api_key or OAS_ABUSEIPDB_API_KEY)' });
       assert.ok(!JSON.stringify(result).includes(KEY));
     } finally {
       await bad.close();

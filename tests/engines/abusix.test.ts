@@ -213,7 +213,7 @@ describe('provider_01 failures', () => {
   test('a DNS server that never answers: a timeout error within the call budget', async () => {
     const harness = engineHarness(engine, { dnsServers: [silent.address], settings: { timeout_ms: 300, retries: 0 } });
     try {
-      await rejectsWith(harness.run('1.1.1.1', 'IPv4'), /^DNS timeout after 300 ms$/);
+      await rejectsWith(harness.run('1.1.1.1', 'IPv4'), new RegExp(`^DNS timeout after 300 ms waiting for ${silent.address.replace(/\./g, '\\.')}$`));
       assert.ok(silent.queries.some((q) => q.name === CLOUDFLARE && q.type === 'TXT'), 'the query reached the server');
     } finally {
       await harness.close();

@@ -386,7 +386,7 @@ describe('provider_02 against a loopback OTX', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('the shared fake: a full answer for any value; a request without the key refused (403)', async () => {
@@ -449,7 +449,7 @@ describe('provider_02 through the runner (pre-pivot)', () => {
       );
       for (const result of results) {
         assert.equal(result.provider_02, null);
-        assert.deepEqual(result.errors, { provider_02: 'not configured: engines.provider_02.api_key' });
+        assert.deepEqual(result.errors, { provider_02: 'not configured: engines.provider_02.api_key or OAS_ALIENVAULT_API_KEY' });
       }
       assert.equal(fake.requests.length, 0);
     } finally {
@@ -462,7 +462,7 @@ describe('provider_02 through the runner (pre-pivot)', () => {
     try {
       const [result] = await bad.analyze([{ value: 'example.com', type: 'FQDN' }], ['provider_02']);
       assert.equal(result!.provider_02, null);
-      assert.deepEqual(result!.errors, { provider_02: 'HTTP 403 Forbidden: Invalid API key: ***' });
+      assert.deepEqual(result!.errors, { provider_02: 'HTTP 403 Forbidden: Invalid API key: *** (key refused: check engines.provider_02.api_key or OAS_ALIENVAULT_API_KEY)' });
       assert.ok(!JSON.stringify(result).includes(KEY));
     } finally {
       await bad.close();

@@ -304,7 +304,7 @@ describe('provider_05 against a loopback Criminal IP', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('the shared fake: a full answer for any address; a request without the key refused (status 401 in the body)', async () => {
@@ -468,8 +468,8 @@ describe('provider_05 through the runner', () => {
         ['provider_05'],
       );
       assert.equal(ip!.provider_05, null);
-      assert.deepEqual(ip!.errors, { provider_05: 'not configured: engines.provider_05.api_key' });
-      assert.deepEqual(domain!.errors, { provider_05: 'not configured: engines.provider_05.api_key' });
+      assert.deepEqual(ip!.errors, { provider_05: 'not configured: engines.provider_05.api_key or OAS_CRIMINALIP_API_KEY' });
+      assert.deepEqual(domain!.errors, { provider_05: 'not configured: engines.provider_05.api_key or OAS_CRIMINALIP_API_KEY' });
       assert.equal(fake.requests.length, 0);
     } finally {
       await keyless.close();
@@ -481,7 +481,7 @@ describe('provider_05 through the runner', () => {
     try {
       const [result] = await bad.analyze([{ value: '1.1.1.1', type: 'IPv4' }], ['provider_05']);
       assert.equal(result!.provider_05, null);
-      assert.deepEqual(result!.errors, { provider_05: 'HTTP 401 Unauthorized: bad key ***' });
+      assert.deepEqual(result!.errors, { provider_05: 'HTTP 401 Unauthorized: bad key *** (key refused: check engines.provider_05.api_key or OAS_CRIMINALIP_API_KEY)' });
       assert.ok(!JSON.stringify(result).includes(KEY));
     } finally {
       await bad.close();

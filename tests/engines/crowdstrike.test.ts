@@ -1,7 +1,6 @@
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import engine, {
   crowdStrikeDetails, crowdStrikeLookup, crowdStrikeSummary, crowdStrikeTarget, falconLink, type CrowdStrikeResult,
@@ -21,6 +20,7 @@ import { mdeFake } from '../fakes/mde.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { KeyWatch } from '../helpers/key-watch.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { removeTempDir, tempDir } from '../helpers/temp.js';
 
 const CLIENT_ID = 'cs-client-7f3a9b21c0d4e5f6';
 const SECRET = 'CS-SECRET-9d8c7b6a5f4e3d2c1b0a';
@@ -387,7 +387,7 @@ describe('provider_04 token: one per process, shared, refreshed', () => {
 
   test('token endpoint hanging: timeout', async () => {
     const m = mount({}, (p) => ({ [`POST ${p}/oauth2/token`]: reply.hang() }));
-    await watch.rejectsWith(m.run('a.example', 'FQDN', { timeout_ms: 300 }), /^timeout after 300 ms$/);
+    await watch.rejectsWith(m.run('a.example', 'FQDN', { timeout_ms: 300 }), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(server.url).port}$`));
   });
 });
 
@@ -422,7 +422,7 @@ describe('provider_04 upstream failures', () => {
 
   test('API hanging: timeout', async () => {
     const m = mount({}, (p) => ({ [COUNT(p)]: reply.hang() }));
-    await watch.rejectsWith(m.run('a.example', 'FQDN', { timeout_ms: 300 }), /^timeout after 300 ms$/);
+    await watch.rejectsWith(m.run('a.example', 'FQDN', { timeout_ms: 300 }), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(server.url).port}$`));
   });
 
   test('403 (an API client without the intel scope): an error with Falcon\'s reason, not "not found"', async () => {
@@ -445,7 +445,7 @@ describe('provider_04 upstream failures', () => {
   test('a network failure: a one-line error', async () => {
     const h = engineHarness(engine, { settings: { base_url: 'http://127.0.0.1:1', client_id: CLIENT_ID, client_secret: SECRET, retries: 0 } });
     closers.push(() => h.close());
-    await watch.rejectsWith(watch.watch(h).run('a.example', 'FQDN'), /^network error: /);
+    await watch.rejectsWith(watch.watch(h).run('a.example', 'FQDN'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 });
 
@@ -570,9 +570,9 @@ describe('provider_04 through the runner', () => {
     server.reset();
     const [none] = await runner(m, {}).analyze([{ value: 'malware-c2.example', type: 'FQDN' }], ['crowdstrike']);
     assert.equal(none!.crowdstrike, null);
-    assert.deepEqual(none!.errors, { crowdstrike: 'not configured: engines.provider_04.client_id, engines.provider_04.client_secret' });
+    assert.deepEqual(none!.errors, { crowdstrike: 'not configured: engines.provider_04.client_id or OAS_CROWDSTRIKE_CLIENT_ID, engines.provider_04.client_secret or OAS_CROWDSTRIKE_CLIENT_SECRET' });
     const [noSecret] = await runner(m, { client_id: CLIENT_ID }).analyze([{ value: 'malware-c2.example', type: 'FQDN' }], ['provider_04']);
-    assert.deepEqual(noSecret!.errors, { provider_04: 'not configured: engines.provider_04.client_secret' });
+    assert.deepEqual(noSecret!.errors, { provider_04: 'not configured: engines.provider_04.client_secret or OAS_CROWDSTRIKE_CLIENT_SECRET' });
     assert.equal(server.requests.length, 0);
   });
 
@@ -604,7 +604,7 @@ describe('provider_04 through the runner', () => {
   });
 
   test('leaks: no secret and no issued token in the SQLite data directory after runs with failures', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'oas-provider04-'));
+    const dataDir = tempDir('oas-provider04-');
     const storage = await openStorage(dataDir);
     const transport = new HttpTransport();
     try {
@@ -645,7 +645,7 @@ describe('provider_04 through the runner', () => {
       const content = contents[i]!;
       for (const secret of [SECRET, 'CS-WRONG-SECRET-000111222', CLIENT_ID, ...tokens]) assert.ok(!content.includes(secret), `${file} holds a secret or a token`);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    removeTempDir(dataDir);
   });
 });
 

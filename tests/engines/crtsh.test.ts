@@ -283,11 +283,11 @@ describe('crtsh against a loopback crt.sh', () => {
   });
 
   test('a hanging crt.sh: timeout', async () => {
-    await rejectsWith(harnessFor(fake, 'hang', { retries: 0, timeout_ms: 300 }).run('example.org', 'FQDN'), /^timeout after 300 ms$/, TimeoutError);
+    await rejectsWith(harnessFor(fake, 'hang', { retries: 0, timeout_ms: 300 }).run('example.org', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`), TimeoutError);
   });
 
   test('bug fixed (HEAD): connection refused is an error, not an escaped exception', async () => {
-    await rejectsWith(engineHarness(engine, { settings: { base_url: 'http://127.0.0.1:1', retries: 0 } }).run('example.org', 'FQDN'), /^network error: /, NetworkError);
+    await rejectsWith(engineHarness(engine, { settings: { base_url: 'http://127.0.0.1:1', retries: 0 } }).run('example.org', 'FQDN'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/, NetworkError);
   });
 
   test('a huge answer (a domain with too many certificates): stopped at the shared client\'s 10 MiB, said so', async () => {
@@ -386,7 +386,7 @@ describe('crtsh through the runner', () => {
     assert.deepEqual(refused.map((r) => r.observable), ['example.org', 'example.net']);
     for (const result of refused) {
       assert.equal(result.crtsh, null);
-      assert.match(result.errors!.crtsh!, /^network error: /);
+      assert.match(result.errors!.crtsh!, /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
       assert.deepEqual(result.neighbour, { seen: result.observable });
     }
     const [strings] = await runner({ base_url: `${fake.url}/strings` }).analyze([{ value: 'example.org', type: 'FQDN' }], ['crtsh']);

@@ -221,11 +221,11 @@ describe('provider_06 against a loopback DFIR-IRIS', () => {
   });
 
   test('a hanging server: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('evil.example.com', 'FQDN'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('evil.example.com', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a server that is down: a network error without the key', async () => {
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('evil.example.com', 'FQDN'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('evil.example.com', 'FQDN'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 
   test('called directly without base_url or key, or with a base_url that is no http(s) URL: an error, nothing sent', async () => {
@@ -317,7 +317,7 @@ describe('provider_06 through a forward proxy (proxy_url, engines.md 8 item 20)'
     fake.reset();
     const h = proxiedHarness(engine, 'http://127.0.0.1:1', { ...fakeSettings(fake.url), api_key: KEY, retries: 0 });
     harnesses.push(h);
-    await watch.rejectsWith(h.run('evil.example.com', 'FQDN'), /^network error: /);
+    await watch.rejectsWith(h.run('evil.example.com', 'FQDN'), /^connection refused by the proxy 127\.0\.0\.1:1 \(check proxy_url\)$/);
     assert.equal(fake.requests.length, 0);
   });
 });
@@ -390,7 +390,7 @@ describe('provider_06 through the runner', () => {
     const [result] = await runner({ api_key: KEY }).analyze([{ value: 'evil.example.com', type: 'FQDN' }], ['dfir_iris']);
     watch.result(result);
     assert.equal(result!.dfir_iris, null);
-    assert.deepEqual(result!.errors, { dfir_iris: 'not configured: engines.provider_06.base_url' });
+    assert.deepEqual(result!.errors, { dfir_iris: 'not configured: engines.provider_06.base_url or OAS_DFIR_IRIS_BASE_URL' });
     assert.equal(fake.requests.length, 0);
   });
 
@@ -398,7 +398,7 @@ describe('provider_06 through the runner', () => {
     fake.reset();
     const [result] = await runner({ ...fakeSettings(fake.url) }).analyze([{ value: 'evil.example.com', type: 'FQDN' }], ['provider_06']);
     assert.equal(result!.provider_06, null);
-    assert.deepEqual(result!.errors, { provider_06: 'not configured: engines.provider_06.api_key' });
+    assert.deepEqual(result!.errors, { provider_06: 'not configured: engines.provider_06.api_key or OAS_DFIR_IRIS_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 

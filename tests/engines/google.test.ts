@@ -260,7 +260,7 @@ describe('search_engine against a loopback Custom Search API', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await fails(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), /^timeout after 300 ms$/);
+    await fails(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a bad key (Google answers 400 API_KEY_INVALID): Google\'s reason, one line', async () => {
@@ -372,7 +372,7 @@ describe('search_engine through the runner', () => {
     fake.reset();
     const result = await analyze({ ...fakeSettings(fake.url), cx: CX });
     assert.equal(result.google, null);
-    assert.deepEqual(result.errors, { google: 'not configured: engines.search_engine.api_key' });
+    assert.deepEqual(result.errors, { google: 'not configured: engines.search_engine.api_key or OAS_GOOGLE_API_KEY' });
     assert.equal(fake.requests.length, 0);
     assertNoSecret(result);
   });
@@ -380,7 +380,7 @@ describe('search_engine through the runner', () => {
   test('missing cx: "not configured: cx", nothing asked', async () => {
     fake.reset();
     const result = await analyze({ ...fakeSettings(fake.url), cx: '', api_key: KEY });
-    assert.deepEqual(result.errors, { google: 'not configured: engines.search_engine.cx' });
+    assert.deepEqual(result.errors, { google: 'not configured: engines.search_engine.cx or OAS_GOOGLE_CX' });
     assert.equal(fake.requests.length, 0);
     assertNoSecret(result);
   });
@@ -404,7 +404,7 @@ describe('search_engine through the runner', () => {
     try {
       const result = await analyze({ base_url: `${errorFake.url}/denied`, api_key: KEY, cx: CX, retries: 0 });
       assert.equal(result.google, null);
-      assert.deepEqual(result.errors, { google: 'HTTP 403 Forbidden: The key *** is blocked. (API_KEY_SERVICE_BLOCKED)' });
+      assert.deepEqual(result.errors, { google: 'HTTP 403 Forbidden: The key *** is blocked. (API_KEY_SERVICE_BLOCKED) (key refused: check engines.search_engine.api_key or OAS_GOOGLE_API_KEY, engines.search_engine.cx or OAS_GOOGLE_CX)' });
       assertNoSecret(result);
     } finally {
       await errorFake.close();
@@ -656,7 +656,7 @@ describe('search_engine, older catalog, against a loopback Google', () => {
   test('HTTP 500, a non-HTML answer, a hanging upstream: errors', async () => {
     await rejectsWith(harness('status500').run('evil.example', 'FQDN'), /^HTTP 500 Internal Server Error$/);
     await rejectsWith(harness('json').run('evil.example', 'FQDN'), /^Google answered with application\/json, not a results page$/);
-    await rejectsWith(harness('hang', { timeout_ms: 300 }).run('evil.example', 'FQDN'), /^timeout after 300 ms$/);
+    await rejectsWith(harness('hang', { timeout_ms: 300 }).run('evil.example', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a page without hits or search box is no hit, as the reference (issue 26: the old refusal was wrong)', async () => {
@@ -722,7 +722,7 @@ describe('search_engine, older catalog, through the runner', () => {
     try {
       const [result] = await mainRunner.analyze([{ value: 'evil.example', type: 'FQDN' }], ['google']);
       assert.equal(result!.google, null);
-      assert.deepEqual(result!.errors, { google: 'not configured: engines.search_engine.api_key' });
+      assert.deepEqual(result!.errors, { google: 'not configured: engines.search_engine.api_key or OAS_GOOGLE_API_KEY' });
       assert.equal(fake.requests.length, 0);
     } finally {
       await mainRunner.close();

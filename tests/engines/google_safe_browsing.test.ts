@@ -277,7 +277,7 @@ describe('safe_browsing against a loopback Safe Browsing v5 API', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await fails(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), /^timeout after 300 ms$/);
+    await fails(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a bad key (Google answers 400 API_KEY_INVALID): Google\'s reason, not retried', async () => {
@@ -393,7 +393,7 @@ describe('safe_browsing through the runner', () => {
     fake.reset();
     const result = await analyze(fakeSettings(fake.url), 'evil.example', 'FQDN');
     assert.equal(result.safe_browsing, null);
-    assert.deepEqual(result.errors, { google_safe_browsing: 'not configured: engines.safe_browsing.api_key', safe_browsing: 'not configured: engines.safe_browsing.api_key' });
+    assert.deepEqual(result.errors, { google_safe_browsing: 'not configured: engines.safe_browsing.api_key or OAS_GOOGLE_SAFE_BROWSING_API_KEY', safe_browsing: 'not configured: engines.safe_browsing.api_key or OAS_GOOGLE_SAFE_BROWSING_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 
@@ -418,7 +418,7 @@ describe('safe_browsing through the runner', () => {
     try {
       const result = await analyze({ base_url: `${errorFake.url}/denied/v5alpha1`, api_key: KEY, retries: 0 }, 'http://evil.example/', 'URL');
       assert.equal(result.safe_browsing, null);
-      assert.equal((result.errors as Record<string, string>).safe_browsing, 'HTTP 403 Forbidden: API key *** is blocked. (API_KEY_SERVICE_BLOCKED)');
+      assert.equal((result.errors as Record<string, string>).safe_browsing, 'HTTP 403 Forbidden: API key *** is blocked. (API_KEY_SERVICE_BLOCKED) (key refused: check engines.safe_browsing.api_key or OAS_GOOGLE_SAFE_BROWSING_API_KEY)');
       assert.ok(!JSON.stringify(result).includes(KEY));
     } finally {
       await errorFake.close();

@@ -415,8 +415,8 @@ describe('provider_09: upstream failures', () => {
   });
 
   test('a hanging upstream times out', async () => {
-    const { harness } = await setup({ slow: reply.hang() }, { timeout_ms: 300, retries: 0 });
-    await rejectsWith(harness.run('slow', 'FQDN'), /^timeout after 300 ms$/);
+    const { fake, harness } = await setup({ slow: reply.hang() }, { timeout_ms: 300, retries: 0 });
+    await rejectsWith(harness.run('slow', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 });
 

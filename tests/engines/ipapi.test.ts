@@ -289,7 +289,7 @@ describe('provider_11 against a loopback ipapi.is', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
+    await rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('the upstream\'s reason for a 4xx is shown, with the key masked', async () => {
@@ -417,7 +417,7 @@ describe('provider_11 through the runner (reversed IP)', () => {
       const [result] = await bad.analyze([{ value: '1.1.1.1', type: 'IPv4' }], ['provider_11']);
       assert.equal(result!.provider_11, null);
       const errors = result!.errors as Record<string, string>;
-      assert.match(errors.provider_11!, /^HTTP 403 Forbidden: Invalid API key: \*\*\*$/);
+      assert.match(errors.provider_11!, /^HTTP 403 Forbidden: Invalid API key: \*\*\* \(key refused: check engines\.provider_11\.api_key or OAS_IPAPI_API_KEY\)$/);
       assert.ok(!JSON.stringify(result).includes(KEY32));
     } finally {
       await bad.close();

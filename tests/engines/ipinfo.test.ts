@@ -268,12 +268,14 @@ describe('provider_12 against a loopback ipinfo.io', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('8.8.8.8', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('8.8.8.8', 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a request failing on the network (after a redirect to a URL with the key): no key in the error', async () => {
-    await watch.rejectsWith(harness('moved', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^network error: /);
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('8.8.8.8', 'IPv4'), /^network error: /);
+    // 127.0.0.1:1 (the redirect's target) refuses, but the message names the first URL's port: the
+    // redirect is followed inside undici, out of sight of the client's `where`. Hence no port pinned here.
+    await watch.rejectsWith(harness('moved', { retries: 0 }).run('8.8.8.8', 'IPv4'), /^connection refused by 127\.0\.0\.1:\d+ \(is the service up\? check its base_url, or set proxy_url\)$/);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('8.8.8.8', 'IPv4'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 
   test('the key appears in no result and no error of these tests', () => {
@@ -385,7 +387,7 @@ describe('provider_12 through the runner', () => {
     fake.reset();
     const [result] = await runner({}).analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['provider_12']);
     assert.equal(result!.provider_12, null);
-    assert.deepEqual(result!.errors, { provider_12: 'not configured: engines.provider_12.api_key' });
+    assert.deepEqual(result!.errors, { provider_12: 'not configured: engines.provider_12.api_key or OAS_IPINFO_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 

@@ -1,7 +1,6 @@
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import engine, { mdeDetails, mdeLookup, mdeSummary, mdeTarget, utcDay, type MdeResult } from '../../engines/mde.js';
 import { Catalog } from '../../src/engine/catalog.js';
@@ -16,6 +15,7 @@ import { FAKE_TENANT, FILES, MDE_DATA, fakeRoutes, fakeSettings, mdeFake, type M
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { KeyWatch } from '../helpers/key-watch.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
+import { removeTempDir, tempDir } from '../helpers/temp.js';
 
 const TENANT = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 const CLIENT_ID = 'mde-app-3c9e1f20-5b7d-4e8a-9f61';
@@ -380,7 +380,7 @@ describe('provider_14 token: one per process, shared, refreshed, never on disk',
 
   test('a hanging token endpoint: timeout (bug 2: the reference had none)', async () => {
     const m = mount({}, (_api, login) => ({ [`POST ${login}/*`]: reply.hang() }));
-    await watch.rejectsWith(m.run('8.8.8.8', 'IPv4', { timeout_ms: 300 }), /^timeout after 300 ms$/);
+    await watch.rejectsWith(m.run('8.8.8.8', 'IPv4', { timeout_ms: 300 }), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(server.url).port}$`));
   });
 });
 
@@ -414,7 +414,7 @@ describe('provider_14 upstream failures', () => {
 
   test('a hanging stats call: timeout', async () => {
     const m = mount({}, (api) => ({ [API(api)]: reply.hang() }));
-    await watch.rejectsWith(m.run('8.8.8.8', 'IPv4', { timeout_ms: 300 }), /^timeout after 300 ms$/);
+    await watch.rejectsWith(m.run('8.8.8.8', 'IPv4', { timeout_ms: 300 }), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(server.url).port}$`));
   });
 
   test('a hanging file-info call: timeout (bug 2: the reference had none)', async () => {
@@ -422,7 +422,7 @@ describe('provider_14 upstream failures', () => {
       [`GET ${api}/api/files/${FILES.sha1}`]: reply.hang(),
       [`GET ${api}/api/files/${FILES.sha1}/stats`]: mde.routes[API(api)]!,
     }));
-    await watch.rejectsWith(m.run(FILES.sha1, 'SHA1', { timeout_ms: 300 }), /^timeout after 300 ms$/);
+    await watch.rejectsWith(m.run(FILES.sha1, 'SHA1', { timeout_ms: 300 }), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(server.url).port}$`));
   });
 
   test('a file-info call failing (500): the engine reports it', async () => {
@@ -554,9 +554,9 @@ describe('provider_14 through the runner', () => {
     server.reset();
     const [none] = await runner(m, {}).analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['mde']);
     assert.equal(none!.mde, null);
-    assert.deepEqual(none!.errors, { mde: 'not configured: engines.provider_14.tenant_id, engines.provider_14.client_id, engines.provider_14.client_secret' });
+    assert.deepEqual(none!.errors, { mde: 'not configured: engines.provider_14.tenant_id or OAS_MDE_TENANT_ID, engines.provider_14.client_id or OAS_MDE_CLIENT_ID, engines.provider_14.client_secret or OAS_MDE_CLIENT_SECRET' });
     const [noSecret] = await runner(m, { tenant_id: TENANT, client_id: CLIENT_ID }).analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['provider_14']);
-    assert.deepEqual(noSecret!.errors, { provider_14: 'not configured: engines.provider_14.client_secret' });
+    assert.deepEqual(noSecret!.errors, { provider_14: 'not configured: engines.provider_14.client_secret or OAS_MDE_CLIENT_SECRET' });
     assert.equal(server.requests.length, 0);
   });
 
@@ -582,7 +582,7 @@ describe('provider_14 through the runner', () => {
   });
 
   test('leaks: no secret and no issued token in the SQLite data directory (bug 18: no token file either)', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'oas-provider14-'));
+    const dataDir = tempDir('oas-provider14-');
     const storage = await openStorage(dataDir);
     const transport = new HttpTransport();
     try {
@@ -622,7 +622,7 @@ describe('provider_14 through the runner', () => {
     for (const [i, file] of files.entries()) {
       for (const secret of [SECRET, WRONG_SECRET, CLIENT_ID, ...tokens]) assert.ok(!contents[i]!.includes(secret), `${file} holds a secret or a token`);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    removeTempDir(dataDir);
   });
 });
 

@@ -335,11 +335,11 @@ describe('provider_15 against a loopback MISP', () => {
   });
 
   test('a hanging server: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run(KNOWN.IPv4, 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run(KNOWN.IPv4, 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a server that is down: a network error without the key', async () => {
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1/misp', retries: 0 }).run(KNOWN.IPv4, 'IPv4'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1/misp', retries: 0 }).run(KNOWN.IPv4, 'IPv4'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 });
 
@@ -393,14 +393,14 @@ describe('provider_15 through the runner', () => {
     fake.reset();
     const [result] = await runner({ api_key: KEY }).analyze([{ value: KNOWN.IPv4, type: 'IPv4' }], ['misp']);
     assert.equal(result!.misp, null);
-    assert.deepEqual(result!.errors, { misp: 'not configured: engines.provider_15.base_url' });
+    assert.deepEqual(result!.errors, { misp: 'not configured: engines.provider_15.base_url or OAS_MISP_BASE_URL' });
     assert.equal(fake.requests.length, 0);
   });
 
   test('no api_key configured: "not configured", nothing asked', async () => {
     fake.reset();
     const [result] = await runner(fakeSettings(fake.url)).analyze([{ value: KNOWN.IPv4, type: 'IPv4' }], ['misp']);
-    assert.deepEqual(result!.errors, { misp: 'not configured: engines.provider_15.api_key' });
+    assert.deepEqual(result!.errors, { misp: 'not configured: engines.provider_15.api_key or OAS_MISP_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 

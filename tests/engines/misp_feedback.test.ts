@@ -246,11 +246,11 @@ describe('misp_feedback against a loopback MISP-feedback daemon', () => {
   });
 
   test('a hanging daemon: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run(KNOWN.IPv4.value, 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run(KNOWN.IPv4.value, 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a daemon that is down: a network error, not a crash (reference bug, engines.md 9.3)', async () => {
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run(KNOWN.IPv4.value, 'IPv4'), /^network error: ECONNREFUSED$/);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run(KNOWN.IPv4.value, 'IPv4'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 });
 
@@ -339,7 +339,7 @@ describe('misp_feedback through the runner', () => {
     const [result] = await runner({ token: TOKEN }).analyze([{ value: KNOWN.IPv4.value, type: 'IPv4' }], ['misp_feedback']);
     watch.result(result);
     assert.equal(result!.misp_feedback, null);
-    assert.deepEqual(result!.errors, { misp_feedback: 'not configured: engines.misp_feedback.base_url' });
+    assert.deepEqual(result!.errors, { misp_feedback: 'not configured: engines.misp_feedback.base_url or OAS_MISP_FEEDBACK_BASE_URL' });
     assert.equal(fake.requests.length, 0);
   });
 
@@ -359,7 +359,7 @@ describe('misp_feedback through the runner', () => {
     watch.result(result);
     assert.equal(result!.observable, HISTER_KNOWN.FQDN);
     assert.equal(result!.misp_feedback, null);
-    assert.deepEqual(result!.errors, { misp_feedback: 'network error: ECONNREFUSED' });
+    assert.deepEqual(result!.errors, { misp_feedback: 'connection refused by 127.0.0.1:1 (is the service up? check its base_url, or set proxy_url)' });
     assert.equal((result!.hister as { total: number }).total, 3);
   });
 

@@ -404,11 +404,11 @@ describe('provider_16 against a loopback OpenCTI', () => {
   });
 
   test('a hanging server: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run(KNOWN.FQDN, 'FQDN'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run(KNOWN.FQDN, 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a server that is down: a network error without the key', async () => {
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1/opencti', retries: 0 }).run(KNOWN.FQDN, 'FQDN'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1/opencti', retries: 0 }).run(KNOWN.FQDN, 'FQDN'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 });
 
@@ -457,14 +457,14 @@ describe('provider_16 through the runner', () => {
     fake.reset();
     const [result] = await runner({ api_key: KEY }).analyze([{ value: KNOWN.FQDN, type: 'FQDN' }], ['opencti']);
     assert.equal(result!.opencti, null);
-    assert.deepEqual(result!.errors, { opencti: 'not configured: engines.provider_16.base_url' });
+    assert.deepEqual(result!.errors, { opencti: 'not configured: engines.provider_16.base_url or OAS_OPENCTI_BASE_URL' });
     assert.equal(fake.requests.length, 0);
   });
 
   test('no api_key configured: "not configured", nothing asked', async () => {
     fake.reset();
     const [result] = await runner(fakeSettings(fake.url)).analyze([{ value: KNOWN.FQDN, type: 'FQDN' }], ['opencti']);
-    assert.deepEqual(result!.errors, { opencti: 'not configured: engines.provider_16.api_key' });
+    assert.deepEqual(result!.errors, { opencti: 'not configured: engines.provider_16.api_key or OAS_OPENCTI_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 

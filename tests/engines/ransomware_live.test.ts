@@ -1,8 +1,5 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import engine, {
   ransomwareLiveDetails, ransomwareLiveLookup, ransomwareLiveQuery, ransomwareLiveSummary, type RansomwareLiveResult,
 } from '../../engines/ransomware_live.js';
@@ -17,6 +14,7 @@ import {
 import { engineHarness } from '../helpers/engine.js';
 import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
 import { neighbour, runnerHarness, suiteRunners } from '../helpers/runner.js';
+import { removeTempDir, tempDir } from '../helpers/temp.js';
 
 const KEY = 'RL-PRO-SECRET-KEY-1234567890';
 const watch = new KeyWatch(KEY);
@@ -69,9 +67,10 @@ describe('ransomware_live declaration', () => {
   });
 
   test('the key from the reference\'s environment variable RANSOMWARE_LIVE_API_KEY', () => {
-    const cwd = mkdtempSync(join(tmpdir(), 'oas-rl-'));
+    const cwd = tempDir('oas-rl-');
     const { config } = loadConfig({ env: { RANSOMWARE_LIVE_API_KEY: KEY }, cwd, engines: [engine as EngineDefinition] });
     assert.equal(config.engines.ransomware_live?.api_key, KEY);
+    removeTempDir(cwd);
   });
 
   test('query: a domain lower-cased, no trailing dot, punycode; a URL\'s parsed host', () => {
@@ -283,11 +282,11 @@ describe('ransomware_live against a loopback Pro API', () => {
   });
 
   test('a hanging API: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), /^timeout after 300 ms$/, { type: TimeoutError });
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('example.com', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`), { type: TimeoutError });
   });
 
   test('connection refused: a network error without the key', async () => {
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('example.com', 'FQDN'), /^network error: /, { type: NetworkError });
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('example.com', 'FQDN'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/, { type: NetworkError });
   });
 });
 
@@ -364,12 +363,12 @@ describe('ransomware_live through the runner', () => {
     fake.reset();
     const [result] = await runner({}).analyze([{ value: 'example.com', type: 'FQDN' }], ['ransomware_live', 'neighbour']);
     assert.equal(result!.ransomware_live, null);
-    assert.deepEqual(result!.errors, { ransomware_live: 'not configured: engines.ransomware_live.api_key' });
+    assert.deepEqual(result!.errors, { ransomware_live: 'not configured: engines.ransomware_live.api_key or OAS_RANSOMWARE_LIVE_API_KEY' });
     assert.deepEqual(result!.neighbour, { seen: 'example.com' });
     assert.equal(fake.requests.length, 0);
     // A blank key is no key either.
     const [blank] = await runner({ api_key: '   ' }).analyze([{ value: 'example.com', type: 'FQDN' }], ['ransomware_live']);
-    assert.deepEqual(blank!.errors, { ransomware_live: 'not configured: engines.ransomware_live.api_key' });
+    assert.deepEqual(blank!.errors, { ransomware_live: 'not configured: engines.ransomware_live.api_key or OAS_RANSOMWARE_LIVE_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 

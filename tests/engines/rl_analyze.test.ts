@@ -318,11 +318,11 @@ describe('provider_18 against a loopback Spectra Analyze', () => {
   });
 
   test('a hanging appliance: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run(EARSI, 'URL'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run(EARSI, 'URL'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('an appliance that is down: a network error without the key', async () => {
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('1.1.1.1', 'IPv4'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('1.1.1.1', 'IPv4'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 
   test('called directly without base_url or key, or with a bad base_url: an error, nothing sent', async () => {
@@ -453,7 +453,7 @@ describe('provider_18 through a forward proxy (proxy_url, engines.md 8 item 20)'
     fake.reset();
     const h = proxiedHarness(engine, 'http://127.0.0.1:1', { ...fakeSettings(fake.url), api_key: KEY, retries: 0 });
     harnesses.push(h);
-    await watch.rejectsWith(h.run(MALWARE_SHA256, 'SHA256'), /^network error: /);
+    await watch.rejectsWith(h.run(MALWARE_SHA256, 'SHA256'), /^connection refused by the proxy 127\.0\.0\.1:1 \(check proxy_url\)$/);
     assert.equal(fake.requests.length, 0);
   });
 });
@@ -523,7 +523,7 @@ describe('provider_18 through the runner', () => {
     const [result] = await runner({ api_key: KEY }).analyze([{ value: '1.1.1.1', type: 'IPv4' }], ['rl_analyze']);
     watch.result(result);
     assert.equal(result!.rl_analyze, null);
-    assert.deepEqual(result!.errors, { rl_analyze: 'not configured: engines.provider_18.base_url' });
+    assert.deepEqual(result!.errors, { rl_analyze: 'not configured: engines.provider_18.base_url or OAS_RL_ANALYZE_BASE_URL' });
     assert.equal(fake.requests.length, 0);
   });
 
@@ -531,7 +531,7 @@ describe('provider_18 through the runner', () => {
     fake.reset();
     const [result] = await runner({ ...fakeSettings(fake.url) }).analyze([{ value: '1.1.1.1', type: 'IPv4' }], ['provider_18']);
     assert.equal(result!.provider_18, null);
-    assert.deepEqual(result!.errors, { provider_18: 'not configured: engines.provider_18.api_key' });
+    assert.deepEqual(result!.errors, { provider_18: 'not configured: engines.provider_18.api_key or OAS_RL_ANALYZE_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 

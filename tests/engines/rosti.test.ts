@@ -279,8 +279,8 @@ describe('provider_19 credentials and upstream failures', () => {
   });
 
   test('an upstream that hangs: timeout', async () => {
-    const { harness } = await setup(reply.hang(), { timeout_ms: 300, retries: 0 });
-    await rejectsWith(harness.run('evil.example.com', 'FQDN'), /^timeout after 300 ms$/, { secret: KEY });
+    const { fake, harness } = await setup(reply.hang(), { timeout_ms: 300, retries: 0 });
+    await rejectsWith(harness.run('evil.example.com', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`), { secret: KEY });
   });
 });
 
@@ -302,7 +302,7 @@ describe('provider_19 through the runner', () => {
     fake.reset();
     const [result] = await withoutKey.analyze([{ value: 'jane.doe@example.com', type: 'Email' }], ['rosti']);
     assert.equal(result!.rosti, null);
-    assert.deepEqual(result!.errors, { rosti: 'not configured: engines.provider_19.api_key' });
+    assert.deepEqual(result!.errors, { rosti: 'not configured: engines.provider_19.api_key or OAS_ROSTI_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 
@@ -325,7 +325,7 @@ describe('provider_19 through the runner', () => {
     try {
       const [result] = await runner.analyze([{ value: '185.220.101.4', type: 'IPv4' }], ['provider_19']);
       assert.equal(result!.provider_19, null);
-      assert.deepEqual(result!.errors, { provider_19: 'HTTP 401 Unauthorized' });
+      assert.deepEqual(result!.errors, { provider_19: 'HTTP 401 Unauthorized (key refused: check engines.provider_19.api_key or OAS_ROSTI_API_KEY)' });
       watch.result(result);
     } finally {
       await runner.close();

@@ -269,11 +269,11 @@ describe('provider_20 against a loopback Shodan', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('1.1.1.1', 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a request failing on the network: no key in the error', async () => {
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('1.1.1.1', 'IPv4'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('1.1.1.1', 'IPv4'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 
   test('the key appears in no result and no error of these tests', () => {
@@ -383,7 +383,7 @@ describe('provider_20 through the runner', () => {
     fake.reset();
     const [result] = await runner({}).analyze([{ value: '45.60.13.252', type: 'IPv4' }], ['provider_20']);
     assert.equal(result!.provider_20, null);
-    assert.deepEqual(result!.errors, { provider_20: 'not configured: engines.provider_20.api_key' });
+    assert.deepEqual(result!.errors, { provider_20: 'not configured: engines.provider_20.api_key or OAS_SHODAN_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 });

@@ -226,11 +226,11 @@ describe('provider_21 against a loopback Spur API', () => {
   });
 
   test('a hanging upstream: timeout', async () => {
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('89.187.1.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('89.187.1.1', 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('a request failing on the network: an error without the token', async () => {
-    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('89.187.1.1', 'IPv4'), /^network error: /);
+    await watch.rejectsWith(harness('x', { base_url: 'http://127.0.0.1:1', retries: 0 }).run('89.187.1.1', 'IPv4'), /^connection refused by 127\.0\.0\.1:1 \(is the service up\? check its base_url, or set proxy_url\)$/);
   });
 
   test('no error message is the reference\'s fallback', () => {
@@ -384,7 +384,7 @@ describe('provider_21 older catalog: the public context page', () => {
 
   test('HTTP 500 and a hanging site: errors', async () => {
     await watch.rejectsWith(harness('status500', { retries: 0 }).run('89.187.1.1', 'IPv4'), /^HTTP 500 Internal Server Error$/);
-    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('89.187.1.1', 'IPv4'), /^timeout after 300 ms$/);
+    await watch.rejectsWith(harness('hang', { retries: 0, timeout_ms: 300 }).run('89.187.1.1', 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 
   test('not an IP: null, nothing asked', async () => {
@@ -493,8 +493,8 @@ describe('provider_21 through the runner', () => {
       ['spur'],
     );
     assert.equal(ip!.spur, null);
-    assert.deepEqual(ip!.errors, { spur: 'not configured: engines.provider_21.api_key' });
-    assert.deepEqual(domain!.errors, { spur: 'not configured: engines.provider_21.api_key' });
+    assert.deepEqual(ip!.errors, { spur: 'not configured: engines.provider_21.api_key or OAS_SPUR_API_KEY' });
+    assert.deepEqual(domain!.errors, { spur: 'not configured: engines.provider_21.api_key or OAS_SPUR_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 
@@ -502,7 +502,7 @@ describe('provider_21 through the runner', () => {
     const [result] = await runner(engine, { ...fakeSettings(fake.url), api_key: `${KEY}-wrong` }).analyze([{ value: '89.187.1.1', type: 'IPv4' }], ['spur']);
     watch.result(result);
     assert.equal(result!.spur, null);
-    assert.deepEqual(result!.errors, { spur: 'HTTP 401 Unauthorized: invalid token' });
+    assert.deepEqual(result!.errors, { spur: 'HTTP 401 Unauthorized: invalid token (key refused: check engines.provider_21.api_key or OAS_SPUR_API_KEY)' });
   });
 
   test('Spur failing: null plus an errors entry; the other engine unaffected', async () => {

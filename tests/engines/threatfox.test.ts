@@ -250,8 +250,8 @@ describe('provider_22 credentials and upstream failures', () => {
   });
 
   test('an upstream that hangs: timeout', async () => {
-    const { harness } = await setup(reply.hang(), { timeout_ms: 300, retries: 0 });
-    await rejectsWith(harness.run('evil.example.com', 'FQDN'), /^timeout after 300 ms$/, { secret: KEY });
+    const { fake, harness } = await setup(reply.hang(), { timeout_ms: 300, retries: 0 });
+    await rejectsWith(harness.run('evil.example.com', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`), { secret: KEY });
   });
 });
 
@@ -273,7 +273,7 @@ describe('provider_22 through the runner', () => {
     fake.reset();
     const [result] = await withoutKey.analyze([{ value: 'evil.example.com', type: 'FQDN' }], ['threatfox']);
     assert.equal(result!.threatfox, null);
-    assert.deepEqual(result!.errors, { threatfox: 'not configured: engines.provider_22.api_key' });
+    assert.deepEqual(result!.errors, { threatfox: 'not configured: engines.provider_22.api_key or OAS_THREATFOX_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 
@@ -298,7 +298,7 @@ describe('provider_22 through the runner', () => {
     try {
       const [result] = await runner.analyze([{ value: '185.220.101.4', type: 'IPv4' }], ['provider_22']);
       assert.equal(result!.provider_22, null);
-      assert.deepEqual(result!.errors, { provider_22: 'HTTP 401 Unauthorized' });
+      assert.deepEqual(result!.errors, { provider_22: 'HTTP 401 Unauthorized (key refused: check engines.provider_22.api_key or OAS_THREATFOX_API_KEY)' });
       watch.result(result);
     } finally {
       await runner.close();

@@ -269,7 +269,7 @@ describe('provider_23 upstream failures', () => {
   });
 
   test('an upstream that hangs: timeout', async () => {
-    const { harness } = await setup(reply.hang(), { timeout_ms: 300, retries: 0 });
-    await rejectsWith(harness.run('example.com', 'FQDN'), /^timeout after 300 ms$/);
+    const { fake, harness } = await setup(reply.hang(), { timeout_ms: 300, retries: 0 });
+    await rejectsWith(harness.run('example.com', 'FQDN'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`));
   });
 });

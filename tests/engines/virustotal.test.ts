@@ -269,8 +269,8 @@ describe('provider_24 credentials and upstream failures', () => {
   });
 
   test('an upstream that hangs: timeout', async () => {
-    const { harness } = await setup(everywhere(reply.hang()), { timeout_ms: 300, retries: 0 });
-    await rejectsWith(harness.run('8.8.8.8', 'IPv4'), /^timeout after 300 ms$/, { secret: KEY });
+    const { fake, harness } = await setup(everywhere(reply.hang()), { timeout_ms: 300, retries: 0 });
+    await rejectsWith(harness.run('8.8.8.8', 'IPv4'), new RegExp(`^timeout after 300 ms waiting for 127\\.0\\.0\\.1:${new URL(fake.url).port}$`), { secret: KEY });
   });
 });
 
@@ -292,7 +292,7 @@ describe('provider_24 through the runner', () => {
     fake.reset();
     const [result] = await withoutKey.analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['virustotal']);
     assert.equal(result!.virustotal, null);
-    assert.deepEqual(result!.errors, { virustotal: 'not configured: engines.provider_24.api_key' });
+    assert.deepEqual(result!.errors, { virustotal: 'not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY' });
     assert.equal(fake.requests.length, 0);
   });
 
@@ -313,7 +313,7 @@ describe('provider_24 through the runner', () => {
     try {
       const [result] = await runner.analyze([{ value: SHA256, type: 'SHA256' }], ['provider_24']);
       assert.equal(result!.provider_24, null);
-      assert.deepEqual(result!.errors, { provider_24: 'HTTP 401 Unauthorized: WrongCredentialsError' });
+      assert.deepEqual(result!.errors, { provider_24: 'HTTP 401 Unauthorized: WrongCredentialsError (key refused: check engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY)' });
       watch.result(result);
     } finally {
       await runner.close();
