@@ -9,7 +9,7 @@
  * opening a connection (TCP, TLS handshake, the proxy's answer to CONNECT) is bounded by
  * `connectTimeoutMs`; and closing the transport destroys every socket instead of waiting.
  */
-import type { Socket } from 'node:net';
+import { isIP, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createRequire } from 'node:module';
 import type * as Undici from 'undici';
@@ -258,9 +258,14 @@ export class CallClient implements HttpClient {
       return new TimeoutError(requestTimeoutMs ?? this.call.timeoutMs, this.where(target));
     }
     const code = err?.code ?? err?.cause?.code;
-    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
+    // After a redirect the failing connection is not the target's: the system error names it.
+    const failed = (err?.cause ?? err) as { address?: unknown; port?: unknown; hostname?: unknown } | undefined;
+    const redirected = !this.transport.proxy && typeof failed?.address === 'string' && typeof failed.port === 'number'
+      && (failed.port !== Number(target.port || (target.protocol === 'https:' ? 443 : 80)) || (isIP(target.hostname.replace(/^\[|\]$/g, '')) !== 0 && failed.address !== target.hostname.replace(/^\[|\]$/g, '')));
+    const host = redirected ? String(failed!.address) : typeof failed?.hostname === 'string' ? failed.hostname : target.hostname;
+    const port = redirected ? String(failed!.port) : target.port || (target.protocol === 'https:' ? '443' : '80');
     const message = code
-      ? networkFailure(String(code), target.hostname, port, this.transport.proxy)
+      ? networkFailure(String(code), host, port, this.transport.proxy)
       : `network error talking to ${target.host}: ${String(err?.message ?? error).split('\n')[0]}`;
     return new NetworkError(this.redact(message), true);
   }

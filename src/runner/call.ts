@@ -276,7 +276,7 @@ export function describeFailure(error: unknown, secrets: readonly string[], engi
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}`;
   const line = redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
-  return engine ? line + whatToCheck(error, engine) : line;
+  return engine ? line + whatToCheck(error, engine, secrets.length > 0) : line;
 }
 
 /** `not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY`. */
@@ -292,11 +292,16 @@ function notConfigured(engine: EngineDefinition, settings: readonly string[]): s
  * What to check after a failure, named by the settings that govern it: the timeout's settings,
  * or for a 401/403 from an engine with a key, the key's setting and environment variable.
  */
-function whatToCheck(error: unknown, engine: EngineDefinition): string {
+function whatToCheck(error: unknown, engine: EngineDefinition, keySent: boolean): string {
   if (error instanceof TimeoutError) return ` (limit: engines.${engine.id}.timeout_ms or engine_timeout_ms)`;
-  if (error instanceof HttpStatusError && (error.status === 401 || error.status === 403)) {
+  // Engines that word their own refusal (`CrowdStrike: authentication failed (HTTP 401 ...)`) too.
+  const refused = error instanceof HttpStatusError
+    ? error.status === 401 || error.status === 403
+    : error instanceof EngineError && /\bHTTP 40[13]\b/.test(error.message);
+  if (refused) {
     const keys = secretCredentials(engine);
-    if (keys.length > 0) return ` (key refused: check ${keys.map((c) => whereToSet(engine, c)).join(', ')})`;
+    const where = keys.map((c) => whereToSet(engine, c)).join(', ');
+    if (keys.length > 0) return keySent ? ` (key refused: check ${where})` : ` (no key sent: set ${where})`;
   }
   return '';
 }

@@ -448,7 +448,7 @@ describe('hister through the runner', () => {
   test('a wrong token through the runner: the one-line error, token masked', async () => {
     const [result] = await runner({ ...fakeSettings(fake.url), token: `${TOKEN}-old` }).analyze([{ value: KNOWN.FQDN, type: 'FQDN' }], ['hister']);
     watch.result(result);
-    assert.equal(result!.errors!.hister, 'Hister: authentication failed (HTTP 403 Forbidden: Forbidden)');
+    assert.equal(result!.errors!.hister, 'Hister: authentication failed (HTTP 403 Forbidden: Forbidden) (key refused: check engines.hister.token or OAS_HISTER_TOKEN)');
   });
 });
 

@@ -346,7 +346,7 @@ describe('misp_feedback through the runner', () => {
   test('no token configured: the token is optional, the call is made without one', async () => {
     fake.reset();
     const [result] = await runner(fakeSettings(fake.url)).analyze([{ value: KNOWN.IPv4.value, type: 'IPv4' }], ['misp_feedback']);
-    assert.match(result!.errors!.misp_feedback!, /^MISP-feedback: authentication failed \(HTTP 401 Unauthorized\)$/);
+    assert.match(result!.errors!.misp_feedback!, /^MISP-feedback: authentication failed \(HTTP 401 Unauthorized\) \(no key sent: set engines\.misp_feedback\.token or OAS_MISP_FEEDBACK_TOKEN\)$/);
     assert.equal(fake.requests.length, 1);
     assert.equal(fake.requests[0]!.headers.authorization, undefined);
   });
@@ -374,7 +374,7 @@ describe('misp_feedback through the runner', () => {
   test('a wrong token through the runner: the one-line error, nothing secret', async () => {
     const [result] = await runner({ ...fakeSettings(fake.url), token: `${TOKEN}-old` }).analyze([{ value: KNOWN.IPv4.value, type: 'IPv4' }], ['misp_feedback']);
     watch.result(result);
-    assert.equal(result!.errors!.misp_feedback, 'MISP-feedback: authentication failed (HTTP 401 Unauthorized)');
+    assert.equal(result!.errors!.misp_feedback, 'MISP-feedback: authentication failed (HTTP 401 Unauthorized) (key refused: check engines.misp_feedback.token or OAS_MISP_FEEDBACK_TOKEN)');
   });
 });
 

@@ -394,7 +394,7 @@ describe('ransomware_live through the runner', () => {
     const [wrong] = await runner({ api_key: 'WRONG-KEY-0987654321' }).analyze([{ value: 'example.com', type: 'FQDN' }], ['ransomware_live', 'neighbour_alias']);
     watch.result(wrong);
     assert.equal(wrong!.ransomware_live, null);
-    assert.deepEqual(wrong!.errors, { ransomware_live: 'Ransomware.live: authentication failed (HTTP 401 Unauthorized: Invalid or missing API key)' });
+    assert.deepEqual(wrong!.errors, { ransomware_live: 'Ransomware.live: authentication failed (HTTP 401 Unauthorized: Invalid or missing API key) (key refused: check engines.ransomware_live.api_key or OAS_RANSOMWARE_LIVE_API_KEY)' });
     assert.deepEqual(wrong!.neighbour_alias, { seen: 'example.com' });
     const [down] = await runner({ api_key: KEY, base_url: `${fake.url}/down` }).analyze([{ value: 'example.com', type: 'FQDN' }], ['ransomware_live', 'neighbour']);
     watch.result(down);
@@ -410,7 +410,7 @@ describe('ransomware_live through the runner', () => {
     try {
       const [result] = await r.analyze([{ value: 'example.com', type: 'FQDN' }], ['ransomware_live']);
       watch.result(result);
-      assert.deepEqual(result!.errors, { ransomware_live: 'Ransomware.live: authentication failed (HTTP 403 Forbidden: API key *** has expired)' });
+      assert.deepEqual(result!.errors, { ransomware_live: 'Ransomware.live: authentication failed (HTTP 403 Forbidden: API key *** has expired) (key refused: check engines.ransomware_live.api_key or OAS_RANSOMWARE_LIVE_API_KEY)' });
     } finally {
       await r.close();
       await echo.close();
