@@ -166,12 +166,26 @@ describe('oas engines', () => {
       assert.deepEqual(listed.filter((id) => ids.includes(id)), ids, 'every engine, in order');
       assert.match(run.stdout, /^provider_11 \* +ipapi +IP \(\+ reversed IP\) +yes$/m);
       assert.match(run.stdout, /^provider_24 +virustotal +IP, domain, URL,( hash)? +yes$/m, 'configured with its key');
-      assert.match(run.stdout, /^\* default · \+ beyond the spec/m);
+      assert.match(run.stdout, /^\* default, \+ beyond the spec/m);
+      // Never over the width, counted in bytes too (an ASCII legend).
+      for (const line of lines) assert.ok(Buffer.byteLength(line) <= width, `${Buffer.byteLength(line)} bytes > ${width}: ${line}`);
     }
     const wide = await oas(['engines', '--wide'], { COLUMNS: '80' });
     assert.equal(wide.code, 0, wide.stderr);
     assert.match(wide.stdout, /│ Engine +│ Service +│ Tags +│ Types +│ Credentials +│ Configured +│/);
     assert.ok(wide.stdout.split('\n').some((l) => l.length > 150), '--wide is as wide as it takes');
+  });
+
+  test('at the narrowest width (40) one block per engine, never over the width', async () => {
+    const ids = (await loadCatalog()).engines.map((e) => e.id);
+    for (const columns of ['40', '12']) {
+      const run = await oas(['engines'], { COLUMNS: columns });
+      assert.equal(run.code, 0, run.stderr);
+      for (const line of run.stdout.trimEnd().split('\n')) assert.ok(Buffer.byteLength(line) <= 40, `${Buffer.byteLength(line)} > 40: ${line}`);
+      const listed = run.stdout.split('\n').filter((l) => /^[a-z]/.test(l)).map((l) => l.split(' ')[0]!);
+      assert.deepEqual(listed.filter((id) => ids.includes(id)), ids, 'every engine, in order');
+      assert.match(run.stdout, /^provider_11 \* \(ipapi\)\n {2}IP \(\+ reversed IP\)\n {2}configured: yes$/m);
+    }
   });
 
   test('narrow: the Service column is dropped before anything is cut', async () => {

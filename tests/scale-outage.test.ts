@@ -180,6 +180,9 @@ describe('Redis unreachable, then back', { skip: redisSkip, timeout: 120_000 }, 
     const outputs = [server!.log(), ...workers.flatMap((w) => [w.stdout(), w.stderr()]), ...cliOutput];
     for (const output of outputs) assert.ok(!output.includes(PASSWORD), `no password in: ${output}`);
     assert.match(server!.log(), /unreachable/, 'the server told of the outage');
+    // A recovery is news, not an error.
+    assert.match(server!.log(), /^\S+ info: Redis at redis:\/\/127\.0\.0\.1:\d+ is back$/m, server!.log());
+    assert.doesNotMatch(server!.log(), /error: Redis .* is back/);
   });
 });
 

@@ -1,0 +1,249 @@
+/**
+ * Every README example runs (issue 21). Each `oas ...` command of the README's `sh` code blocks,
+ * and each `$ oas ...` line of its terminal captures, is run as written by bash (stdin, files and
+ * pipes as shown) with `oas` on the PATH, in a folder whose `oas.config.json` points every engine
+ * at the loopback fakes, and its exit code is checked. What a README example needs from outside
+ * (the network, a key, a Redis, a port) is given here, each replacement named in `GIVEN`.
+ * `npm` lines are the set-up commands: .ci/run and the clean-clone install test run them.
+ */
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
+import * as virustotal from './fakes/virustotal.js';
+import { BIN } from './helpers/serve.js';
+import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
+import { freePort, redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
+import { killAtExit, tempDir } from './helpers/temp.js';
+
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+interface Example {
+  /** The README's line (continuations joined), comment removed. */
+  command: string;
+  /** Its code block, in README order. */
+  block: number;
+}
+
+/** The commands of the README's code blocks that run oas (and the lines they depend on). */
+export function readmeExamples(readme: string): Example[] {
+  const examples: Example[] = [];
+  const blocks = [...readme.matchAll(/^( *)```(\w*)\n([\s\S]*?)^\1```/gm)];
+  blocks.forEach((match, block) => {
+    const [, indent, lang, body] = match;
+    const lines = body!.split('\n').map((line) => line.slice(indent!.length));
+    const joined: string[] = [];
+    for (const line of lines) {
+      const previous = joined.at(-1);
+      if (previous?.endsWith('\\')) joined[joined.length - 1] = `${previous.slice(0, -1).trimEnd()} ${line.trim()}`;
+      else joined.push(line);
+    }
+    for (const raw of joined) {
+      const line = lang === 'sh' ? raw.trim() : raw.startsWith('$ ') ? raw.slice(2).trim() : '';
+      if (line === '' || line.startsWith('#')) continue;
+      const command = stripComment(line);
+      if (lang !== 'sh' || /(^|[|;&]\s*|^\S+=\S+\s+)oas\b/.test(command)) examples.push({ command, block });
+      else if (/^(export|curl|cat) /.test(command)) examples.push({ command, block });
+    }
+  });
+  return examples;
+}
+
+/** The line without its trailing `# comment` (a `#` outside quotes, after a space). */
+function stripComment(line: string): string {
+  let quote = '';
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (quote) {
+      if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
+    else if (c === '#' && line[i - 1] === ' ') return line.slice(0, i).trim();
+  }
+  return line.trim();
+}
+
+/** What the examples need from outside, and what this test gives them instead. */
+interface Given {
+  port8080: number;
+  port8081: number;
+  redis?: RedisServer;
+  securedRedis?: RedisServer;
+  token: string;
+  config: string;
+  analysisId?: string;
+}
+
+function given(command: string, g: Given): string {
+  let out = command
+    .replaceAll('8080', String(g.port8080))
+    .replaceAll('8081', String(g.port8081))
+    .replaceAll('/etc/oas/oas.config.json', g.config)
+    .replace('OAS_API_TOKEN=...', `OAS_API_TOKEN=${g.token}`);
+  if (g.redis) out = out.replaceAll('redis://127.0.0.1:6379', g.redis.url);
+  if (g.securedRedis) out = out.replaceAll('redis.internal:6379', `127.0.0.1:${g.securedRedis.port}`);
+  if (g.analysisId) out = out.replaceAll('5d0c...', g.analysisId);
+  return out;
+}
+
+let upstreams: Upstreams;
+let vt: FakeHttpServer;
+let cwd: string;
+let shims: string;
+let env: Record<string, string>;
+const background: ChildProcess[] = [];
+
+before(async () => {
+  upstreams = await startUpstreams();
+  vt = await startFakeHttp(virustotal.fakeRoutes());
+  // The README's "oas.config.json" of this folder: every engine at the fakes; VirusTotal's key
+  // comes from the environment, as the README's capture says.
+  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) } }).dir;
+  shims = tempDir('oas-readme-bin-');
+  writeFileSync(join(shims, 'oas'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(shims, 'oas'), 0o755);
+  writeFileSync(join(cwd, 'alert.txt'), 'Alert 4711: beacon from 8.8.8.8 to example.com, then hxxps://www[.]example[.]com/login; sample 44d88612fea8a8f36de82e1278abb02f\n');
+  writeFileSync(join(cwd, 'big-list.txt'), ['8.8.8.8', '1.1.1.1', 'example.com', 'cyberbro.net', 'hxxp://evil[.]example[.]com/payload.exe'].join('\n'));
+  env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789' };
+});
+
+after(async () => {
+  for (const child of background) child.kill('SIGKILL');
+  await Promise.all([upstreams?.close(), vt?.close()]);
+});
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function bash(command: string, extraEnv: Record<string, string>): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', command], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** A long-running command (`oas serve`, `oas worker`), started and waited for until it is ready. */
+function startLongRunning(command: string, extraEnv: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = killAtExit(spawn('bash', ['-c', command.replace(/&$/, '').trim()], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    background.push(child);
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`not ready after 20 s: ${command}\n${output}`)), 20_000);
+    const onData = (d: Buffer) => {
+      output += d;
+      if (/listening on http|taking engine jobs/.test(output)) {
+        clearTimeout(timer);
+        resolve({ child, output: () => output });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+}
+
+/** SIGTERM, then its exit code ('SIGKILL' when it had to be killed after 15 s, or the signal that ended it). */
+async function stopped(child: ChildProcess): Promise<number | string | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? child.signalCode;
+  const exit = new Promise<number | string | null>((done) => child.once('exit', (code, signal) => done(code ?? signal)));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+  try {
+    return await exit;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const isLongRunning = (command: string) => /\boas (serve|worker)\b/.test(command);
+
+describe('README examples', () => {
+  const examples = readmeExamples(README);
+
+  test('the README shows the commands this test runs', () => {
+    const oasCommands = examples.filter((e) => /\boas\b/.test(e.command));
+    assert.ok(oasCommands.length >= 18, `oas commands found: ${oasCommands.length}`);
+    assert.ok(!README.includes('npx oas analyze') && !README.includes('npx oas serve'), 'the examples use oas, not npx oas');
+  });
+
+  // One test per code block, its commands in order (a block's server serves the next block's curl).
+  const byBlock = new Map<number, Example[]>();
+  for (const example of examples) byBlock.set(example.block, [...(byBlock.get(example.block) ?? []), example]);
+  const blocks = [...byBlock.values()];
+  let server: { child: ChildProcess; output: () => string } | undefined;
+
+  for (const block of blocks) {
+    const needsRedis = block.some((e) => /OAS_REDIS_URL|--redis/.test(e.command));
+    const tool = ['jq', 'curl'].find((name) => block.some((e) => new RegExp(`(^|\\| )${name} `).test(e.command)) && spawnSync('sh', ['-c', `command -v ${name}`]).status !== 0);
+    const skip = needsRedis && redisSkip ? redisSkip : tool ? `no ${tool} on this machine (the Debian package ${tool}, as .ci/run installs it)` : false;
+    const title = block.map((e) => e.command).join(' ; ');
+    test(`runs: ${title.length > 150 ? `${title.slice(0, 150)}…` : title}`, { skip }, async () => {
+      const g: Given = { port8080: await freePort(), port8081: await freePort(), token: 'readme-example-token-Vb7Qx2Lm9Tz4Rw8K', config: join(cwd, 'oas.config.json') };
+      if (block.some((e) => e.command.includes('redis://127.0.0.1:6379'))) g.redis = await startRedis();
+      if (block.some((e) => e.command.includes('redis.internal'))) g.securedRedis = await startRedis({ requirepass: 'the-redis-password' });
+      const blockEnv: Record<string, string> = {};
+      const started: ChildProcess[] = [];
+      try {
+        for (const example of block) {
+          const command = given(example.command, g);
+          const exported = /^export (\w+)=(.*)$/.exec(command);
+          if (exported) {
+            blockEnv[exported[1]!] = (await bash(`printf %s ${exported[2]}`, {})).stdout;
+            continue;
+          }
+          if (isLongRunning(command)) {
+            const running = await startLongRunning(command, blockEnv);
+            started.push(running.child);
+            if (/oas serve/.test(command) && !command.endsWith('&')) server = running;
+            continue;
+          }
+          if (command.startsWith('curl')) {
+            // The curl examples follow the server example: aim them at it.
+            const port = server ? /listening on http:\/\/[^:]+:(\d+)/.exec(server.output())![1]! : '';
+            const ran = await bash(command.replaceAll(`localhost:${g.port8080}`, `127.0.0.1:${port}`).replaceAll('5d0c...', g.analysisId ?? '5d0c...'), blockEnv);
+            assert.equal(ran.code, 0, `${command}\n${ran.stderr}`);
+            const id = /"analysis_id":"([^"]+)"/.exec(ran.stdout)?.[1];
+            if (id) g.analysisId = id;
+            if (command.includes('/api/results/')) assert.match(ran.stdout, /"observable": "example\.com"/);
+            continue;
+          }
+          const ran = await bash(command, blockEnv);
+          assert.equal(ran.code, 0, `${command}\nstdout: ${ran.stdout.slice(0, 2000)}\nstderr: ${ran.stderr}`);
+          assert.doesNotMatch(ran.stderr, /\n\s+at .+:\d+:\d+/, 'no stack trace');
+        }
+        // Written files exist and are what they say.
+        for (const example of block) {
+          const output = /(?:-o|>)\s*(\S+\.(?:json|csv|xlsx))/.exec(example.command)?.[1];
+          if (output) assert.ok(existsSync(join(cwd, output)), `${example.command} wrote ${output}`);
+          if (output === 'bundle.json') {
+            const bundle = JSON.parse(readFileSync(join(cwd, output), 'utf8')) as { type: string; objects: { type: string; value?: string }[] };
+            assert.equal(bundle.type, 'bundle');
+            assert.ok(bundle.objects.some((o) => o.type === 'url' && o.value === 'http://evil.example.com/payload.exe'), 'the STIX example holds its URL');
+          }
+        }
+      } finally {
+        for (const child of started) {
+          if (child === server?.child) continue; // serves the next block's curl examples
+          assert.equal(await stopped(child), 0, 'stops cleanly on SIGTERM');
+        }
+        await Promise.all([g.redis?.close(), g.securedRedis?.close()]);
+      }
+    });
+  }
+
+  test('the server of the quick start stops cleanly', async () => {
+    if (server) assert.equal(await stopped(server.child), 0);
+  });
+});
