@@ -15,7 +15,8 @@
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField } from '../src/engine/contract.js';
 import { registrableDomainOf, registrationSummary } from '../src/rdap/domain.js';
-import { lookupRdap, registrationDetails } from './rdap_whois.js';
+import { lookupRdapDomain } from '../src/rdap/domain.js';
+import { registrationDetails } from './rdap_whois.js';
 
 export interface RdapResult {
   abuse_contact: string;
@@ -58,7 +59,7 @@ export default defineEngine<RdapResult>({
     if (!domain) return null;
     const bootstrapUrl = typeof ctx.settings.bootstrap_url === 'string' ? ctx.settings.bootstrap_url.trim() : '';
     // HTTP failures propagate as the client's one-line UpstreamErrors.
-    const rdap = await lookupRdap(ctx, bootstrapUrl, domain);
+    const rdap = await lookupRdapDomain(ctx, bootstrapUrl, domain);
     if (rdap.status === 'not_found') return null;
     if (rdap.status === 'unsupported') throw new EngineError(`no RDAP service for .${rdap.tld}`);
     const r = rdap.record;

@@ -21,11 +21,8 @@
 import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { TimeoutError, UpstreamError } from '../src/http/errors.js';
-import { jsonObject, parseJson } from '../src/http/client.js';
-import { list } from '../src/http/lenient.js';
-import { loadBootstrap, rdapBaseUrl } from '../src/rdap/bootstrap.js';
 import {
-  mapRdapDomain,
+  lookupRdapDomain,
   registrableDomainOf,
   registrationSummary,
   type RdapLookup,
@@ -95,67 +92,6 @@ export function rdapWhoisDetails(result: RdapWhoisResult): DetailField[] {
 }
 
 /**
- * A list of RDAP parts: absent, null or one object as for `list`, and an item that is malformed
- * is skipped rather than failing the record (registries differ widely in what they publish).
- */
-function parts<T>(item: v.GenericSchema<unknown, T>) {
-  return v.pipe(
-    list(v.unknown()),
-    v.transform((items: unknown[]): T[] => items.flatMap((raw) => {
-      const parsed = v.safeParse(item, raw);
-      return parsed.success ? [parsed.output] : [];
-    })),
-  );
-}
-
-interface RdapEntity {
-  roles: string[];
-  vcardArray?: unknown;
-  entities: RdapEntity[];
-}
-
-const EntitySchema: v.GenericSchema<unknown, RdapEntity> = jsonObject({
-  roles: parts(v.string()),
-  vcardArray: v.optional(v.unknown()),
-  // `optional` outside: an object reports a missing key before a lazy schema could default it.
-  entities: v.optional(v.lazy(() => parts(EntitySchema)), []),
-}) as v.GenericSchema<unknown, RdapEntity>;
-
-/** What a domain record is read for; only its class is needed (see the top of this file). */
-const DomainSchema = v.pipe(
-  jsonObject({
-    objectClassName: v.optional(v.unknown()),
-    errorCode: v.optional(v.unknown()),
-    links: parts(v.object({ rel: v.optional(v.string()), href: v.string() })),
-    events: parts(v.object({ eventAction: v.string(), eventDate: v.string() })),
-    entities: parts(EntitySchema),
-    nameservers: parts(v.object({ ldhName: v.optional(v.string()), unicodeName: v.optional(v.string()) })),
-  }),
-  v.check((d) => d.errorCode === undefined
-    && (d.objectClassName === undefined || d.objectClassName === null
-      || (typeof d.objectClassName === 'string' && d.objectClassName.toLowerCase() === 'domain')),
-  'not an RDAP domain object'),
-);
-
-/**
- * A registrable domain (A-label) over RDAP, shared with the older catalog's rdap engine. A
- * registry's 404 is "not found"; network errors, timeouts, other error statuses and answers that
- * are no domain object throw UpstreamErrors. The record's `link` is its `self` link, else "".
- */
-export async function lookupRdap(ctx: EngineContext, bootstrapUrl: string, domain: string): Promise<RdapLookup> {
-  const base = rdapBaseUrl(await loadBootstrap(ctx, bootstrapUrl), domain);
-  if (!base) return { status: 'unsupported', tld: domain.slice(domain.lastIndexOf('.') + 1) };
-  const url = new URL(`domain/${encodeURIComponent(domain)}`, base).toString();
-  const response = await ctx.http.request(url, {
-    headers: { accept: 'application/rdap+json, application/json;q=0.9' },
-    acceptStatus: [404],
-  });
-  if (response.status === 404) return { status: 'not_found', url };
-  const { links, events, entities, nameservers } = parseJson(response.text(), DomainSchema);
-  return { status: 'found', url, record: mapRdapDomain({ links, events, entities, nameservers }, '') };
-}
-
-/**
  * Share of the call's time RDAP (bootstrap and record) may use, so that a hanging RDAP server
  * leaves time for the WHOIS fallback.
  */
@@ -191,7 +127,7 @@ export default defineEngine<RdapWhoisResult>({
     let rdapReason: string;
     try {
       const budgetMs = Math.max(0, Math.round((ctx.deadline - Date.now()) * RDAP_TIME_SHARE));
-      const rdap = await withinBudget(lookupRdap(ctx, stringSetting(ctx, 'bootstrap_url'), domain), budgetMs);
+      const rdap = await withinBudget(lookupRdapDomain(ctx, stringSetting(ctx, 'bootstrap_url'), domain), budgetMs);
       if (rdap.status === 'found') return toResult(rdap.record, 'rdap', rdap.record.link || rdap.record.registrarUrl || '');
       if (rdap.status === 'not_found') return null;
       rdapReason = `no RDAP service for .${rdap.tld}`;

@@ -4,13 +4,15 @@
  * registration facts analysts read (registrar, registrant, abuse contact, dates, name servers).
  *
  * Registries differ a lot in what they publish, so the schema only insists on the object being
- * a domain; every optional part that is malformed is dropped rather than failing the lookup.
+ * a domain; every part of it is read when present: absent, null or malformed parts (links,
+ * events, entities, name servers) count as none, one object in place of a list as a list of it.
  */
 import { domainToASCII } from 'node:url';
 import { parse } from '../observables/tldts.js';
 import * as v from 'valibot';
 import type { EngineContext } from '../engine/contract.js';
-import { parseJson } from '../http/client.js';
+import { jsonObject, parseJson } from '../http/client.js';
+import { list } from '../http/lenient.js';
 import { hostOf, registrableDomain } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
 import { loadBootstrap, rdapBaseUrl } from './bootstrap.js';
@@ -36,7 +38,7 @@ export interface RegistrationRecord {
 }
 
 export interface RdapRecord extends RegistrationRecord {
-  /** The record's `self` link, else the URL that was queried. */
+  /** The record's `self` link, else "". */
   link: string;
 }
 
@@ -53,37 +55,45 @@ interface Entity {
   entities: Entity[];
 }
 
-/** A list whose malformed items are skipped (a missing or non-array value gives []). */
-function lenientList<T>(item: v.GenericSchema<unknown, T>) {
+/**
+ * A list of RDAP parts: absent, null or one object as for `list`, and an item that is malformed
+ * is skipped rather than failing the record (registries differ widely in what they publish).
+ */
+function parts<T>(item: v.GenericSchema<unknown, T>) {
   return v.pipe(
-    v.fallback(v.array(v.unknown()), []),
-    v.transform((items: unknown[]): T[] =>
-      items.flatMap((raw) => {
-        const parsed = v.safeParse(item, raw);
-        return parsed.success ? [parsed.output] : [];
-      })),
+    list(v.unknown()),
+    v.transform((items: unknown[]): T[] => items.flatMap((raw) => {
+      const parsed = v.safeParse(item, raw);
+      return parsed.success ? [parsed.output] : [];
+    })),
   );
 }
 
-const EntitySchema: v.GenericSchema<unknown, Entity> = v.object({
-  roles: lenientList(v.string()),
+const EntitySchema: v.GenericSchema<unknown, Entity> = jsonObject({
+  roles: parts(v.string()),
   vcardArray: v.optional(v.unknown()),
-  // `optional` because valibot reports a missing key before a lazy schema could fall back.
-  entities: v.optional(v.lazy(() => lenientList(EntitySchema)), []),
+  // `optional` outside: an object reports a missing key before a lazy schema could default it.
+  entities: v.optional(v.lazy(() => parts(EntitySchema)), []),
 }) as v.GenericSchema<unknown, Entity>;
 
+/**
+ * What a domain record is read for. Only its class is needed: one that says it is of another
+ * class (`objectClassName`), or an RFC 9083 error document (`errorCode`), is refused; one that
+ * does not name its class is read.
+ */
 const DomainSchema = v.pipe(
-  v.object({
-    objectClassName: v.optional(v.string()),
-    ldhName: v.optional(v.string()),
-    links: lenientList(v.object({ rel: v.optional(v.string()), href: v.string() })),
-    events: lenientList(v.object({ eventAction: v.string(), eventDate: v.string() })),
-    entities: lenientList(EntitySchema),
-    nameservers: lenientList(v.object({ ldhName: v.optional(v.string()), unicodeName: v.optional(v.string()) })),
+  jsonObject({
+    objectClassName: v.optional(v.unknown()),
+    errorCode: v.optional(v.unknown()),
+    links: parts(v.object({ rel: v.optional(v.string()), href: v.string() })),
+    events: parts(v.object({ eventAction: v.string(), eventDate: v.string() })),
+    entities: parts(EntitySchema),
+    nameservers: parts(v.object({ ldhName: v.optional(v.string()), unicodeName: v.optional(v.string()) })),
   }),
-  // An error document or some other object class answered with 200 is not a domain record.
-  v.check((d) => d.objectClassName === 'domain' || (d.objectClassName === undefined && d.ldhName !== undefined),
-    'not an RDAP domain object'),
+  v.check((d) => d.errorCode === undefined
+    && (d.objectClassName === undefined || d.objectClassName === null
+      || (typeof d.objectClassName === 'string' && d.objectClassName.toLowerCase() === 'domain')),
+  'not an RDAP domain object'),
 );
 
 export type RdapDomain = v.InferOutput<typeof DomainSchema>;
@@ -103,12 +113,13 @@ export function registrableDomainOf(observable: Observable): string | null {
 }
 
 /**
- * Looks a registrable domain (A-label) up over RDAP. Not-found is an answer; network errors,
- * timeouts, non-404 error statuses and malformed bodies throw UpstreamErrors.
+ * A registrable domain (A-label) over RDAP, for the rdap_whois and the older catalog's rdap
+ * engines. A registry's 404 is "not found"; network errors, timeouts, other error statuses and
+ * answers that are no domain object throw UpstreamErrors. The record's `link` is its `self`
+ * link, else "" (engines.md 5.21: never the query URL).
  */
 export async function lookupRdapDomain(ctx: EngineContext, bootstrapUrl: string, domain: string): Promise<RdapLookup> {
-  const table = await loadBootstrap(ctx, bootstrapUrl);
-  const base = rdapBaseUrl(table, domain);
+  const base = rdapBaseUrl(await loadBootstrap(ctx, bootstrapUrl), domain);
   if (!base) return { status: 'unsupported', tld: domain.slice(domain.lastIndexOf('.') + 1) };
   const url = new URL(`domain/${encodeURIComponent(domain)}`, base).toString();
   const response = await ctx.http.request(url, {
@@ -116,11 +127,11 @@ export async function lookupRdapDomain(ctx: EngineContext, bootstrapUrl: string,
     acceptStatus: [404],
   });
   if (response.status === 404) return { status: 'not_found', url };
-  return { status: 'found', url, record: mapRdapDomain(parseJson(response.text(), DomainSchema), url) };
+  return { status: 'found', url, record: mapRdapDomain(parseJson(response.text(), DomainSchema)) };
 }
 
-/** Reduces an RDAP domain object; `queriedUrl` stands in for a missing self link. */
-export function mapRdapDomain(domain: RdapDomain, queriedUrl: string): RdapRecord {
+/** Reduces an RDAP domain object; `fallbackLink` stands in for a missing self link. */
+export function mapRdapDomain(domain: RdapDomain, fallbackLink = ''): RdapRecord {
   const record: RdapRecord = {
     registrar: null,
     registrarUrl: null,
@@ -134,7 +145,7 @@ export function mapRdapDomain(domain: RdapDomain, queriedUrl: string): RdapRecor
     creationDate: null,
     expirationDate: null,
     updateDate: null,
-    link: queriedUrl,
+    link: fallbackLink,
   };
   const emails = new Map<string, string>();
 
