@@ -39,7 +39,6 @@
 import type * as cheerio from 'cheerio';
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext, EngineError, type HttpResponse } from '../src/engine/contract.js';
-import { statusError } from '../src/http/errors.js';
 import type { Observable } from '../src/observables/types.js';
 import { loadHtml } from '../src/scrape/html.js';
 import { plainText } from '../src/scrape/ioc-one.js';

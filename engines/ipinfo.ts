@@ -20,12 +20,11 @@
  *   mere presence of the key for a bogon. A text field sent as a number is its text; fields the
  *   result does not use (`loc`, `postal`, `timezone`, `anycast`...) are not checked at all.
  */
-import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineAsn, type EngineContext, EngineError, type HttpResponse } from '../src/engine/contract.js';
+import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { flag, text } from '../src/http/lenient.js';
-import { BadResponseError, HttpStatusError } from '../src/http/errors.js';
+import { BadResponseError } from '../src/http/errors.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';

@@ -25,7 +25,6 @@ import {
   lookupRdapDomain,
   registrableDomainOf,
   registrationSummary,
-  type RdapLookup,
   type RegistrationRecord,
 } from '../src/rdap/domain.js';
 import { field, fields, sourceLink } from '../src/lookup/fields.js';

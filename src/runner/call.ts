@@ -38,9 +38,6 @@ export interface CallerOptions {
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
 
-/** Where an engine runs for an observable: a target, nowhere (null), or not knowable (error). */
-type Target = { target: Observable | null } | { error: string };
-
 /** The call's own scope: what the cache may keep of it, and what it is told. */
 export interface CallScope {
   ignoreCache: boolean;

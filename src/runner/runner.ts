@@ -12,31 +12,15 @@
  * dependency engine) is that engine's error too, never a cached "no data".
  */
 import type { EngineDefinition, EngineSettings } from '../engine/contract.js';
-import type { ContextServices } from '../engine/context.js';
 import type { Observable } from '../observables/types.js';
-import { EngineCaller } from './call.js';
+import { EngineCaller, type CallerOptions } from './call.js';
 import { analyzeObservable } from './pivot.js';
-import type { AnalyzeOptions, Progress, Selection, WaitEvent } from './types.js';
-import type { QuotaFactory } from './quota.js';
+import type { AnalyzeOptions, Progress, Selection } from './types.js';
 import type { ObservableResult } from './result.js';
-import type Keyv from 'keyv';
 
-export interface RunnerOptions {
+export interface RunnerOptions extends CallerOptions {
   /** All registered engines (to find the pivot engine and dependencies not selected). */
   catalog: readonly EngineDefinition[];
-  services: ContextServices;
-  /** Cached engine results. */
-  cache: Keyv;
-  /** Seconds a result stays cached; 0 disables caching. */
-  cacheTtlSeconds: number;
-  /** Engine calls at once across all analyses. */
-  concurrency: number;
-  /** Per-engine settings from the configuration (`engines.<id>`). */
-  engineSettings: Readonly<Record<string, Record<string, unknown>>>;
-  /** Overrides every engine's default timeout (`engine_timeout_ms`). */
-  timeoutMs?: number | undefined;
-  /** Makes each engine's quota; default: this process's own (with `redis_url`: the team's). */
-  quotaOf?: QuotaFactory | undefined;
 }
 
 export class EngineRunner {
