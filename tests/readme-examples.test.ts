@@ -13,6 +13,7 @@ import { chmodSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import * as virustotal from './fakes/virustotal.js';
+import { runProcess, type Run } from './helpers/cli.js';
 import { BIN } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 import { freePort, redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
@@ -113,22 +114,8 @@ after(async () => {
   await Promise.all([upstreams?.close(), vt?.close()]);
 });
 
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function bash(command: string, extraEnv: Record<string, string>): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function bash(command: string, extraEnv: Record<string, string>): Promise<Run> {
+  return runProcess('bash', ['-c', command], { cwd, env: { ...env, ...extraEnv } });
 }
 
 /** A long-running command (`oas serve`, `oas worker`), started and waited for until it is ready. */

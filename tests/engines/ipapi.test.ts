@@ -4,6 +4,7 @@ import engine, { ipapiDetails, ipapiLookup, type IpapiResult } from '../../engin
 import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, type FakeReply } from '../fakes/http.js';
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { answeringUpstream } from '../helpers/answers.js';
 import { runnerHarness } from '../helpers/runner.js';
 import { rejectsWith as rejectsWithError } from '../helpers/assert.js';
 
@@ -314,21 +315,7 @@ describe('provider_11 against a loopback ipapi.is', () => {
 });
 
 describe('provider_11 minimal and degenerate answers (issue 26)', () => {
-  let fake: FakeHttpServer;
-  let answer: unknown = {};
-  let h: EngineHarness;
-  before(async () => {
-    fake = await startFakeHttp({ 'POST /lenient': () => reply.json(answer) });
-    h = engineHarness(engine, { settings: { base_url: `${fake.url}/lenient`, retries: 0 } });
-  });
-  after(async () => {
-    await h.close();
-    await fake.close();
-  });
-  async function run(body: unknown): Promise<unknown> {
-    answer = body;
-    return h.run('203.0.113.9', 'IPv4');
-  }
+  const { run } = answeringUpstream(engine, 'POST /lenient', ['203.0.113.9', 'IPv4'], { settings: { retries: 0 } });
   const FLAGS = { is_bogon: false, is_mobile: false, is_crawler: false, is_datacenter: false, is_tor: false, is_proxy: false, is_vpn: false, is_abuser: false };
 
   test('the minimal answer, {"ip"}: every flag false, the Unknown ASN', async () => {

@@ -12,6 +12,7 @@ import { startFakeBadAsn, type FakeBadAsn } from '../fakes/bad-asn.js';
 import { fakeRoutes, fakeSettings } from '../fakes/ipinfo.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 import { describeIpFake, KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
+import { answeringUpstream } from '../helpers/answers.js';
 import { HttpStatusError } from '../../src/http/errors.js';
 
 const KEY = 'SECRET-KEY-1234567890';
@@ -283,19 +284,7 @@ describe('provider_12 against a loopback ipinfo.io', () => {
 });
 
 describe('provider_12 minimal and degenerate answers (issue 26)', () => {
-  let fake: FakeHttpServer;
-  let answer: unknown = {};
-  const harness = prefixHarnesses(engine, () => fake, KEY);
-  before(async () => {
-    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
-  });
-  after(async () => {
-    await fake.close();
-  });
-  async function run(body: unknown): Promise<unknown> {
-    answer = body;
-    return watch.result(await harness('lenient').run('203.0.113.9', 'IPv4'));
-  }
+  const { run } = answeringUpstream(engine, 'GET /lenient/*', ['203.0.113.9', 'IPv4'], { key: KEY, watch });
   const UNKNOWNS: IpinfoResult = {
     ip: '203.0.113.9', geolocation: 'Unknown, Unknown', country_code: 'Unknown', country_name: 'Unknown', hostname: 'Unknown', asn: 'Unknown',
     link: 'https://ipinfo.io/203.0.113.9',

@@ -5,6 +5,7 @@ import { reply, sequence, startFakeHttp, type FakeHttpServer, type FakeRequest, 
 import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { Catalog } from '../../src/engine/catalog.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
+import { answeringUpstream } from '../helpers/answers.js';
 import { runnerHarness } from '../helpers/runner.js';
 import { rejectsWith } from '../helpers/assert.js';
 
@@ -289,24 +290,11 @@ describe('provider_13 against a loopback ipquery.io', () => {
 });
 
 describe('provider_13 minimal and degenerate answers (issue 26)', () => {
-  let fake: FakeHttpServer;
-  let answer: unknown = {};
-  let h: EngineHarness;
-  before(async () => {
-    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
-    h = engineHarness(engine, { settings: { base_url: `${fake.url}/lenient`, retries: 0 } });
-  });
-  after(async () => {
-    await h.close();
-    await fake.close();
-  });
-  async function run(body: unknown): Promise<unknown> {
-    answer = body;
-    return h.run('203.0.113.9', 'IPv4');
-  }
+  const upstream = answeringUpstream(engine, 'GET /lenient/*', ['203.0.113.9', 'IPv4'], { settings: { retries: 0 } });
+  const { run } = upstream;
   const defaults = (): IpqueryResult => ({
     ip: '203.0.113.9', geolocation: 'Unknown, Unknown', country_code: 'Unknown', country_name: 'Unknown', isp: 'Unknown', asn: null,
-    is_vpn: false, is_tor: false, is_proxy: false, is_datacenter: false, is_mobile: false, risk_score: 'Unknown', link: `${fake.url}/lenient/203.0.113.9`,
+    is_vpn: false, is_tor: false, is_proxy: false, is_datacenter: false, is_mobile: false, risk_score: 'Unknown', link: `${upstream.fake.url}/lenient/203.0.113.9`,
   });
 
   test('the minimal answer, {"ip"}: nothing known, null; so are sections null, {} or of nulls and ""', async () => {

@@ -9,6 +9,7 @@ import { fakeRoutes as openCtiRoutes, fakeSettings as openCtiSettings } from '..
 import { proxiedSuite } from '../fakes/proxy.js';
 import { harnessOnFake } from '../helpers/engine.js';
 import { KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
+import { answeringUpstream } from '../helpers/answers.js';
 import { UNKNOWN } from '../helpers/observables.js';
 import { suiteRunners } from '../helpers/runner.js';
 
@@ -442,21 +443,10 @@ describe('provider_15 through a proxy (proxy_url)', () => {
 });
 
 describe('provider_15 minimal and degenerate answers (issue 26)', () => {
-  let fake: FakeHttpServer;
-  let answer: unknown = {};
-  const harness = prefixHarnesses(engine, () => fake, KEY, { watch });
-  before(async () => {
-    fake = await startFakeHttp({ 'POST /lenient/attributes/restSearch': () => reply.json(answer) });
-  });
-  after(async () => {
-    await fake.close();
-  });
-  async function run(body: unknown): Promise<unknown> {
-    answer = body;
-    return harness('lenient').run(KNOWN.IPv4, 'IPv4');
-  }
+  const upstream = answeringUpstream(engine, 'POST /lenient/attributes/restSearch', [KNOWN.IPv4, 'IPv4'], { key: KEY, watch });
+  const { run } = upstream;
   const none = (): MispResult => ({
-    count: 0, events: [], link: `${fake.url}/lenient/attributes/index?value=${KNOWN.IPv4}`, first_seen: null, last_seen: null,
+    count: 0, events: [], link: `${upstream.fake.url}/lenient/attributes/index?value=${KNOWN.IPv4}`, first_seen: null, last_seen: null,
   });
 
   test('no response, or response / Attribute null, "", {} or []: no match', async () => {
@@ -474,14 +464,14 @@ describe('provider_15 minimal and degenerate answers (issue 26)', () => {
   test('one attribute object in place of the list, null entries, an empty or numeric Event.info', async () => {
     const one = { event_id: '12', timestamp: '1704067200', Event: { id: '12', info: 'Cobalt Strike C2 list' } };
     assert.deepEqual(await run({ response: { Attribute: one } }), {
-      ...none(), count: 1, events: [{ title: 'Cobalt Strike C2 list', url: `${fake.url}/lenient/events/view/12`, timestamp: '1704067200' }],
+      ...none(), count: 1, events: [{ title: 'Cobalt Strike C2 list', url: `${upstream.fake.url}/lenient/events/view/12`, timestamp: '1704067200' }],
       first_seen: '2024-01-01', last_seen: '2024-01-01',
     });
     assert.deepEqual(await run({ response: { Attribute: [null, { event_id: 3, timestamp: 1717200000, Event: { info: '' } }, null, { event_id: '4', Event: { id: 4, info: 2024 } }] } }), {
       ...none(), count: 2,
       events: [
-        { title: 'Unknown', url: `${fake.url}/lenient/events/view/3`, timestamp: '1717200000' },
-        { title: '2024', url: `${fake.url}/lenient/events/view/4`, timestamp: null },
+        { title: 'Unknown', url: `${upstream.fake.url}/lenient/events/view/3`, timestamp: '1717200000' },
+        { title: '2024', url: `${upstream.fake.url}/lenient/events/view/4`, timestamp: null },
       ],
       first_seen: '2024-06-01', last_seen: '2024-06-01',
     });
@@ -490,7 +480,7 @@ describe('provider_15 minimal and degenerate answers (issue 26)', () => {
   test('a list of {Attribute} parts: all their attributes', async () => {
     const result = await run({ response: [{ Attribute: [{ event_id: '1', timestamp: '1704067200' }] }, { Attribute: { event_id: '2', timestamp: '1717200000' } }] }) as MispResult;
     assert.equal(result.count, 2);
-    assert.deepEqual(result.events.map((e) => e.url), [`${fake.url}/lenient/events/view/2`, `${fake.url}/lenient/events/view/1`]);
+    assert.deepEqual(result.events.map((e) => e.url), [`${upstream.fake.url}/lenient/events/view/2`, `${upstream.fake.url}/lenient/events/view/1`]);
   });
 
   test('what cannot be read still fails, naming the field', async () => {

@@ -4,7 +4,7 @@ import rdapEngine, { type RdapResult } from '../../engines/rdap.js';
 import rdapWhois from '../../engines/rdap_whois.js';
 import { resetBootstrapMemory } from '../../src/rdap/bootstrap.js';
 import { reply } from '../fakes/http.js';
-import { exampleCom, rdapReply, startFakeRdap, type FakeRdap } from '../fakes/rdap.js';
+import { exampleCom, noSelfLink, rdapReply, startFakeRdap, type FakeRdap } from '../fakes/rdap.js';
 import { startFakeWhois, type FakeWhoisServer } from '../fakes/whois.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 
@@ -233,11 +233,7 @@ describe('rdap (older catalog): minimal and degenerate answers', () => {
   });
 
   test('no self link: "" even when the registrar names its site', async () => {
-    const record = {
-      objectClassName: 'domain', ldhName: 'NOSELF.COM',
-      links: [{ rel: 'related', href: 'https://rdap.registrar.example/domain/NOSELF.COM' }],
-      entities: [{ roles: ['registrar'], vcardArray: ['vcard', [['fn', {}, 'text', 'Some Registrar'], ['url', {}, 'uri', 'https://registrar.example']]] }],
-    };
+    const record = noSelfLink('NOSELF.COM', 'https://rdap.registrar.example/domain/NOSELF.COM', 'Some Registrar', 'https://registrar.example');
     await rdap.answering('noself.com', rdapReply(record), async () => {
       assert.deepEqual(await harness().run('noself.com', 'FQDN'), { ...EMPTY, registrar: 'Some Registrar' });
     });

@@ -6,7 +6,7 @@ import { parseBootstrap, rdapBaseUrl, resetBootstrapMemory, BOOTSTRAP_TTL_MS } f
 import { parseReferral, parseServer } from '../../src/whois/client.js';
 import { isEmptyRecord, isNotFound, normalizeDate, parseWhois } from '../../src/whois/parse.js';
 import { reply } from '../fakes/http.js';
-import { bootstrapFile, cyberbroNet, exampleOrg, ianaTldAnswer, rdapReply, startFakeRdap, whoisTexts, type FakeRdap } from '../fakes/rdap.js';
+import { bootstrapFile, cyberbroNet, exampleOrg, ianaTldAnswer, noSelfLink, rdapReply, startFakeRdap, whoisTexts, type FakeRdap } from '../fakes/rdap.js';
 import { closedPort, startFakeWhois, type FakeWhoisServer } from '../fakes/whois.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 
@@ -277,11 +277,7 @@ describe('rdap_whois: minimal and degenerate RDAP answers', () => {
   });
 
   test('no self link: the registrar\'s site, else ""', async () => {
-    const record = {
-      objectClassName: 'domain', ldhName: 'CYBERBRO.NET',
-      links: [{ rel: 'related', href: 'https://rdap.cloudflare.com/rdap/v1/domain/CYBERBRO.NET' }],
-      entities: [{ roles: ['registrar'], vcardArray: ['vcard', [['fn', {}, 'text', 'Cloudflare, Inc.'], ['url', {}, 'uri', 'https://www.cloudflare.com']]] }],
-    };
+    const record = noSelfLink('CYBERBRO.NET', 'https://rdap.cloudflare.com/rdap/v1/domain/CYBERBRO.NET', 'Cloudflare, Inc.', 'https://www.cloudflare.com');
     await rdap.answering('cyberbro.net', rdapReply(record), async () => {
       assert.deepEqual(await harness().run('cyberbro.net', 'FQDN'), { ...EMPTY, registrar: 'Cloudflare, Inc.', link: 'https://www.cloudflare.com' });
     });

@@ -6,6 +6,7 @@ import { startFakeDns, type FakeDnsServer } from '../fakes/dns.js';
 import { fakeRoutes, fakeSettings } from '../fakes/shodan.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 import { describeIpFake, KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
+import { answeringUpstream } from '../helpers/answers.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 
@@ -282,19 +283,7 @@ describe('provider_20 against a loopback Shodan', () => {
 });
 
 describe('provider_20 minimal and degenerate answers (issue 26)', () => {
-  let fake: FakeHttpServer;
-  let answer: unknown = {};
-  const harness = prefixHarnesses(engine, () => fake, KEY);
-  before(async () => {
-    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
-  });
-  after(async () => {
-    await fake.close();
-  });
-  async function run(body: unknown): Promise<unknown> {
-    answer = body;
-    return watch.result(await harness('lenient').run('192.0.2.1', 'IPv4'));
-  }
+  const { run } = answeringUpstream(engine, 'GET /lenient/*', ['192.0.2.1', 'IPv4'], { key: KEY, watch });
 
   test('the minimal answer, an empty object: the documented empty lists', async () => {
     assert.deepEqual(await run({}), empty);

@@ -15,6 +15,7 @@ import {
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 import { describeIpFake, KeyWatch, prefixHarnesses } from '../helpers/key-watch.js';
+import { answeringUpstream } from '../helpers/answers.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 
@@ -240,19 +241,7 @@ describe('provider_21 against a loopback Spur API', () => {
 });
 
 describe('provider_21 minimal and degenerate answers (issue 26)', () => {
-  let fake: FakeHttpServer;
-  let answer: unknown = {};
-  const harness = prefixHarnesses(engine, () => fake, KEY);
-  before(async () => {
-    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
-  });
-  after(async () => {
-    await fake.close();
-  });
-  async function run(body: unknown): Promise<SpurResult | null> {
-    answer = body;
-    return watch.result(await harness('lenient').run('89.187.1.1', 'IPv4')) as SpurResult | null;
-  }
+  const { run } = answeringUpstream<SpurResult | null>(engine, 'GET /lenient/*', ['89.187.1.1', 'IPv4'], { key: KEY, watch });
   const LINK = 'https://spur.us/context/89.187.1.1';
 
   test('the minimal answer, an empty object: not anonymous, the answer as data', async () => {

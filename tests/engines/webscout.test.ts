@@ -11,6 +11,7 @@ import { startFakeBadAsn, type FakeBadAsn } from '../fakes/bad-asn.js';
 import { fakeRoutes, fakeSettings, webscoutAnswer } from '../fakes/webscout.js';
 import { runnerHarness, type RunnerHarness } from '../helpers/runner.js';
 import { KeyWatch, describeIpFake, prefixHarnesses } from '../helpers/key-watch.js';
+import { answeringUpstream } from '../helpers/answers.js';
 
 const KEY = 'SECRET-KEY-1234567890';
 
@@ -306,19 +307,7 @@ describe('provider_25 against a loopback webscout.io', () => {
 });
 
 describe('provider_25 minimal and degenerate answers (issue 26)', () => {
-  let fake: FakeHttpServer;
-  let answer: unknown = {};
-  const harness = prefixHarnesses(engine, () => fake, KEY);
-  before(async () => {
-    fake = await startFakeHttp({ 'GET /lenient/*': () => reply.json(answer) });
-  });
-  after(async () => {
-    await fake.close();
-  });
-  async function run(body: unknown): Promise<unknown> {
-    answer = body;
-    return watch.result(await harness('lenient').run('203.0.113.9', 'IPv4'));
-  }
+  const { run } = answeringUpstream(engine, 'GET /lenient/*', ['203.0.113.9', 'IPv4'], { key: KEY, watch });
   /** The reference's defaults, for an address webscout says nothing about. */
   const DEFAULTS: WebscoutResult = {
     ip: '203.0.113.9', risk_score: null, is_proxy: false, is_tor: false, is_vpn: false, country_code: 'Unknown',

@@ -162,6 +162,18 @@ export const redactedCom = {
 /** The least a registry may answer: a domain object without any optional part. */
 export const minimalCom = { objectClassName: 'domain', ldhName: 'MINIMAL.COM' };
 
+/**
+ * A domain record without a self link: only the registry's `related` link, and a registrar
+ * entity naming `registrar` and its site `url`.
+ */
+export function noSelfLink(ldhName: string, related: string, registrar: string, url: string): unknown {
+  return {
+    objectClassName: 'domain', ldhName,
+    links: [{ rel: 'related', href: related }],
+    entities: [{ roles: ['registrar'], vcardArray: ['vcard', [['fn', {}, 'text', registrar], ['url', {}, 'uri', url]]] }],
+  };
+}
+
 /** Verisign's 404 body. */
 export const rdapNotFound = { errorCode: 404, title: 'Not Found', description: ['The requested object was not found.'] };
 
