@@ -68,6 +68,17 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     await app.close();
     return EXIT_FAILED;
   }
+  // Listening: from now on SIGTERM and SIGINT stop the server cleanly, also while it is still
+  // resuming analyses or starting its worker (a stop asked then waits for those steps).
+  let stop: (() => void) | undefined;
+  let stopAsked = false;
+  const askStop = () => {
+    if (stopAsked) return;
+    stopAsked = true;
+    stop?.();
+  };
+  process.once('SIGINT', askStop);
+  process.once('SIGTERM', askStop);
   const where = app.scale ? `data in Redis at ${app.scale.link.label}` : `data in ${config.data_dir}`;
   process.stdout.write(`oas listening on ${running.url} (API under ${config.api_prefix}, ${where})\n`);
   if (isWildcard(config.host) && config.allowed_hosts.length === 0) {
@@ -83,7 +94,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
 
   return new Promise<number>((resolve) => {
-    const stop = () => {
+    stop = () => {
       // SQLite: unfinished analyses stay recorded and resume at the next start; in-flight lookups
       // are abandoned, so the process exits rather than waiting for them. Redis: the worker
       // finishes the jobs it holds (or hands them back to the queue past STOP_GRACE_MS).
@@ -97,8 +108,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
           setImmediate(() => process.exit(EXIT_OK));
         });
     };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    if (stopAsked) stop();
   });
 }
 
