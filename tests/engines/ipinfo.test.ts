@@ -315,6 +315,11 @@ describe('provider_12 minimal and degenerate answers (issue 26)', () => {
     await watch.rejectsWith(run({ ip: '203.0.113.9', bogon: 'perhaps' }), /^unexpected answer from upstream at bogon: expected a boolean$/);
     await watch.rejectsWith(run(['203.0.113.9']), /^unexpected answer from upstream at \(root\): /);
   });
+
+  // Recorded after the suite's own key check ran: checked again, with these answers' results.
+  test('the key appears in none of these results or errors either', () => {
+    watch.assertNoKey(20);
+  });
 });
 
 describeIpFake({

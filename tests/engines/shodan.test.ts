@@ -313,6 +313,11 @@ describe('provider_20 minimal and degenerate answers (issue 26)', () => {
     await watch.rejectsWith(run({ data: [{ port: 'ssh' }] }), /^unexpected answer from upstream at data\.0\.port: expected a number$/);
     await watch.rejectsWith(run({ org: { name: 'x' } }), /^unexpected answer from upstream at org: /);
   });
+
+  // Recorded after the suite's own key check ran: checked again, with these answers' results.
+  test('the key appears in none of these results or errors either', () => {
+    watch.assertNoKey(15);
+  });
 });
 
 describeIpFake({

@@ -358,6 +358,11 @@ describe('provider_25 minimal and degenerate answers (issue 26)', () => {
     await watch.rejectsWith(run({ status: 'success', data: { anonymization: { tor: { exit: true } } } }), /^unexpected answer from upstream at data\.anonymization\.tor/);
     await watch.rejectsWith(run({ status: 'success', data: { hostnames: [{ name: 'a' }] } }), /^unexpected answer from upstream at data\.hostnames\.0/);
   });
+
+  // Recorded after the suite's own key check ran: checked again, with these answers' results.
+  test('the key appears in none of these results or errors either', () => {
+    watch.assertNoKey(20);
+  });
 });
 
 describeIpFake<WebscoutResult>({
