@@ -27,3 +27,10 @@ test('what cannot be understood still fails, naming the field', () => {
   assert.throws(() => parseWith(Answer, { on: { x: 1 } }), /at on/);
   assert.throws(() => parseWith(Answer, { items: [{ name: 3 }] }), /at items\.0\.name/);
 });
+
+test('a needed part that is absent: "missing", naming it', () => {
+  const Needed = jsonObject({ data: jsonObject({ id: v.string() }) });
+  assert.throws(() => parseWith(Needed, {}), /^BadResponseError: unexpected answer from upstream at data: missing$/);
+  assert.throws(() => parseWith(Needed, { data: {} }), /at data\.id: missing$/);
+  assert.throws(() => parseWith(Needed, { data: { id: 3 } }), /at data\.id: Invalid type: Expected string but received 3$/);
+});

@@ -340,7 +340,9 @@ export function parseWith<S extends v.GenericSchema>(schema: S, data: unknown, a
   const issue = result.issues[0];
   const inner = issue.path?.map((p: { key: unknown }) => String(p.key)).join('.') ?? '';
   const path = [at, inner].filter(Boolean).join('.') || '(root)';
-  throw new BadResponseError(`unexpected answer from upstream at ${path}: ${issue.message}`);
+  // A needed part that is not there: say so, rather than valibot's `Invalid key: Expected ...`.
+  const what = issue.received === 'undefined' && inner !== '' ? 'missing' : issue.message;
+  throw new BadResponseError(`unexpected answer from upstream at ${path}: ${what}`);
 }
 
 export function buildUrl(url: string | URL, query?: RequestOptions['query']): URL {
