@@ -378,14 +378,19 @@ describe('the front end in Chromium', { skip }, () => {
     }
   });
 
+  /** The analyze form at 1280 px, or 390 px for a phone, its engines drawn; console errors kept in `logged`. */
+  async function openAnalyzeForm(phone: boolean) {
+    const logged: string[] = [];
+    const { context, page } = await openPage(browser, { requests, consoleErrors: logged }, { phone, origin: server.url });
+    await page.goto(`${server.url}/`);
+    await page.locator('#engine-reverse_dns').waitFor();
+    return { context, page, logged, where: phone ? '390 px' : '1280 px' };
+  }
+
   test('form errors: next to Analyze in the sticky bar, announced, in view, the focus on what needs fixing (1280 and 390 px)', async () => {
     for (const phone of [false, true]) {
       // The server's 400 is logged by Chromium as a failed load: expected here, nothing else is.
-      const logged: string[] = [];
-      const { context, page } = await openPage(browser, { requests, consoleErrors: logged }, { phone, origin: server.url });
-      const where = phone ? '390 px' : '1280 px';
-      await page.goto(`${server.url}/`);
-      await page.locator('#engine-reverse_dns').waitFor();
+      const { context, page, where, logged } = await openAnalyzeForm(phone);
 
       await page.click('#submit');
       await expectFormProblem(page, /^Paste at least one observable/, '#text', `nothing pasted at ${where}`);
@@ -410,11 +415,7 @@ describe('the front end in Chromium', { skip }, () => {
 
   test('nothing crosses its box at 1280 and 390 px: the form (with an error), history, results table and cards', async () => {
     for (const phone of [false, true]) {
-      const logged: string[] = [];
-      const { context, page } = await openPage(browser, { requests, consoleErrors: logged }, { phone, origin: server.url });
-      const where = phone ? '390 px' : '1280 px';
-      await page.goto(`${server.url}/`);
-      await page.locator('#engine-reverse_dns').waitFor();
+      const { context, page, where, logged } = await openAnalyzeForm(phone);
       assert.deepEqual(await page.evaluate<string[]>(OVERFLOWS(['#analyze-form'])), [], `form at ${where}`);
       await page.fill('#text', 'no observable in here');
       await page.click('#submit');
