@@ -12,8 +12,12 @@ import { join } from 'node:path';
 import { startFakeDns, type FakeDnsServer } from './fakes/dns.js';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { runOas, noStack } from './helpers/cli.js';
-import { spawnServe, startAnalysis, type ServeProcess } from './helpers/serve.js';
+import { freePort } from './helpers/redis.js';
+import { completedResults, spawnServe, startAnalysis, type ServeProcess } from './helpers/serve.js';
 import { tempDir } from './helpers/temp.js';
+import { engineHarness } from './helpers/engine.js';
+import { defineEngine } from '../src/engine/contract.js';
+import type { Observable } from '../src/observables/types.js';
 
 const KEY = 'ipinfo-key-Wq8xZ2mN5pR7';
 let dns: FakeDnsServer;
@@ -24,15 +28,6 @@ let unauthorized: FakeHttpServer;
 let cwd: string;
 let config: string;
 let server: ServeProcess;
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((done) => probe.listen(0, '127.0.0.1', done));
-  const { port } = probe.address() as { port: number };
-  await new Promise((done) => probe.close(done));
-  return port;
-}
 
 /** The four failures, one engine each, and what its error must say. */
 function cases(): [engine: string, observable: string, expected: RegExp][] {
@@ -47,7 +42,7 @@ function cases(): [engine: string, observable: string, expected: RegExp][] {
 
 before(async () => {
   dns = await startFakeDns({}); // every name: NXDOMAIN
-  refusedPort = await closedPort();
+  refusedPort = await freePort(); // bound, then closed: nothing listens on it
   silent = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -90,13 +85,7 @@ describe('each failure says what failed, where, and what to check', () => {
   test('the API errors use the same words', async () => {
     for (const [engine, observable, expected] of cases()) {
       const id = await startAnalysis(server.url, observable, [engine]);
-      let results: { errors?: Record<string, string> }[] = [];
-      for (let i = 0; i < 200; i++) {
-        const done = await (await fetch(`${server.url}/api/is_analysis_complete/${id}`)).json() as { complete: boolean };
-        if (done.complete) break;
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      results = await (await fetch(`${server.url}/api/results/${id}`)).json() as typeof results;
+      const results = await completedResults<{ errors?: Record<string, string> }>(server.url, id);
       assert.match(results[0]!.errors![engine]!, expected, engine);
       assert.ok(!JSON.stringify(results).includes(KEY));
     }
@@ -115,5 +104,34 @@ describe('each failure says what failed, where, and what to check', () => {
     const run = await runOas(cwd, ['analyze', '1.1.1.1', '--engines', 'virustotal', '--json', '--config', config]);
     const [result] = JSON.parse(run.stdout) as { errors: Record<string, string> }[];
     assert.equal(result!.errors.virustotal, 'not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY');
+  });
+});
+
+describe('a timeout names the request it was waiting for, never one already answered', () => {
+  test('an answered request, then a wait on something else: no host named', async () => {
+    const fake = await startFakeHttp({ 'GET /first': { json: { ok: true } } });
+    const engine = defineEngine({
+      id: 'two_steps',
+      service: 'two_steps',
+      label: 'Two steps',
+      description: 'test engine: one HTTP request, then a wait that never ends',
+      tags: ['IP'],
+      types: ['IPv4'],
+      defaults: { timeout_ms: 300, base_url: fake.url },
+      summary: () => '',
+      run: async (_o: Observable, ctx) => {
+        await ctx.http.request(`${String(ctx.settings.base_url)}/first`);
+        return new Promise<never>((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
+      },
+    });
+    const harness = engineHarness(engine);
+    try {
+      await assert.rejects(harness.run('192.0.2.1', 'IPv4'), (error: Error) => {
+        assert.equal(error.message, 'timeout after 300 ms');
+        return true;
+      });
+    } finally {
+      await Promise.all([harness.close(), fake.close()]);
+    }
   });
 });

@@ -281,7 +281,6 @@ function applyCredentialEnv(settings: Record<string, Record<string, unknown>>, e
   }
 }
 
-
 function stripUndefined<T extends object>(record: T): Partial<T> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

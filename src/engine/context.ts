@@ -2,7 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { HttpTransport } from '../http/client.js';
 import { TimeoutError } from '../http/errors.js';
-import type { EngineContext, EngineDefinition, EngineSettings, EngineStore } from './contract.js';
+import type { CredentialSpec, EngineContext, EngineDefinition, EngineSettings, EngineStore } from './contract.js';
 
 export interface ContextServices {
   transport: HttpTransport;
@@ -58,12 +58,11 @@ export function secretsOf(engine: EngineDefinition, settings: EngineSettings): s
     .filter((value): value is string => typeof value === 'string' && value !== '');
 }
 
-/** Setting names (under `engines.<id>`) of the required credentials that are not configured. */
-export function missingCredentials(engine: EngineDefinition, settings: EngineSettings): string[] {
+/** The required credentials that are not configured (their settings under `engines.<id>` are empty). */
+export function missingCredentials(engine: EngineDefinition, settings: EngineSettings): CredentialSpec[] {
   return engine.credentials
     .filter((c) => c.required !== false)
-    .filter((c) => typeof settings[c.setting] !== 'string' || (settings[c.setting] as string).trim() === '')
-    .map((c) => c.setting);
+    .filter((c) => typeof settings[c.setting] !== 'string' || (settings[c.setting] as string).trim() === '');
 }
 
 export function createEngineContext(
@@ -78,9 +77,10 @@ export function createEngineContext(
   // Each request and DNS query of the call listens to its signal (public_dns asks ~10 at once,
   // each request twice): well over the default warning threshold of 10, without any leak.
   setMaxListeners(100, controller.signal);
-  // The host of the call's latest request, so that its timeout names what it was waiting for.
-  let waitingOn: string | undefined;
-  const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs, waitingOn)), timeoutMs);
+  // The requests in flight, so that the call's timeout names what it was waiting for (the latest
+  // one still running; none when it waits on something else, a DNS or WHOIS server).
+  const inFlight: string[] = [];
+  const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs, inFlight.at(-1))), timeoutMs);
   const onOuterAbort = () => controller.abort(scope.signal?.reason);
   scope.signal?.addEventListener('abort', onOuterAbort, { once: true });
   const ctx: EngineContext = {
@@ -93,8 +93,9 @@ export function createEngineContext(
       secrets: secretsOf(engine, settings),
       ...(scope.onWait ? { onWait: scope.onWait } : {}),
       ...(scope.onThrottled ? { onThrottled: scope.onThrottled } : {}),
-      onRequest: (host) => {
-        waitingOn = host;
+      onRequest: (where) => {
+        inFlight.push(where);
+        return () => inFlight.splice(inFlight.lastIndexOf(where), 1);
       },
     }),
     dnsServers: services.dnsServers,

@@ -7,18 +7,11 @@
 import { chmodSync, mkdirSync, openSync, closeSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
-export const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
 
+/** Folders already named by a warning in this process. */
 const warned = new Set<string>();
-let warn: (line: string) => void = (line) => process.stderr.write(`${line}\n`);
-
-/** Where the one-line warnings go (stderr by default); returns the previous sink. */
-export function setPrivacyWarning(sink: (line: string) => void): (line: string) => void {
-  const previous = warn;
-  warn = sink;
-  return previous;
-}
 
 /**
  * `mkdir -p` with every level it creates 0700 (chmod after mkdir, so the umask cannot widen or
@@ -60,7 +53,7 @@ export function warnIfShared(dir: string, what: string): void {
   }
   if ((mode & 0o044) === 0) return;
   warned.add(dir);
-  warn(`warning: ${what} ${dir} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}); to keep analyses private: chmod 700 ${dir}`);
+  process.stderr.write(`warning: ${what} ${dir} can be read by other users (mode ${mode.toString(8).padStart(4, '0')}); to keep analyses private: chmod 700 ${dir}\n`);
 }
 
 /**

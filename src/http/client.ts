@@ -56,8 +56,11 @@ export interface CallOptions {
   onWait?: (ms: number, reason: string, status?: number) => void;
   /** Told when the upstream answers 429, with how long it asked us to wait. */
   onThrottled?: (ms: number) => void;
-  /** Told the host of each request as it starts (so a call's timeout can name what it waited for). */
-  onRequest?: (host: string) => void;
+  /**
+   * Told where each request goes as it starts (`host:port`, and its proxy), so that the call's
+   * timeout can name what it waited for; the function it returns is called when it ends.
+   */
+  onRequest?: (where: string) => () => void;
 }
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -136,7 +139,7 @@ export class HttpTransport {
 }
 
 /** The engine contract's `HttpClient` for one call: deadline, retries, secrets, over the transport's pool. */
-export class CallClient implements HttpClient {
+class CallClient implements HttpClient {
   constructor(
     private readonly transport: HttpTransport,
     private readonly call: CallOptions,
@@ -198,9 +201,18 @@ export class CallClient implements HttpClient {
 
   private async once(target: URL, options: RequestOptions): Promise<HttpResponse> {
     const remaining = this.call.deadline - Date.now();
-    if (remaining <= 0) throw new TimeoutError(this.call.timeoutMs);
+    if (remaining <= 0) throw new TimeoutError(this.call.timeoutMs, this.where(target));
     const limit = options.timeoutMs !== undefined ? Math.min(options.timeoutMs, remaining) : remaining;
-    this.call.onRequest?.(this.where(target));
+    const ended = this.call.onRequest?.(this.where(target));
+    try {
+      return await this.exchange(target, options, remaining, limit);
+    } finally {
+      ended?.();
+    }
+  }
+
+  /** One request and its whole answer, within `limit` ms (the call's deadline is `remaining` away). */
+  private async exchange(target: URL, options: RequestOptions, remaining: number, limit: number): Promise<HttpResponse> {
     const headers: Record<string, string> = { 'user-agent': this.transport.userAgent, ...lowerKeys(options.headers) };
     let body: string | undefined = options.body;
     if (options.json !== undefined) {
@@ -242,9 +254,8 @@ export class CallClient implements HttpClient {
 
   /** `host:port`, and the proxy it goes through: what a call waits for, in messages. */
   private where(target: URL): string {
-    const port = target.port || (target.protocol === 'https:' ? '443' : '80');
     const proxy = this.transport.proxy;
-    return `${target.hostname}:${port}${proxy ? ` through the proxy ${proxy}` : ''}`;
+    return `${target.hostname}:${portOf(target)}${proxy ? ` through the proxy ${proxy}` : ''}`;
   }
 
   private toUpstreamError(error: unknown, target: URL, requestTimeoutMs?: number): UpstreamError {
@@ -258,12 +269,7 @@ export class CallClient implements HttpClient {
       return new TimeoutError(requestTimeoutMs ?? this.call.timeoutMs, this.where(target));
     }
     const code = err?.code ?? err?.cause?.code;
-    // After a redirect the failing connection is not the target's: the system error names it.
-    const failed = (err?.cause ?? err) as { address?: unknown; port?: unknown; hostname?: unknown } | undefined;
-    const redirected = !this.transport.proxy && typeof failed?.address === 'string' && typeof failed.port === 'number'
-      && (failed.port !== Number(target.port || (target.protocol === 'https:' ? 443 : 80)) || (isIP(target.hostname.replace(/^\[|\]$/g, '')) !== 0 && failed.address !== target.hostname.replace(/^\[|\]$/g, '')));
-    const host = redirected ? String(failed!.address) : typeof failed?.hostname === 'string' ? failed.hostname : target.hostname;
-    const port = redirected ? String(failed!.port) : target.port || (target.protocol === 'https:' ? '443' : '80');
+    const { host, port } = this.transport.proxy ? { host: target.hostname, port: portOf(target) } : failedEndpoint(err, target);
     const message = code
       ? networkFailure(String(code), host, port, this.transport.proxy)
       : `network error talking to ${target.host}: ${String(err?.message ?? error).split('\n')[0]}`;
@@ -271,14 +277,36 @@ export class CallClient implements HttpClient {
   }
 }
 
-/** `host:port` of a proxy URL, without its credentials; the URL as given when it does not parse. */
+/** A URL's port, the scheme's default when it names none. */
+function portOf(url: URL): string {
+  return url.port || (url.protocol === 'https:' ? '443' : '80');
+}
+
+/** `host:port` of a proxy URL, without its credentials; `proxy_url` when it does not parse. */
 function proxyEndpoint(proxyUrl: string): string {
   try {
     const url = new URL(proxyUrl);
-    return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+    return `${url.hostname}:${portOf(url)}`;
   } catch {
     return 'proxy_url';
   }
+}
+
+/**
+ * Where a direct connection failed: the target, unless the system error names another address
+ * and port, which happens after a redirect (undici follows it out of the client's sight), or a
+ * name that did not resolve. A named target keeps its name when only its resolved address differs.
+ */
+function failedEndpoint(error: { cause?: unknown } | undefined, target: URL): { host: string; port: string } {
+  const failed = (error?.cause ?? error) as { address?: unknown; port?: unknown; hostname?: unknown } | undefined;
+  // A name that did not resolve (the redirect's, possibly).
+  if (typeof failed?.hostname === 'string') return { host: failed.hostname, port: portOf(target) };
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  if (typeof failed?.address === 'string' && typeof failed.port === 'number'
+    && (String(failed.port) !== portOf(target) || (isIP(host) !== 0 && failed.address !== host))) {
+    return { host: failed.address, port: String(failed.port) };
+  }
+  return { host: target.hostname, port: portOf(target) };
 }
 
 /**

@@ -96,7 +96,7 @@ const DomainSchema = v.pipe(
   'not an RDAP domain object'),
 );
 
-export type RdapDomain = v.InferOutput<typeof DomainSchema>;
+type RdapDomain = v.InferOutput<typeof DomainSchema>;
 
 /**
  * The domain to ask a registry about: the registrable domain of the observable's host
@@ -131,7 +131,7 @@ export async function lookupRdapDomain(ctx: EngineContext, bootstrapUrl: string,
 }
 
 /** Reduces an RDAP domain object; `fallbackLink` stands in for a missing self link. */
-export function mapRdapDomain(domain: RdapDomain, fallbackLink = ''): RdapRecord {
+function mapRdapDomain(domain: RdapDomain, fallbackLink = ''): RdapRecord {
   const record: RdapRecord = {
     registrar: null,
     registrarUrl: null,

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import type Keyv from 'keyv';
-import type { EngineDefinition, EngineSettings } from '../engine/contract.js';
+import type { CredentialSpec, EngineDefinition, EngineSettings } from '../engine/contract.js';
 import { EngineError } from '../engine/contract.js';
 import { createEngineContext, missingCredentials, resolveSettings, secretsOf, type ContextServices } from '../engine/context.js';
 import { secretCredentials, whereToSet } from '../engine/credentials.js';
@@ -268,21 +268,17 @@ function canonicalJson(value: unknown): string {
 }
 
 /** One line, no stack, no secret. */
-export function describeFailure(error: unknown, secrets: readonly string[], engine?: EngineDefinition): string {
+function describeFailure(error: unknown, secrets: readonly string[], engine: EngineDefinition): string {
   const message = error instanceof UpstreamError || error instanceof EngineError
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}`;
   const line = redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
-  return engine ? line + whatToCheck(error, engine, secrets.length > 0) : line;
+  return line + whatToCheck(error, engine, secrets.length > 0);
 }
 
 /** `not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY`. */
-function notConfigured(engine: EngineDefinition, settings: readonly string[]): string {
-  const where = settings.map((setting) => {
-    const credential = engine.credentials.find((c) => c.setting === setting);
-    return credential ? whereToSet(engine, credential) : `engines.${engine.id}.${setting}`;
-  });
-  return `not configured: ${where.join(', ')}`;
+function notConfigured(engine: EngineDefinition, missing: readonly CredentialSpec[]): string {
+  return `not configured: ${missing.map((c) => whereToSet(engine, c)).join(', ')}`;
 }
 
 /**

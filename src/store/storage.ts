@@ -74,7 +74,7 @@ export function checkDataDir(dataDir: string): void {
     if (code !== 'ENOENT') fail(`not accessible (${reason(error)})`);
   }
   if (isDirectory === false) fail('not a directory');
-  if (!isDirectory) {
+  if (isDirectory === undefined) {
     try {
       ensurePrivateDir(dataDir);
     } catch (error) {

@@ -62,6 +62,16 @@ export async function startAnalysis(baseUrl: string, text: string, engines: stri
   return ((await res.json()) as { analysis_id: string }).analysis_id;
 }
 
+/** The results of analysis `id` on the server at `baseUrl` (default prefix), once it is complete (10 s at most). */
+export async function completedResults<T = Record<string, unknown>>(baseUrl: string, id: string): Promise<T[]> {
+  for (let i = 0; i < 200; i++) {
+    const { complete } = (await (await fetch(`${baseUrl}/api/is_analysis_complete/${id}`)).json()) as { complete: boolean };
+    if (complete) return (await (await fetch(`${baseUrl}/api/results/${id}`)).json()) as T[];
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  throw new Error(`analysis ${id} not complete after 10 s`);
+}
+
 export interface WorkerProcess {
   child: ChildProcess;
   /** What it printed so far: standard output, standard error, and both. */
