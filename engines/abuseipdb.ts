@@ -106,16 +106,16 @@ export async function abuseIpdbLookup(observable: Observable, ctx: EngineContext
   const code = (data.countryCode ?? '').toUpperCase();
   return {
     ip_address: ip,
-    reports: data.totalReports ?? 0,
-    risk_score: data.abuseConfidenceScore ?? 0,
-    is_whitelisted: data.isWhitelisted ?? false,
+    reports: data.totalReports,
+    risk_score: data.abuseConfidenceScore,
+    is_whitelisted: data.isWhitelisted,
     country_code: code,
     country_name: countryName(code),
     usage_type: data.usageType ?? '',
     isp: data.isp ?? '',
     domain: data.domain ?? '',
     hostnames: data.hostnames,
-    is_tor: data.isTor ?? false,
+    is_tor: data.isTor,
     last_reported_at: data.lastReportedAt || null,
     link: `${CHECK_PAGE}/${ip}`,
   };

@@ -150,12 +150,12 @@ export async function otxLookup(observable: Observable, ctx: EngineContext): Pro
   for (const pulse of newestFirst(info?.pulses ?? [])) {
     if (pulses.length >= MAX_PULSES) break;
     if (!pulse.id || !pulse.name || pulse.name === 'Unknown') continue;
-    const reference = (pulse.references ?? []).find((r): r is string => typeof r === 'string' && r.trim() !== '');
+    const reference = pulse.references.find((r): r is string => typeof r === 'string' && r.trim() !== '');
     // Two pulses quoting the same report are one entry (the reference's rule).
     if (reference && usedUrls.has(reference)) continue;
     if (reference) usedUrls.add(reference);
     pulses.push({ title: pulse.name, url: reference ?? `${OTX_WEB}/pulse/${encodeURIComponent(pulse.id)}` });
-    for (const family of pulse.malware_families ?? []) malware.add(familyName(family));
+    for (const family of pulse.malware_families) malware.add(familyName(family));
     adversary.add(pulse.adversary);
   }
 
@@ -178,8 +178,8 @@ function newestFirst(pulses: readonly Pulse[]): Pulse[] {
   return pulses.map((p, i) => ({ p, i, at: time(p) })).sort((a, b) => b.at - a.at || a.i - b.i).map(({ p }) => p);
 }
 
-function familyName(family: Family | null | undefined): string | null | undefined {
-  return typeof family === 'string' ? family : family?.display_name ?? family?.id;
+function familyName(family: Family): string | null {
+  return typeof family === 'string' ? family : family.display_name ?? family.id;
 }
 
 /** Names in first-seen order, de-duplicated case-insensitively, blanks dropped. */

@@ -31,7 +31,7 @@ import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
-import { flag, list, num, numOrNull, text } from '../src/http/lenient.js';
+import { flag, flagOrNull, list, num, numOrNull, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { ipVersion } from '../src/observables/host.js';
@@ -41,12 +41,11 @@ import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /** Criminal IP sends some numbers (ports, AS numbers, postal codes) as strings now and then. */
 const numOrText = v.nullish(v.union([v.number(), v.string()]));
-/** A port's vulnerability flag: null when Criminal IP says nothing (the reference's model), else read leniently. */
-const flagOrNull = v.optional(v.union([v.null(), flag()]), null);
 
 const PortSchema = v.looseObject({
   port: numOrText,
-  is_vulnerability: flagOrNull,
+  /** Null when Criminal IP says nothing (the reference's model), else read leniently. */
+  is_vulnerability: flagOrNull(),
   product_name: text(),
   product_version: text(),
   protocol: text(),
@@ -186,12 +185,12 @@ function toResult(answer: Answer, ip: string): CriminalIpResult {
         count: ports.count ?? ports.data.length,
         data: ports.data.map((p) => ({
           port: p.port ?? null,
-          is_vulnerability: p.is_vulnerability ?? null,
-          product_name: p.product_name ?? null,
-          product_version: p.product_version ?? null,
-          protocol: p.protocol ?? null,
-          socket_type: p.socket_type ?? null,
-          confirmed_time: p.confirmed_time ?? null,
+          is_vulnerability: p.is_vulnerability,
+          product_name: p.product_name,
+          product_version: p.product_version,
+          protocol: p.protocol,
+          socket_type: p.socket_type,
+          confirmed_time: p.confirmed_time,
         })),
       }
       : null,
@@ -199,11 +198,11 @@ function toResult(answer: Answer, ip: string): CriminalIpResult {
       ? {
         count: ids.count ?? ids.data.length,
         data: ids.data.map((e) => ({
-          classification: e.classification ?? null,
-          confirmed_time: e.confirmed_time ?? null,
-          message: e.message ?? null,
-          source_system: e.source_system ?? null,
-          url: e.url ?? null,
+          classification: e.classification,
+          confirmed_time: e.confirmed_time,
+          message: e.message,
+          source_system: e.source_system,
+          url: e.url,
         })),
       }
       : null,
@@ -217,16 +216,16 @@ function toResult(answer: Answer, ip: string): CriminalIpResult {
       ? {
         count: whois.count ?? 0,
         data: whois.data.map((w) => ({
-          as_name: w.as_name ?? null,
+          as_name: w.as_name,
           as_no: w.as_no ?? null,
-          city: w.city ?? null,
-          region: w.region ?? null,
-          org_name: w.org_name ?? null,
+          city: w.city,
+          region: w.region,
+          org_name: w.org_name,
           postal_code: w.postal_code ?? null,
-          latitude: w.latitude ?? null,
-          longitude: w.longitude ?? null,
-          org_country_code: w.org_country_code ?? null,
-          confirmed_time: w.confirmed_time ?? null,
+          latitude: w.latitude,
+          longitude: w.longitude,
+          org_country_code: w.org_country_code,
+          confirmed_time: w.confirmed_time,
         })),
       }
       : null,

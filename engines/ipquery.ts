@@ -18,32 +18,27 @@
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
-import { flag, numOrNull, text } from '../src/http/lenient.js';
+import { flagOrNull, numOrNull, text } from '../src/http/lenient.js';
 import { ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
 import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /**
- * A flag read when present: 0/1, "" and "true"/"false" are booleans; absent or null stays so, so
- * that a section without any value still counts as knowing nothing (below).
- */
-const riskFlag = v.nullish(flag());
-
-/**
  * ipquery.io's JSON answer. Needed: `ip`. Each section may be missing or null for addresses it
  * knows little of; the fields in them are read when present (texts "" → null, a score sent as
- * text → its number, flags as above).
+ * text → its number; flags sent as 0/1, "" or "true"/"false" are booleans, absent or null stay
+ * null, so that a section without any value still counts as knowing nothing, below).
  */
 const IpqueryUpstreamSchema = jsonObject({
   ip: v.string(),
   isp: v.nullish(v.looseObject({ asn: text(), org: text(), isp: text() })),
   location: v.nullish(v.looseObject({ country: text(), country_code: text(), city: text(), state: text() })),
   risk: v.nullish(v.looseObject({
-    is_mobile: riskFlag,
-    is_vpn: riskFlag,
-    is_tor: riskFlag,
-    is_proxy: riskFlag,
-    is_datacenter: riskFlag,
+    is_mobile: flagOrNull(),
+    is_vpn: flagOrNull(),
+    is_tor: flagOrNull(),
+    is_proxy: flagOrNull(),
+    is_datacenter: flagOrNull(),
     risk_score: numOrNull(),
   })),
 });

@@ -37,7 +37,7 @@
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpClient, type HttpResponse } from '../src/engine/contract.js';
 import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
-import { flag, text } from '../src/http/lenient.js';
+import { flagOrNull, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
 import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
 import { oneLine } from '../src/lookup/wording.js';
@@ -93,7 +93,7 @@ const StatsSchema = v.looseObject({
  */
 const FileInfoSchema = jsonObject({
   ...Object.fromEntries(FILE_FIELDS.map((name) => [name, text()])),
-  isValidCertificate: v.optional(v.union([v.pipe(v.union([v.null(), v.literal('')]), v.transform(() => null)), flag()]), null),
+  isValidCertificate: v.optional(v.pipe(v.unknown(), v.transform((value) => (value === '' ? null : value)), flagOrNull()), null),
 });
 
 /** MDE's error body: `{"error": {"code": "ResourceNotFound", "message": "...", "target": "..."}}`. */

@@ -50,7 +50,7 @@
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseWith } from '../src/http/client.js';
-import { flag, list, numOrNull, text } from '../src/http/lenient.js';
+import { flagOrNull, list, numOrNull, text } from '../src/http/lenient.js';
 import { BadResponseError, statusError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { count, oneLine } from '../src/lookup/wording.js';
@@ -157,7 +157,7 @@ const IndicatorDataSchema = jsonObject({
     name: text(),
     x_opencti_score: numOrNull(),
     /** 0/1, "" and "true"/"false" read as booleans; absent stays null (not known). */
-    revoked: v.nullish(flag()),
+    revoked: flagOrNull(),
     valid_from: text(),
     valid_until: text(),
     confidence: numOrNull(),
@@ -318,7 +318,7 @@ export async function openCtiLookup(observable: Observable, ctx: EngineContext):
   if (detail) {
     result.latest_indicator_name = detail.name;
     result.x_opencti_score = detail.x_opencti_score;
-    result.revoked = detail.revoked ?? null;
+    result.revoked = detail.revoked;
     result.valid_from = utcDay(detail.valid_from);
     result.valid_until = utcDay(detail.valid_until);
     result.confidence = detail.confidence;

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as v from 'valibot';
 import { jsonObject, parseWith } from '../src/http/client.js';
-import { flag, list, num, numOrNull, text } from '../src/http/lenient.js';
+import { flag, flagOrNull, list, num, numOrNull, text } from '../src/http/lenient.js';
 
 const Item = jsonObject({ name: v.string() });
 const Answer = jsonObject({ on: flag(), n: num(), m: numOrNull(), s: text(), items: list(Item) });
@@ -33,4 +33,15 @@ test('a needed part that is absent: "missing", naming it', () => {
   assert.throws(() => parseWith(Needed, {}), /^BadResponseError: unexpected answer from upstream at data: missing$/);
   assert.throws(() => parseWith(Needed, { data: {} }), /at data\.id: missing$/);
   assert.throws(() => parseWith(Needed, { data: { id: 3 } }), /at data\.id: Invalid type: Expected string but received 3$/);
+});
+
+test('flagOrNull: null when the upstream says nothing, else a flag', () => {
+  const Known = jsonObject({ on: flagOrNull() });
+  assert.deepEqual(parseWith(Known, {}), { on: null });
+  assert.equal(parseWith(Known, { on: null }).on, null);
+  assert.equal(parseWith(Known, { on: '' }).on, false);
+  assert.equal(parseWith(Known, { on: 0 }).on, false);
+  assert.equal(parseWith(Known, { on: 'true' }).on, true);
+  assert.equal(parseWith(Known, { on: 1 }).on, true);
+  assert.throws(() => parseWith(Known, { on: 'maybe' }), /at on: expected a boolean/);
 });

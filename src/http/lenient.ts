@@ -16,44 +16,49 @@ const TRUE_WORDS = new Set(['1', 'true', 'yes', 'y', 'on']);
 
 /** A boolean sent as `true`/`false`, `1`/`0`, `"true"`/`"false"`, `"1"`/`"0"`, `""`, or null: absent → false. */
 export function flag() {
-  return v.optional(
-    v.pipe(
-      v.nullable(v.union([v.boolean(), v.number(), v.string()])),
-      v.check(
-        (value) => typeof value !== 'string' || FALSE_WORDS.has(value.trim().toLowerCase()) || TRUE_WORDS.has(value.trim().toLowerCase()),
-        'expected a boolean',
-      ),
-      v.transform((value): boolean => {
-        if (value === null) return false;
-        if (typeof value === 'string') return TRUE_WORDS.has(value.trim().toLowerCase());
-        return Boolean(value);
-      }),
+  return v.optional(v.pipe(flagOrNullValue(), v.transform((value): boolean => value ?? false)), false);
+}
+
+/**
+ * A boolean read as `flag()` reads it when the upstream gives one; absent or null → null (the
+ * upstream says nothing). `""` and `0` are still false.
+ */
+export function flagOrNull() {
+  return v.optional(flagOrNullValue(), null);
+}
+
+/** A present boolean in any of the forms `flag()` reads, null kept as null. */
+function flagOrNullValue() {
+  return v.pipe(
+    v.nullable(v.union([v.boolean(), v.number(), v.string()])),
+    v.check(
+      (value) => typeof value !== 'string' || FALSE_WORDS.has(value.trim().toLowerCase()) || TRUE_WORDS.has(value.trim().toLowerCase()),
+      'expected a boolean',
     ),
-    false,
+    v.transform((value): boolean | null => {
+      if (value === null) return null;
+      if (typeof value === 'string') return TRUE_WORDS.has(value.trim().toLowerCase());
+      return Boolean(value);
+    }),
   );
 }
 
 /** A number sent as a number or a numeric string; absent, null or `""` → `fallback` (0). */
 export function num(fallback = 0) {
-  return v.optional(
-    v.pipe(
-      v.nullable(v.union([v.number(), v.string()])),
-      v.check((value) => typeof value !== 'string' || value.trim() === '' || Number.isFinite(Number(value)), 'expected a number'),
-      v.transform((value): number => (value === null || (typeof value === 'string' && value.trim() === '') ? fallback : Number(value))),
-    ),
-    fallback,
-  );
+  return v.optional(v.pipe(numberOrNullValue(), v.transform((value): number => value ?? fallback)), fallback);
 }
 
 /** A number when the upstream gives one, else null (absent, null, `""`). */
 export function numOrNull() {
-  return v.optional(
-    v.pipe(
-      v.nullable(v.union([v.number(), v.string()])),
-      v.check((value) => typeof value !== 'string' || value.trim() === '' || Number.isFinite(Number(value)), 'expected a number'),
-      v.transform((value): number | null => (value === null || (typeof value === 'string' && value.trim() === '') ? null : Number(value))),
-    ),
-    null,
+  return v.optional(numberOrNullValue(), null);
+}
+
+/** A present number as `num()` reads it, null and `""` as null. */
+function numberOrNullValue() {
+  return v.pipe(
+    v.nullable(v.union([v.number(), v.string()])),
+    v.check((value) => typeof value !== 'string' || value.trim() === '' || Number.isFinite(Number(value)), 'expected a number'),
+    v.transform((value): number | null => (value === null || (typeof value === 'string' && value.trim() === '') ? null : Number(value))),
   );
 }
 
