@@ -33,7 +33,7 @@
  *   `base_url` is kept and any trailing `/` removed. The token never appears in results or errors.
  */
 import * as v from 'valibot';
-import { defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
+import { CredentialsRefusedError, defineEngine, EngineError, type DetailField, type EngineContext } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { statusError } from '../src/http/errors.js';
 import { list, num } from '../src/http/lenient.js';
@@ -113,7 +113,7 @@ export async function histerLookup(observable: Observable, ctx: EngineContext): 
     acceptStatus: EXPLAINED_STATUSES,
   });
   if (response.status === 401 || response.status === 403) {
-    throw new EngineError(`${LABEL}: authentication failed (${statusError(response.status, upstreamReason(response.text(), ctx)).message})`);
+    throw new CredentialsRefusedError(LABEL, statusError(response.status, upstreamReason(response.text(), ctx)).message);
   }
   if (response.status >= 300) throw statusError(response.status, upstreamReason(response.text(), ctx));
   const answer = parseJson(response.text(), AnswerSchema);

@@ -35,7 +35,7 @@
  *   5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
+import { CredentialsRefusedError, defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
@@ -139,7 +139,7 @@ export async function mispLookup(observable: Observable, ctx: EngineContext): Pr
     acceptStatus: EXPLAINED_STATUSES,
   });
   if (response.status === 401 || response.status === 403) {
-    throw new EngineError(`${LABEL}: authentication failed (${failure(response.status, response.text(), ctx)})`);
+    throw new CredentialsRefusedError(LABEL, failure(response.status, response.text(), ctx));
   }
   if (response.status >= 300) {
     const reason = mispReason(response.text(), ctx);

@@ -31,7 +31,7 @@
  * - A refused token (401/403 from the reverse proxy) is a one-line authentication error naming
  *   MISP-feedback; 429/5xx are retried by the shared client, then reported.
  */
-import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
+import { CredentialsRefusedError, defineEngine, type DetailField, type EngineContext, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
@@ -93,7 +93,7 @@ export async function mispFeedbackLookup(observable: Observable, ctx: EngineCont
   });
   if (response.status === 401 || response.status === 403) {
     const reason = upstreamReason(response.text(), scoped);
-    throw new EngineError(`${LABEL}: authentication failed (${statusError(response.status, reason).message})`);
+    throw new CredentialsRefusedError(LABEL, statusError(response.status, reason).message);
   }
   if (response.status >= 300) throw statusError(response.status, upstreamReason(response.text(), scoped));
   const answer = parseJson(response.text(), AnswerSchema);

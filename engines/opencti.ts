@@ -48,7 +48,7 @@
  *   (429 and 5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
+import { CredentialsRefusedError, defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseWith } from '../src/http/client.js';
 import { flagOrNull, list, numOrNull, text } from '../src/http/lenient.js';
 import { BadResponseError, statusError } from '../src/http/errors.js';
@@ -259,7 +259,7 @@ async function graphql<S extends v.GenericSchema>(
   const reason = messages.length > 0 ? oneLine(ctx.http.redact(messages.join('; '))) : undefined;
   if (response.status === 401 || response.status === 403) {
     const detail = reason ? statusError(response.status, reason).message : refusedError(response, ctx).message;
-    throw new EngineError(`${LABEL}: authentication failed (${detail})`);
+    throw new CredentialsRefusedError(LABEL, detail);
   }
   if (errors.some((e) => AUTH_CODES.has(e.extensions?.code ?? ''))) {
     throw new EngineError(`${LABEL}: authentication failed (${reason ?? 'no reason given'})`);

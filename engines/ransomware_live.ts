@@ -33,7 +33,7 @@
  *   shared client (proxy, TLS settings) and are paced to the Pro plan's 3000 calls a day.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
+import { CredentialsRefusedError, defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
 import { list } from '../src/http/lenient.js';
 import { EXPLAINED_STATUSES, apiKeyOf, refusedError } from '../src/http/refusal.js';
@@ -121,7 +121,7 @@ export async function ransomwareLiveLookup(observable: Observable, ctx: EngineCo
     acceptStatus: EXPLAINED_STATUSES,
   });
   if (response.status === 401 || response.status === 403) {
-    throw new EngineError(`${LABEL}: authentication failed (${refusedError(response, ctx).message})`);
+    throw new CredentialsRefusedError(LABEL, refusedError(response, ctx).message);
   }
   if (response.status >= 300) throw refusedError(response, ctx);
 

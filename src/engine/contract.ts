@@ -245,3 +245,14 @@ export function defineEngine<R>(
 export class EngineError extends Error {
   override name = 'EngineError';
 }
+
+/**
+ * The upstream refused the engine's credentials (a 401/403, or its own words for it), as one line:
+ * `<service>: authentication failed (<detail>)`. The runner adds which setting to check.
+ */
+export class CredentialsRefusedError extends EngineError {
+  override name = 'CredentialsRefusedError';
+  constructor(service: string, detail: string) {
+    super(`${service}: authentication failed (${detail})`);
+  }
+}

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type Keyv from 'keyv';
 import type { CredentialSpec, EngineDefinition, EngineSettings } from '../engine/contract.js';
-import { EngineError } from '../engine/contract.js';
+import { CredentialsRefusedError, EngineError } from '../engine/contract.js';
 import { createEngineContext, missingCredentials, resolveSettings, secretsOf, type ContextServices } from '../engine/context.js';
 import { secretCredentials, whereToSet } from '../engine/credentials.js';
 import { HttpStatusError, TimeoutError, UpstreamError } from '../http/errors.js';
@@ -287,10 +287,9 @@ function notConfigured(engine: EngineDefinition, missing: readonly CredentialSpe
  */
 function whatToCheck(error: unknown, engine: EngineDefinition, keySent: boolean): string {
   if (error instanceof TimeoutError) return ` (limit: engines.${engine.id}.timeout_ms or engine_timeout_ms)`;
-  // Engines that word their own refusal (`CrowdStrike: authentication failed (HTTP 401 ...)`) too.
   const refused = error instanceof HttpStatusError
     ? error.status === 401 || error.status === 403
-    : error instanceof EngineError && /\bHTTP 40[13]\b/.test(error.message);
+    : error instanceof CredentialsRefusedError;
   if (refused) {
     const keys = secretCredentials(engine);
     const where = keys.map((c) => whereToSet(engine, c)).join(', ');
