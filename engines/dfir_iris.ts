@@ -32,7 +32,7 @@
  *   timeout are reported too.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
+import { CredentialsRefusedError, defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, text } from '../src/http/lenient.js';
 import { UpstreamError } from '../src/http/errors.js';
@@ -99,7 +99,7 @@ export async function dfirIrisLookup(observable: Observable, ctx: EngineContext)
     acceptStatus: EXPLAINED_STATUSES,
   });
   if (response.status === 401 || response.status === 403) {
-    throw new UpstreamError(`${LABEL}: authentication failed (${refusedError(response, ctx).message})`);
+    throw new CredentialsRefusedError(LABEL, refusedError(response, ctx).message);
   }
   if (response.status >= 300) throw refusedError(response, ctx);
   const answer = parseJson(response.text(), AnswerSchema);

@@ -262,7 +262,7 @@ async function graphql<S extends v.GenericSchema>(
     throw new CredentialsRefusedError(LABEL, detail);
   }
   if (errors.some((e) => AUTH_CODES.has(e.extensions?.code ?? ''))) {
-    throw new EngineError(`${LABEL}: authentication failed (${reason ?? 'no reason given'})`);
+    throw new CredentialsRefusedError(LABEL, reason ?? 'no reason given');
   }
   if (errors.length > 0) throw new EngineError(`${LABEL}: ${reason ?? 'GraphQL error'}`);
   if (response.status >= 300) throw refusedError(response, ctx);

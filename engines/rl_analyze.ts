@@ -45,10 +45,9 @@
  *   5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
-import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpResponse } from '../src/engine/contract.js';
+import { CredentialsRefusedError, defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpResponse } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, num, text } from '../src/http/lenient.js';
-import { UpstreamError } from '../src/http/errors.js';
 import { EXPLAINED_STATUSES, refusedError } from '../src/http/refusal.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf } from '../src/observables/host.js';
@@ -207,7 +206,7 @@ export async function rlAnalyzeLookup(observable: Observable, ctx: EngineContext
     acceptStatus: EXPLAINED_STATUSES,
   });
   if (response.status === 401 || response.status === 403) {
-    throw new UpstreamError(`${LABEL}: authentication failed (${refusedError(response, ctx).message})`);
+    throw new CredentialsRefusedError(LABEL, refusedError(response, ctx).message);
   }
   if (response.status === 404 && paths.kind === 'file' && !isHtml(response)) return null;
   if (response.status >= 300) throw refusedError(response, ctx);

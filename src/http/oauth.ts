@@ -17,7 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
-import type { EngineContext } from '../engine/contract.js';
+import { CredentialsRefusedError, type EngineContext } from '../engine/contract.js';
 import { oneLine } from '../lookup/wording.js';
 import type { HttpClient, HttpResponse } from '../engine/contract.js';
 import { parseJson } from './client.js';
@@ -150,7 +150,7 @@ async function requestToken(ctx: EngineContext, spec: TokenSpec): Promise<Token>
   }
   if (response.status >= 300) {
     const reason = errorReason(response.text(), http);
-    throw new AuthenticationError(`${spec.service}: authentication failed (${statusError(response.status, reason).message})`);
+    throw new CredentialsRefusedError(spec.service, statusError(response.status, reason).message);
   }
   let answer: v.InferOutput<typeof TokenSchema>;
   try {
@@ -215,7 +215,7 @@ export async function withBearer<T>(
         continue;
       }
       if (unauthorized) {
-        throw new AuthenticationError(redact(`${spec.service}: authentication failed (${(error as Error).message})`, secrets));
+        throw new CredentialsRefusedError(spec.service, redact((error as Error).message, secrets));
       }
       throw scrub(error, secrets);
     }

@@ -599,7 +599,7 @@ describe('provider_04 through the runner', () => {
     const [result] = await r.analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['crowdstrike', 'mde']);
     watch.result(result);
     assert.equal(result!.crowdstrike, null);
-    assert.deepEqual(result!.errors, { crowdstrike: 'CrowdStrike: authentication failed (HTTP 401 Unauthorized: access denied, invalid client)' });
+    assert.deepEqual(result!.errors, { crowdstrike: 'CrowdStrike: authentication failed (HTTP 401 Unauthorized: access denied, invalid client) (key refused: check engines.provider_04.client_id or OAS_CROWDSTRIKE_CLIENT_ID, engines.provider_04.client_secret or OAS_CROWDSTRIKE_CLIENT_SECRET)' });
     assert.equal((result!.mde as { ipAddress: string }).ipAddress, '8.8.8.8');
   });
 

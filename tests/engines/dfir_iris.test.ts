@@ -413,7 +413,7 @@ describe('provider_06 through the runner', () => {
   test('wrong key: the authentication error in errors, key masked', async () => {
     const [result] = await runner({ ...fakeSettings(fake.url), api_key: `${KEY}-old` }).analyze([{ value: '185.220.101.4', type: 'IPv4' }], ['dfir_iris']);
     watch.result(result);
-    assert.deepEqual(result!.errors, { dfir_iris: 'DFIR-IRIS: authentication failed (HTTP 401 Unauthorized: Authentication required)' });
+    assert.deepEqual(result!.errors, { dfir_iris: 'DFIR-IRIS: authentication failed (HTTP 401 Unauthorized: Authentication required) (key refused: check engines.provider_06.api_key or OAS_DFIR_IRIS_API_KEY)' });
   });
 });
 

@@ -482,7 +482,7 @@ describe('provider_16 through the runner', () => {
   test('a wrong key through the runner: the one-line error', async () => {
     const [result] = await runner({ ...fakeSettings(fake.url), api_key: `${KEY}-revoked` }).analyze([{ value: KNOWN.FQDN, type: 'FQDN' }], ['opencti']);
     watch.result(result);
-    assert.deepEqual(result!.errors, { opencti: 'OpenCTI: authentication failed (You must be logged in to do this.)' });
+    assert.deepEqual(result!.errors, { opencti: 'OpenCTI: authentication failed (You must be logged in to do this.) (key refused: check engines.provider_16.api_key or OAS_OPENCTI_API_KEY)' });
   });
 });
 

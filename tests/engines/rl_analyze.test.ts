@@ -546,7 +546,7 @@ describe('provider_18 through the runner', () => {
   test('wrong key: the authentication error in errors', async () => {
     const [result] = await runner({ ...fakeSettings(fake.url), api_key: `${KEY}-old` }).analyze([{ value: '1.1.1.1', type: 'IPv4' }], ['rl_analyze']);
     watch.result(result);
-    assert.deepEqual(result!.errors, { rl_analyze: 'ReversingLabs Spectra Analyze: authentication failed (HTTP 401 Unauthorized: Invalid token.)' });
+    assert.deepEqual(result!.errors, { rl_analyze: 'ReversingLabs Spectra Analyze: authentication failed (HTTP 401 Unauthorized: Invalid token.) (key refused: check engines.provider_18.api_key or OAS_RL_ANALYZE_API_KEY)' });
   });
 });
 
