@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { createSocket } from 'node:dgram';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openStorage } from '../src/store/storage.js';
 import type { AnalysisRecord } from '../src/store/analysis-store.js';

@@ -4,7 +4,6 @@
  * COLUMNS (100 columns), against the loopback fakes.
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { outputWidth, wrapWords, breakObservable } from '../src/cli/table.js';
 import { loadCatalog } from '../src/engine/catalog.js';

@@ -5,7 +5,6 @@
  * CLI exit 2, naming the setting).
  */
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { noStack, runOas } from './helpers/cli.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';

@@ -118,10 +118,13 @@ function bash(command: string, extraEnv: Record<string, string>): Promise<Run> {
   return runProcess('bash', ['-c', command], { cwd, env: { ...env, ...extraEnv } });
 }
 
-/** A long-running command (`oas serve`, `oas worker`), started and waited for until it is ready. */
+/**
+ * A long-running command (`oas serve`, `oas worker`), started and waited for until it is ready.
+ * `exec` (after the variables it sets): the process the test stops is oas itself, not a bash around it.
+ */
 function startLongRunning(command: string, extraEnv: Record<string, string>): Promise<{ child: ChildProcess; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = killAtExit(spawn('bash', ['-c', command.replace(/&$/, '').trim()], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] }));
+    const child = killAtExit(spawn('bash', ['-c', command.replace(/&$/, '').trim().replace(/^((?:\w+=\S*\s+)*)/, '$1exec ')], { cwd, env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] }));
     background.push(child);
     let output = '';
     const timer = setTimeout(() => reject(new Error(`not ready after 20 s: ${command}\n${output}`)), 20_000);

@@ -14,7 +14,7 @@ import { startFakeCyberbro, type FakeCyberbro } from './fakes/cyberbro-server.js
 import { reply, sequence, startFakeHttp, type FakeRoute } from './fakes/http.js';
 import { noStack, runOas, type Run } from './helpers/cli.js';
 import { moduleRecorder } from './helpers/module-log.js';
-import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
+import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 

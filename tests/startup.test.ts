@@ -15,7 +15,6 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runOas, type Run } from './helpers/cli.js';
 import { moduleRecorder } from './helpers/module-log.js';
-import { BIN } from './helpers/serve.js';
 import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 

@@ -8,7 +8,6 @@
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { historyPage } from '../src/store/history.js';
 import { resultRows } from '../src/analysis/rows.js';

@@ -6,7 +6,7 @@ import { parseBootstrap, rdapBaseUrl, resetBootstrapMemory, BOOTSTRAP_TTL_MS } f
 import { parseReferral, parseServer } from '../../src/whois/client.js';
 import { isEmptyRecord, isNotFound, normalizeDate, parseWhois } from '../../src/whois/parse.js';
 import { reply } from '../fakes/http.js';
-import { bootstrapFile, cyberbroNet, exampleOrg, ianaTldAnswer, noSelfLink, rdapReply, startFakeRdap, whoisTexts, type FakeRdap } from '../fakes/rdap.js';
+import { bootstrapFile, exampleOrg, ianaTldAnswer, noSelfLink, rdapReply, startFakeRdap, whoisTexts, type FakeRdap } from '../fakes/rdap.js';
 import { closedPort, startFakeWhois, type FakeWhoisServer } from '../fakes/whois.js';
 import { engineHarness, type EngineHarness } from '../helpers/engine.js';
 
