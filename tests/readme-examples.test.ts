@@ -224,11 +224,14 @@ describe('README examples', () => {
           }
         }
       } finally {
+        // Every process is stopped and every Redis closed before any exit code is judged.
+        const exits = [];
         for (const child of started) {
           if (child === server?.child) continue; // serves the next block's curl examples
-          assert.equal(await stopped(child), 0, 'stops cleanly on SIGTERM');
+          exits.push(await stopped(child));
         }
         await Promise.all([g.redis?.close(), g.securedRedis?.close()]);
+        for (const code of exits) assert.equal(code, 0, 'stops cleanly on SIGTERM');
       }
     });
   }
