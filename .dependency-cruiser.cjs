@@ -17,7 +17,7 @@ const LAYERS = [
     name: 'clients',
     path: '^src/(http|dns|whois|rdap|badasn|scrape|lookup|fs|config)/|^src/engine/(context|credentials)[.]ts$',
   },
-  { name: 'engines', path: '^engines/|^src/engine/(catalog|declarations)[.]ts$' },
+  { name: 'engines', path: '^engines/|^src/custom/|^src/engine/(catalog|declarations)[.]ts$' },
   { name: 'runner', path: '^src/runner/' },
   { name: 'analysis', path: '^src/(analysis|store|verdict|view|export)/' },
   { name: 'surfaces', path: '^src/(cli|server|scale)/|^src/app[.]ts$|^web/src/' },

@@ -1,9 +1,10 @@
 /** Wiring shared by `oas analyze`, `oas serve` and `oas engines`: catalog, config, storage, runner. */
 import type { AnalysisService } from './analysis/service.js';
-import { loadConfig, type LoadOptions } from './config/load.js';
+import { ConfigError, loadConfig, type LoadOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
+import { customEngines } from './custom/engines.js';
 import type { EngineDefinition } from './engine/contract.js';
-import { Catalog, loadEngineDefinitions } from './engine/catalog.js';
+import { Catalog, EngineSetMemberError, loadEngineDefinitions } from './engine/catalog.js';
 import type { HttpTransport } from './http/client.js';
 import type { EngineRunner } from './runner/runner.js';
 import type { RedisAnalysisStore } from './scale/redis-analyses.js';
@@ -33,10 +34,25 @@ export interface App {
  */
 export type AppRole = 'cli' | 'server' | 'worker';
 
-export async function loadSettings(options: Omit<LoadOptions, 'engines'>): Promise<{ config: Config; catalog: Catalog }> {
-  const definitions = await loadEngineDefinitions();
-  const { config } = loadConfig({ ...options, engines: definitions });
-  return { config, catalog: new Catalog(definitions, config.catalog) };
+type SettingsOptions = Omit<LoadOptions, 'engines' | 'custom'>;
+
+export async function loadSettings(options: SettingsOptions): Promise<{ config: Config; catalog: Catalog }> {
+  return settingsWith(options, await loadEngineDefinitions());
+}
+
+/**
+ * The configuration and the catalog of its variant: the engines of `engines/` given, the custom
+ * engines the configuration defines (`custom_engines`), and its engine sets (`engine_sets`), a set
+ * naming an unknown engine being a configuration error.
+ */
+export function settingsWith(options: SettingsOptions, definitions: readonly EngineDefinition[]): { config: Config; catalog: Catalog } {
+  const loaded = loadConfig({ ...options, engines: definitions, custom: customEngines });
+  try {
+    return { config: loaded.config, catalog: new Catalog(loaded.definitions, loaded.config.catalog, loaded.config.engine_sets) };
+  } catch (error) {
+    if (error instanceof EngineSetMemberError) throw new ConfigError(`${loaded.sourceOf('engine_sets')}: ${error.message}`);
+    throw error;
+  }
 }
 
 /**
@@ -45,7 +61,7 @@ export async function loadSettings(options: Omit<LoadOptions, 'engines'>): Promi
  * spares importing every engine module. Any problem on that path (a configuration error
  * included) is left to loadSettings, which then reports it as usual and refreshes the copy.
  */
-export async function loadListingSettings(options: Omit<LoadOptions, 'engines'>): Promise<{ config: Config; catalog: Catalog }> {
+export async function loadListingSettings(options: SettingsOptions): Promise<{ config: Config; catalog: Catalog }> {
   return loadDeclaredSettings(options, () => new Set());
 }
 
@@ -54,10 +70,9 @@ export async function loadListingSettings(options: Omit<LoadOptions, 'engines'>)
  * with the code of only the engines it may run imported (those named, else the defaults, their
  * dependencies and the pivot). Any problem (an unknown name included) goes the usual way.
  */
-export async function loadAnalysisSettings(options: Omit<LoadOptions, 'engines'>, engines: readonly string[] | undefined): Promise<{ config: Config; catalog: Catalog }> {
+export async function loadAnalysisSettings(options: SettingsOptions, engines: readonly string[] | undefined): Promise<{ config: Config; catalog: Catalog }> {
   return loadDeclaredSettings(options, (declared) => {
-    const { config } = loadConfig({ ...options, engines: declared });
-    const catalog = new Catalog(declared, config.catalog);
+    const { catalog } = settingsWith(options, declared);
     const wanted = new Set<string>();
     const add = (engine: EngineDefinition | undefined) => {
       if (!engine || wanted.has(engine.id)) return;
@@ -71,22 +86,17 @@ export async function loadAnalysisSettings(options: Omit<LoadOptions, 'engines'>
 }
 
 async function loadDeclaredSettings(
-  options: Omit<LoadOptions, 'engines'>,
+  options: SettingsOptions,
   real: (declared: readonly EngineDefinition[]) => ReadonlySet<string>,
 ): Promise<{ config: Config; catalog: Catalog }> {
   const { declaredDefinitions, importedDefinitions } = await import('./engine/declarations.js');
   try {
     const definitions = await declaredDefinitions(() => loadConfig(options).config.engines ?? {}, real);
-    if (definitions) {
-      const { config } = loadConfig({ ...options, engines: definitions });
-      return { config, catalog: new Catalog(definitions, config.catalog) };
-    }
+    if (definitions) return settingsWith(options, definitions);
   } catch {
     // Reported by the usual path below.
   }
-  const definitions = await importedDefinitions();
-  const { config } = loadConfig({ ...options, engines: definitions });
-  return { config, catalog: new Catalog(definitions, config.catalog) };
+  return settingsWith(options, await importedDefinitions());
 }
 
 export interface CreateOptions {
@@ -96,7 +106,7 @@ export interface CreateOptions {
   role?: AppRole;
 }
 
-export async function createApp(options: Omit<LoadOptions, 'engines'>, create: CreateOptions = {}): Promise<App> {
+export async function createApp(options: SettingsOptions, create: CreateOptions = {}): Promise<App> {
   const [{ config, catalog }, { openStorage }, { keyvEngineStore }, { EngineRunner }, { AnalysisService }, { HttpTransport }] = await Promise.all([
     create.analysisOf ? loadAnalysisSettings(options, create.analysisOf.engines) : loadSettings(options),
     import('./store/storage.js'),

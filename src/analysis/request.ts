@@ -2,7 +2,7 @@
  * An analysis request checked and resolved: the observables its text holds and the engines it
  * selects, or an InputError the caller can act on.
  */
-import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
+import { UnknownEngineError, UnknownEngineSetError, type Catalog } from '../engine/catalog.js';
 import { extractObservables } from '../observables/extract.js';
 import type { Observable } from '../observables/types.js';
 import type { Selection } from '../runner/types.js';
@@ -24,7 +24,7 @@ export interface AnalysisLimits {
 
 export interface AnalysisRequest {
   text: string;
-  /** Engine ids or aliases; undefined means the default engines. */
+  /** Engine ids or aliases, or `@name` for a set of them; undefined means the default engines. */
   engines?: readonly string[] | undefined;
   ignore_cache?: boolean | undefined;
 }
@@ -42,7 +42,7 @@ export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, reques
   try {
     selections = catalog.select(names);
   } catch (error) {
-    if (error instanceof UnknownEngineError) throw new InputError(error.message);
+    if (error instanceof UnknownEngineError || error instanceof UnknownEngineSetError) throw new InputError(error.message);
     throw error;
   }
   if (selections.length === 0) throw new InputError('no engine selected: give at least one engine');

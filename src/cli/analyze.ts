@@ -10,7 +10,7 @@ import { jsonLine } from '../export/json.js';
 import type { ObservableResult } from '../runner/result.js';
 import { canSpin, startProgress } from './progress.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
-import { LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
+import { engineNames, LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
 
 /**
  * Once the results are out and everything is closed, the process ends within this time even if
@@ -31,8 +31,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   }
   const stdout = quietOnClosedOutput();
   const input = await readInput(words);
-  const engines = options.engines === undefined ? undefined : options.engines.split(',').map((s) => s.trim()).filter(Boolean);
-  if (engines !== undefined && engines.length === 0) throw new UsageError('--engines needs at least one engine name');
+  const engines = engineNames(options);
 
   const flags: Partial<Config> = {};
   if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
@@ -75,7 +74,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
       for await (const texts of app.analyses.resultTexts(record)) for (const text of texts) count.add(JSON.parse(text) as ObservableResult);
       const { renderTable } = await import('./table.js');
       const footer = [`${record.observables.length} observable(s), ${prepared.selections.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${record.id}`];
-      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY && options.color !== false ? {} : { color: false }), named: engines, footer })}\n`);
+      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY && options.color !== false ? {} : { color: false }), named: engines === undefined ? undefined : prepared.selections.map((s) => s.key), footer })}\n`);
     } else if (format !== 'jsonl') {
       // The first reading counts the lookups (xlsx reads the results twice).
       let counted = false;

@@ -1,6 +1,7 @@
 /** `oas engines`: the catalog and which engines are configured. Never prints a credential. */
 import { loadListingSettings } from '../app.js';
 import type { Config } from '../config/schema.js';
+import type { Catalog } from '../engine/catalog.js';
 import type { EngineDefinition } from '../engine/contract.js';
 import { OBSERVABLE_TYPES } from '../observables/types.js';
 import { EXIT_OK } from './errors.js';
@@ -11,11 +12,14 @@ export interface EnginesOptions {
   catalog?: string;
   /** Every column (tags, every credential), however wide. */
   wide?: boolean;
+  /** The engine sets (setting engine_sets) instead of the engines. */
+  sets?: boolean;
 }
 
 export async function enginesCommand(options: EnginesOptions): Promise<number> {
   const flags: Partial<Config> = options.catalog === undefined ? {} : { catalog: options.catalog as Config['catalog'] };
   const { config, catalog } = await loadListingSettings({ file: options.config, flags });
+  if (options.sets) return listSets(catalog, options);
   const describe = (e: EngineDefinition) => ({
     id: e.id,
     service: e.service,
@@ -27,6 +31,7 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
     types: e.types,
     reversed_ip: e.reversedIp,
     depends_on: e.dependsOn,
+    custom: e.custom === true,
     credentials: e.credentials.map((c) => ({ setting: c.setting, label: c.label, required: c.required !== false })),
     configured: catalog.isConfigured(e, config.engines),
     timeout_ms: e.defaults.timeout_ms,
@@ -42,7 +47,7 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
   if (options.wide) {
     // Every column, as wide as it takes.
     const rows = engines.map((e) => [
-      e.id + (e.catalog === 'beyond' ? ' (beyond the spec)' : e.catalog !== catalog.variant ? ` (${e.catalog} catalog)` : ''),
+      e.id + (e.catalog === 'custom' ? ' (custom)' : e.catalog === 'beyond' ? ' (beyond the spec)' : e.catalog !== catalog.variant ? ` (${e.catalog} catalog)` : ''),
       e.service,
       e.tags.join(', '),
       e.types.join(', ') + (e.reversed_ip ? ' (+ reversed IP)' : ''),
@@ -53,10 +58,10 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
   } else {
     // Fits the width: id (marked), service, types in short, and whether it is configured (else
     // what it needs); the service column goes first when the width is short.
-    const marks = { default: '*', beyond: '+', other: '^' };
+    const marks = { default: '*', beyond: '+', other: '^', custom: '~' };
     const used = new Set<string>();
     const rows = engines.map((e) => {
-      const mark = [e.default ? marks.default : '', e.catalog === 'beyond' ? marks.beyond : e.catalog !== catalog.variant ? marks.other : ''].join('');
+      const mark = [e.default ? marks.default : '', e.catalog === 'custom' ? marks.custom : e.catalog === 'beyond' ? marks.beyond : e.catalog !== catalog.variant ? marks.other : ''].join('');
       for (const m of mark) used.add(m);
       const required = e.credentials.filter((c) => c.required).map((c) => c.label);
       return [
@@ -85,6 +90,7 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
       used.has(marks.default) ? `${marks.default} default` : '',
       used.has(marks.beyond) ? `${marks.beyond} beyond the spec` : '',
       used.has(marks.other) ? `${marks.other} from the ${catalog.variant === 'main' ? 'older' : 'main'} catalog` : '',
+      used.has(marks.custom) ? `${marks.custom} custom (setting custom_engines)` : '',
     ].filter(Boolean);
     out.push(...wrapWords(`${legend.join(', ')}${legend.length ? '; ' : ''}oas engines --wide: tags and every credential`, width, '', ''));
   }
@@ -92,6 +98,26 @@ export async function enginesCommand(options: EnginesOptions): Promise<number> {
   out.push(...wrapWords(`${members} engines in the ${catalog.variant} catalog (setting catalog, --catalog main|older)`, options.wide ? Infinity : width, '', ''));
   process.stdout.on('error', () => {}); // `oas engines | head`: the rest has nowhere to go
   process.stdout.write(`${out.join('\n')}\n`);
+  return EXIT_OK;
+}
+
+/** `oas engines --sets`: each set, its engines as the configuration names them, and their ids. */
+async function listSets(catalog: Catalog, options: EnginesOptions): Promise<number> {
+  const sets = [...catalog.sets].map(([name, members]) => ({ name, engines: [...members], ids: members.map((m) => catalog.find(m)!.id) }));
+  process.stdout.on('error', () => {}); // `oas engines --sets | head`
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(sets, null, 2)}\n`);
+    return EXIT_OK;
+  }
+  if (sets.length === 0) {
+    process.stdout.write('no engine set is configured (setting engine_sets: { "<name>": ["<engine>", ...] })\n');
+    return EXIT_OK;
+  }
+  const { outputWidth, renderColumns } = await import('./table.js');
+  const width = outputWidth(process.stdout.isTTY ? process.stdout.columns : undefined);
+  const rows = sets.map((set) => [`@${set.name}`, set.engines.map((e, i) => (e === set.ids[i] ? e : `${e} (${set.ids[i]})`)).join(', ')]);
+  const table = renderColumns([{ head: 'Set' }, { head: 'Engines', flexible: true, min: 20 }], rows, width);
+  process.stdout.write(`${table}\n${sets.length} engine set(s): oas analyze --set <name>, or "@<name>" in the API's engines\n`);
   return EXIT_OK;
 }
 

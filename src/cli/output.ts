@@ -15,6 +15,8 @@ import { EXIT_FAILED, UsageError } from './errors.js';
 
 export interface AnalyzeOptions {
   engines?: string;
+  /** `--set a,b`: the engines of these engine sets, sent on as `@a`, `@b`. */
+  set?: string;
   ignoreCache?: boolean;
   json?: boolean;
   /** table (default), json, jsonl or an export format (src/export/). */
@@ -35,6 +37,20 @@ export interface AnalyzeOptions {
   quiet?: boolean;
   /** `--no-color` (false): no ANSI colours in the table or the spinner; NO_COLOR does the same. */
   color?: boolean;
+}
+
+/**
+ * The engine names of `--engines` and `--set` (each set as `@name`, which the catalog or the server
+ * expands); undefined when neither is given (the default engines).
+ */
+export function engineNames(options: Pick<AnalyzeOptions, 'engines' | 'set'>): string[] | undefined {
+  const split = (list: string) => list.split(',').map((s) => s.trim()).filter(Boolean);
+  const engines = options.engines === undefined ? undefined : split(options.engines);
+  if (engines !== undefined && engines.length === 0) throw new UsageError('--engines needs at least one engine name');
+  const sets = options.set === undefined ? undefined : split(options.set).map((name) => name.replace(/^@/, ''));
+  if (sets !== undefined && sets.length === 0) throw new UsageError('--set needs at least one engine set name (oas engines --sets lists them)');
+  if (engines === undefined && sets === undefined) return undefined;
+  return [...new Set([...(engines ?? []), ...(sets ?? []).map((name) => `@${name}`)])];
 }
 
 export const OUTPUT_FORMATS = ['table', 'json', 'jsonl', ...EXPORT_FORMATS.filter((f) => f !== 'json')] as const;

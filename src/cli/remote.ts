@@ -18,7 +18,7 @@ import type { CatalogVariant, EngineDefinition } from '../engine/contract.js';
 import type { ObservableResult } from '../runner/result.js';
 import { withVerdict } from '../export/json.js';
 import { redact } from '../http/redact.js';
-import { LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
+import { engineNames, LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
 import { EXIT_FAILED, EXIT_OK, UsageError, oneLine } from './errors.js';
 import { canSpin } from './progress.js';
 
@@ -113,8 +113,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
   const { format, file } = outputChoice(options);
   const stdout = quietOnClosedOutput();
   const input = await readInput(words);
-  const named = options.engines === undefined ? undefined : [...new Set(options.engines.split(',').map((s) => s.trim()).filter(Boolean))];
-  if (named !== undefined && named.length === 0) throw new UsageError('--engines needs at least one engine name');
+  const named = engineNames(options);
 
   const definitions = new DefinitionLoader();
   try {

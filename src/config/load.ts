@@ -24,12 +24,21 @@ export interface LoadOptions {
   cwd?: string;
   /** The engine catalog, to validate `engines.<id>` and read credentials from the environment. */
   engines?: readonly EngineDefinition[];
+  /**
+   * The engines the configuration itself defines (`custom_engines`), made from their definitions
+   * (src/custom/engines.ts): added to `engines`. Its errors become ConfigErrors.
+   */
+  custom?: (definitions: Readonly<Record<string, unknown>>, builtins: readonly EngineDefinition[]) => EngineDefinition[];
 }
 
 export interface LoadedConfig {
   config: Config;
   /** The file that was read, if any. */
   file: string | undefined;
+  /** `engines`, then the custom engines of the configuration (with `custom`). */
+  definitions: readonly EngineDefinition[];
+  /** Where a key's value came from, for messages: `configuration file /etc/oas.json`, ... */
+  sourceOf(key: ConfigKey): string;
 }
 
 export function loadConfig(options: LoadOptions = {}): LoadedConfig {
@@ -47,10 +56,21 @@ export function loadConfig(options: LoadOptions = {}): LoadedConfig {
     [fromEnv.engines, 'environment variable OAS_ENGINES'],
     [options.flags?.engines, 'configuration'],
   ];
-  const catalog = options.engines;
+  const sourceOf = (key: ConfigKey) => (key in fromFlags ? 'configuration'
+    : key in fromEnv ? `environment variable OAS_${key.toUpperCase()}`
+      : file ? `configuration file ${file}` : 'configuration');
+  const catalog = options.engines && options.custom ? [...options.engines, ...customOf(merged, options.engines, options.custom, sourceOf('custom_engines'))] : options.engines;
   merged.engines = mergeEngineSettings(...layers.map(([settings, where]) => (catalog ? normalizeEngineSettings(settings ?? {}, catalog, where) : settings)));
   if (catalog) applyCredentialEnv(merged.engines, catalog, env);
-  return { config: merged, file };
+  return { config: merged, file, definitions: catalog ?? [], sourceOf };
+}
+
+function customOf(config: Config, builtins: readonly EngineDefinition[], custom: NonNullable<LoadOptions['custom']>, where: string): EngineDefinition[] {
+  try {
+    return custom(config.custom_engines, builtins);
+  } catch (error) {
+    throw new ConfigError(`${where}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 function configFilePath(flag: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
@@ -253,7 +273,7 @@ function normalizeEngineSettings(
 export function knownEngineSettings(engine: EngineDefinition): Set<string> {
   const known = new Set(Object.keys(engineSettingsSchema.entries));
   for (const definition of [engine, ...Object.values(engine.variants ?? {})]) {
-    for (const credential of definition.credentials ?? []) known.add(credential.setting);
+    for (const credential of definition.credentials ?? []) if (!credential.envOnly) known.add(credential.setting);
     for (const key of Object.keys(definition.defaults ?? {})) known.add(key);
     for (const key of Object.keys(schemaEntries(definition.settingsSchema))) known.add(key);
   }

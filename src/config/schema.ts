@@ -99,6 +99,8 @@ export const KEYS = {
   worker_concurrency: { schema: positiveInt, kind: 'int', doc: 'Observables one worker (`oas worker`, or the one inside `oas serve` with `redis_url`) analyses at once (`--concurrency`).', defaultText: '32' },
   job_lock_ms: { schema: v.pipe(positiveInt, v.minValue(500, 'expected a number of at least 500')), kind: 'int', doc: 'With `redis_url`: how long a worker\'s hold on a job lasts unless renewed; the jobs of a worker that died are taken over by another within about twice this.', defaultText: '30000' },
   engines: { schema: v.record(v.string(), engineSettingsSchema, 'expected an object of engine settings keyed by engine id, such as { "provider_24": { "api_key": "..." } }'), kind: 'json', doc: 'Per-engine settings: `{ "<engine id>": { "base_url", "api_key", "timeout_ms", "concurrency", "retries", ... } }`.', defaultText: '{}' },
+  custom_engines: { schema: v.record(v.string(), v.unknown(), 'expected an object of engine definitions keyed by engine id, such as { "intel": { "types": ["IPv4"], "request": { "url": "https://intel.example/ip/{value}" } } }'), kind: 'json', doc: 'Engines of your own, defined without code: `{ "<id>": { "label", "types", "request": { "method", "url", "headers", "query", "body" }, "secrets", "fields", "summary", "evidence", ... } }` (docs/custom-engines.md).', defaultText: '{}' },
+  engine_sets: { schema: v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a set name is letters, digits, "_", "-" and "."')), v.pipe(v.array(v.pipe(v.string('expected a list of engine ids or aliases'), v.minLength(1, 'expected an engine id or alias, not an empty string')), 'expected a list of engine ids or aliases'), v.minLength(1, 'a set needs at least one engine')), 'expected an object of engine lists keyed by set name, such as { "phishing": ["urlscan", "phishtank"] }'), kind: 'json', doc: 'Named engine sets: `{ "<name>": ["<engine id or alias>", ...] }`, selected with `oas analyze --set <name>`, `@<name>` in the API\'s `engines`, or a chip of the web picker; `oas engines --sets` lists them.', defaultText: '{}' },
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof KEYS;
@@ -127,6 +129,8 @@ export interface Config {
   worker_concurrency: number;
   job_lock_ms: number;
   engines: Record<string, Record<string, unknown>>;
+  custom_engines: Record<string, unknown>;
+  engine_sets: Record<string, string[]>;
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -157,6 +161,8 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     worker_concurrency: 32,
     job_lock_ms: 30_000,
     engines: {},
+    custom_engines: {},
+    engine_sets: {},
   };
 }
 

@@ -39,9 +39,29 @@ export class UnknownEngineError extends Error {
   }
 }
 
+/** `unknown engine set: @phishng; did you mean @phishing? (engine sets: @phishing, @triage)`. */
+export class UnknownEngineSetError extends Error {
+  override name = 'UnknownEngineSetError';
+  constructor(readonly unknown: string[], sets: readonly string[]) {
+    const suggestion = unknown.length === 1 ? closest(unknown[0]!, sets) : undefined;
+    const known = sets.length > 0 ? `engine sets: ${sets.map((s) => `@${s}`).join(', ')}` : 'no engine set is configured: setting engine_sets';
+    super(`unknown engine set${unknown.length > 1 ? 's' : ''}: ${unknown.map((u) => `@${u}`).join(', ')}${suggestion ? `; did you mean @${suggestion}?` : ''} (${known})`);
+  }
+}
+
+/** A set of `engine_sets` names an engine the catalog lacks (a configuration error). */
+export class EngineSetMemberError extends Error {
+  override name = 'EngineSetMemberError';
+  constructor(readonly set: string, readonly member: string, suggestion: string | undefined) {
+    super(`invalid "engine_sets.${set}": unknown engine ${member}${suggestion ? `; did you mean ${suggestion}?` : ''}`);
+  }
+}
+
 export class Catalog {
   /** The variant's engines, resolved with its overrides, then the extras it offers, by id. */
   readonly engines: readonly EngineDefinition[];
+  /** Named engine sets (setting `engine_sets`): each a list of engine ids or aliases. */
+  readonly sets: ReadonlyMap<string, readonly string[]>;
   private readonly byName = new Map<string, EngineDefinition>();
   private readonly members = new Set<EngineDefinition>();
 
@@ -52,10 +72,12 @@ export class Catalog {
    * spec's list, plus the engines beyond the spec (of no variant), which every variant offers as
    * extras: any name a release of the reference accepted runs, whichever variant is chosen.
    */
-  constructor(definitions: readonly EngineDefinition[], readonly variant: CatalogVariant = 'main') {
+  constructor(definitions: readonly EngineDefinition[], readonly variant: CatalogVariant = 'main', sets: Readonly<Record<string, readonly string[]>> = {}) {
     const engines: EngineDefinition[] = [];
     for (const definition of definitions) {
-      if (definition.catalogs.includes(variant)) {
+      if (definition.custom) {
+        engines.push(definition);
+      } else if (definition.catalogs.includes(variant)) {
         const engine = resolveVariant(definition, variant);
         this.members.add(engine);
         engines.push(engine);
@@ -71,6 +93,12 @@ export class Catalog {
         this.byName.set(name, engine);
       }
     }
+    for (const [name, members] of Object.entries(sets)) {
+      for (const member of members) {
+        if (!this.find(member)) throw new EngineSetMemberError(name, member, closest(member, this.names()));
+      }
+    }
+    this.sets = new Map(Object.entries(sets));
   }
 
   /** Whether the engine is one of the variant's own (not an extra from another variant). */
@@ -83,6 +111,7 @@ export class Catalog {
    * the spec for an engine of no variant.
    */
   variantOf(engine: EngineDefinition): CatalogListing {
+    if (engine.custom) return 'custom';
     return this.isMember(engine) ? this.variant : (engine.catalogs[0] ?? 'beyond');
   }
 
@@ -106,12 +135,27 @@ export class Catalog {
     return [...new Set(this.engines.flatMap((e) => [e.id, e.service]))].sort();
   }
 
+  /** The engine names a list selects: each `@name` replaced by the members of that set. */
+  expandSets(names: readonly string[]): string[] {
+    const unknown: string[] = [];
+    const expanded = names.flatMap((raw) => {
+      const name = raw.trim();
+      if (!name.startsWith('@')) return [name];
+      const set = this.sets.get(name.slice(1)) ?? this.sets.get(name.slice(1).toLowerCase());
+      if (!set) unknown.push(name.slice(1));
+      return set ?? [];
+    });
+    if (unknown.length > 0) throw new UnknownEngineSetError(unknown, [...this.sets.keys()]);
+    return expanded;
+  }
+
   /**
-   * Resolves the caller's names, keeping each name as its result key. Duplicates are dropped;
-   * any unknown name is an error listing the valid ones.
+   * Resolves the caller's names, keeping each name as its result key; `@name` stands for the
+   * engines of that set (keyed by the names the set gives them). Duplicates are dropped; any
+   * unknown name is an error listing the valid ones.
    */
   select(names: readonly string[]): { key: string; engine: EngineDefinition }[] {
-    const keys = [...new Set(names.map((n) => n.trim()).filter(Boolean))];
+    const keys = [...new Set(this.expandSets(names).map((n) => n.trim()).filter(Boolean))];
     const unknown = keys.filter((k) => !this.find(k));
     if (unknown.length > 0) throw new UnknownEngineError(unknown, this.engines.map((e) => e.id), this.engines);
     return keys.map((key) => ({ key, engine: this.find(key)! }));

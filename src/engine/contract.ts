@@ -9,8 +9,11 @@ import type { Observable, ObservableType } from '../observables/types.js';
 /** The two variants of the spec's engine catalog. */
 export const CATALOG_VARIANTS = ['main', 'older'] as const;
 export type CatalogVariant = (typeof CATALOG_VARIANTS)[number];
-/** Where an engine is listed: a spec variant, or `beyond` the spec (the reference's newer engines). */
-export type CatalogListing = CatalogVariant | 'beyond';
+/**
+ * Where an engine is listed: a spec variant, `beyond` the spec (the reference's newer engines), or
+ * `custom`: defined by the operator's configuration (`custom_engines`, src/custom/).
+ */
+export type CatalogListing = CatalogVariant | 'beyond' | 'custom';
 
 /** Tags exactly as the spec's engine catalog spells them. */
 export type EngineTag =
@@ -64,6 +67,8 @@ export interface RequestOptions {
   retries?: number;
   /** Cap on this request (each attempt), within the call's deadline; leaves time for a fallback. */
   timeoutMs?: number;
+  /** Verify the upstream's TLS certificate; default: the setting `ssl_verify`. */
+  sslVerify?: boolean;
 }
 
 export interface HttpResponse {
@@ -107,6 +112,11 @@ export interface CredentialSpec {
    * not masked. Default true: the value never leaves the process.
    */
   secret?: boolean;
+  /**
+   * Read only from the environment variables of `env` (a custom engine's secrets): no
+   * `engines.<id>.<setting>` and no OAS_<SERVICE>_<SETTING>, and "where to set it" names the first.
+   */
+  envOnly?: boolean;
 }
 
 /** Settings every engine understands, plus its own (`base_url`, `bootstrap_url`, ...). */
@@ -167,6 +177,11 @@ export interface EngineDefinition<R = unknown> {
   variants?: Partial<Record<CatalogVariant, EngineOverrides<R>>>;
   /** Set on a definition the catalog resolved with overrides: part of its cache key. */
   cacheScope?: string;
+  /**
+   * Defined by the operator's configuration (`custom_engines`), not by a file of `engines/`: listed
+   * as `custom`, offered by every variant, never a default.
+   */
+  custom?: boolean;
   tags: readonly EngineTag[];
   /** Observable types the lookup accepts. */
   types: readonly ObservableType[];

@@ -7,6 +7,7 @@ import type { CredentialSpec, EngineDefinition } from './contract.js';
 
 /** The environment variables a credential is read from, in precedence order. */
 export function credentialEnvNames(engine: EngineDefinition, credential: CredentialSpec): string[] {
+  if (credential.envOnly) return [...(credential.env ?? [])];
   return [
     `OAS_${engine.service.toUpperCase()}_${credential.setting.toUpperCase()}`,
     `OAS_${engine.id.toUpperCase()}_${credential.setting.toUpperCase()}`,
@@ -14,8 +15,12 @@ export function credentialEnvNames(engine: EngineDefinition, credential: Credent
   ];
 }
 
-/** `engines.<id>.<setting> or OAS_<SERVICE>_<SETTING>` for a credential of `engine`. */
+/**
+ * `engines.<id>.<setting> or OAS_<SERVICE>_<SETTING>` for a credential of `engine`; for one read only
+ * from the environment, its variable (`INTEL_API_KEY`).
+ */
 export function whereToSet(engine: EngineDefinition, credential: CredentialSpec): string {
+  if (credential.envOnly) return credentialEnvNames(engine, credential).join(' or ');
   return `engines.${engine.id}.${credential.setting} or ${credentialEnvNames(engine, credential)[0]}`;
 }
 

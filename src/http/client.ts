@@ -79,10 +79,30 @@ export class HttpTransport {
   /** Every socket the pool opened and that is not closed yet, connecting ones included. */
   private readonly sockets = new Set<Socket>();
 
-  constructor(options: TransportOptions = {}) {
+  /** With `sslVerify` the opposite of the transport's: built at the first request that asks for it. */
+  private otherDispatcher: Dispatcher | undefined;
+
+  constructor(private readonly options: TransportOptions = {}) {
+    this.dispatcher = this.build(options.sslVerify ?? true);
+    this.userAgent = options.userAgent ?? 'oas (Observable Analysis Service)';
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
+    this.proxy = options.proxyUrl ? proxyEndpoint(options.proxyUrl) : undefined;
+  }
+
+  /**
+   * The pool for a request: the transport's, or for one that asks otherwise (an engine's own
+   * `ssl_verify`, such as a custom engine's) a second pool with that TLS verification.
+   */
+  dispatcherFor(sslVerify: boolean | undefined): Dispatcher {
+    if (sslVerify === undefined || sslVerify === (this.options.sslVerify ?? true)) return this.dispatcher;
+    return (this.otherDispatcher ??= this.build(sslVerify));
+  }
+
+  private build(sslVerify: boolean): Dispatcher {
+    const options = this.options;
     const timeout = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
     const tls = {
-      rejectUnauthorized: options.sslVerify ?? true,
+      rejectUnauthorized: sslVerify,
       ...(options.dnsServers?.length ? { lookup: resolverLookup(options.dnsServers) } : {}),
     };
     const { Agent, Pool, ProxyAgent, buildConnector, interceptors } = undici();
@@ -105,10 +125,7 @@ export class HttpTransport {
       // (global `concurrency`, each engine's `concurrency` and quota): a cap here would queue an
       // engine's requests behind a limit below its own setting, that no setting could raise.
       : new Agent({ connect: this.tracked(buildConnector({ ...tls, timeout })), keepAliveTimeout: 10_000, connections: null });
-    this.dispatcher = base.compose(interceptors.redirect({ maxRedirections: 5 }));
-    this.userAgent = options.userAgent ?? 'oas (Observable Analysis Service)';
-    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
-    this.proxy = options.proxyUrl ? proxyEndpoint(options.proxyUrl) : undefined;
+    return base.compose(interceptors.redirect({ maxRedirections: 5 }));
   }
 
   client(call: CallOptions): HttpClient {
@@ -122,7 +139,7 @@ export class HttpTransport {
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
-    await this.dispatcher.destroy().catch(() => {});
+    await Promise.all([this.dispatcher, this.otherDispatcher].map((d) => d?.destroy().catch(() => {})));
   }
 
   /** The connector, remembering each socket it opens until that socket closes. */
@@ -230,7 +247,7 @@ class CallClient implements HttpClient {
       headers,
       body,
       signal,
-      dispatcher: this.transport.dispatcher,
+      dispatcher: this.transport.dispatcherFor(options.sslVerify),
     }), signal);
     const chunks: Buffer[] = [];
     let size = 0;

@@ -31,5 +31,6 @@ export function catalogView(catalog: Catalog, config: Config): CatalogView {
           .join('; '),
       };
     }),
+    sets: [...catalog.sets].map(([name, members]) => ({ name, engines: [...new Set(members.map((m) => catalog.find(m)!.id))] })),
   };
 }

@@ -21,7 +21,8 @@ export interface EngineView {
   types: string[];
   /** The variant the engine is listed under: the server's, or `older` for the legacy extras. */
   /** `beyond`: the reference's newer engines, outside the spec's catalog. */
-  catalog: 'main' | 'older' | 'beyond';
+  /** `custom`: defined by the server's configuration (`custom_engines`); shown in a group of its own. */
+  catalog: 'main' | 'older' | 'beyond' | 'custom';
   /** Tagged `default` in the catalog variant the server runs: preselected. */
   default: boolean;
   /** False when a required credential is missing: shown, not selectable. */
@@ -38,6 +39,17 @@ export interface CatalogView {
   /** The catalog variant the server runs (setting `catalog`). */
   catalog: 'main' | 'older';
   engines: EngineView[];
+  /**
+   * The configuration's engine sets (`engine_sets`), by name in the configuration's order: the ids
+   * of the engines each selects. A chip of the picker selects one; the API accepts `@name`.
+   */
+  sets: EngineSetView[];
+}
+
+export interface EngineSetView {
+  name: string;
+  /** Engine ids (the set's aliases resolved), in the set's order. */
+  engines: string[];
 }
 
 /** One risk verdict per observable (src/verdict/verdict.ts). */
