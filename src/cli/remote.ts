@@ -115,10 +115,15 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
   const input = await readInput(words);
   const named = engineNames(options);
 
-  const definitions = new DefinitionLoader();
+  const definitions = new DefinitionLoader(options.config);
   try {
     // Without --engines: the local catalog's default engines, by id (what the local mode runs).
-    const engines = named ?? (await definitions.catalog(variant, [])).defaults().map((e) => e.id);
+    // A set (`--set`, `@name`) the local configuration defines is expanded here, so that a server
+    // without it (Cyberbro) gets engine names; any other is left for the server to expand.
+    const local = named === undefined || named.some((name) => name.startsWith('@')) ? await definitions.catalog(variant, []) : undefined;
+    const engines = named === undefined
+      ? local!.defaults().map((e) => e.id)
+      : [...new Set(named.flatMap((name) => (name.startsWith('@') ? local?.sets.get(name.slice(1)) ?? [name] : [name])))];
     const client = new RemoteClient(target, token, timeoutMs);
     const spinner = options.quiet ? undefined : await startSpinner(target); // --quiet: no progress
     let analysis: { id: string; link: string; results: unknown[] };
@@ -413,12 +418,24 @@ export function genericSummary(value: unknown, max = 120): string {
 class DefinitionLoader {
   private full: EngineDefinition[] | undefined;
 
+  /** `configFile`: --config; the local configuration's custom engines give their summaries and verdicts too. */
+  constructor(private readonly configFile: string | undefined) {}
+
   async catalog(variant: CatalogVariant, names: readonly string[]): Promise<Catalog> {
     const { Catalog } = await import('../engine/catalog.js');
+    let definitions: EngineDefinition[];
     try {
-      return new Catalog(await this.definitions(names), variant);
+      definitions = await this.definitions(names);
     } catch {
       return new Catalog([], variant);
+    }
+    try {
+      // The team's servers usually share the analyst's configuration: its custom engines are
+      // judged and summed up here as there. A configuration that cannot be read adds none.
+      const { settingsWith } = await import('../app.js');
+      return settingsWith({ file: this.configFile, flags: { catalog: variant } }, definitions).catalog;
+    } catch {
+      return new Catalog(definitions, variant);
     }
   }
 

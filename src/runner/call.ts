@@ -286,7 +286,7 @@ function notConfigured(engine: EngineDefinition, missing: readonly CredentialSpe
  * or for a 401/403 from an engine with a key, the key's setting and environment variable.
  */
 function whatToCheck(error: unknown, engine: EngineDefinition, keySent: boolean): string {
-  if (error instanceof TimeoutError) return ` (limit: engines.${engine.id}.timeout_ms or engine_timeout_ms)`;
+  if (error instanceof TimeoutError) return ` (limit: ${engine.custom ? 'custom_engines' : 'engines'}.${engine.id}.timeout_ms or engine_timeout_ms)`;
   const refused = error instanceof HttpStatusError
     ? error.status === 401 || error.status === 403
     : error instanceof CredentialsRefusedError;
