@@ -275,7 +275,7 @@ function optionalBoolean(value: unknown, path: string): boolean | undefined {
 
 function positive(value: unknown, path: string, whole: boolean, required = false): number | undefined {
   if (value === undefined) {
-    if (required) throw new DefinitionError(`${path}: missing (expected a number of at least 1)`);
+    if (required) throw new DefinitionError(`${path}: missing (expected a ${whole ? 'whole number of at least 1' : 'number above 0'})`);
     return undefined;
   }
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (whole && !Number.isInteger(value)) || (whole && value < 1)) {
