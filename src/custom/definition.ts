@@ -68,6 +68,8 @@ const RULE_FIELDS = ['field', 'op', 'value', 'verdict', 'reason'] as const;
 const ID = /^[a-z][a-z0-9_]*$/;
 const SECRET_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** 20 or more letters and digits, both, and no "_": a key (hex, Base62), not a variable's name. */
+const LOOKS_LIKE_A_KEY = /^(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{20,}$/;
 const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const REQUEST_NAMES = new Set(['value', 'raw', 'type']);
@@ -88,6 +90,11 @@ export function parseDefinition(id: string, raw: unknown, taken: ReadonlySet<str
       if (!SECRET_NAME.test(name)) throw new DefinitionError(`${at}.secrets.${name}: a secret name is letters, digits and "_"`);
       if (typeof env !== 'string' || !ENV_NAME.test(env)) {
         throw new DefinitionError(`${at}.secrets.${name}: expected the name of an environment variable such as INTEL_API_KEY (the secret itself never lives in the file)`);
+      }
+      // A key pasted in place of the variable's name would be shown wherever the variable is named
+      // (`oas engines`, "not configured: ..."): refused, and never repeated in the message.
+      if (LOOKS_LIKE_A_KEY.test(env)) {
+        throw new DefinitionError(`${at}.secrets.${name}: this looks like a key, not the name of an environment variable: put the key in a variable (such as INTEL_API_KEY) and name that variable here`);
       }
       return [name, env];
     });
