@@ -1,12 +1,16 @@
 /**
- * `/`: paste text, pick engines, analyse. The picker is grouped (ready to use, needs a key, older
- * catalog) and filtered by the spec's tags and by name; the `default` engines are preselected;
- * an engine whose key is not configured is shown but cannot be selected. Ctrl+Enter submits.
- * Submitting calls POST {prefix}analyze like any other client, then opens the results page.
+ * `/`: paste text, pick engines, analyse. The picker is grouped (ready to use, needs a key, custom
+ * engines of the server's configuration, older catalog, beyond the spec) and filtered by the spec's
+ * tags and by name; the `default` engines are preselected (a custom engine never is); an engine
+ * whose key is not configured is shown but cannot be selected. Above it, one chip per engine set of
+ * the configuration (`@phishing`): pressing one selects exactly the set's engines that can run, in
+ * place of the selection, and it shows as pressed while the selection is that set. Ctrl+Enter
+ * submits. Submitting calls POST {prefix}analyze like any other client, then opens the results page.
  *
  * "Re-run with other engines" on a results page opens `/#text=...&engines=a,b`: the text and the
  * engines are prefilled from the address's fragment (never sent to the server), in place of the
- * defaults. Engines are matched by id or service name; one the server cannot run is reported.
+ * defaults. Engines are matched by id or service name, `@name` by engine set; one the server cannot
+ * run is reported.
  *
  * When the form cannot start an analysis (nothing pasted, no engine, the server's refusal: no
  * observable in the text, too large, too many analyses, no session), it says why in the sticky bar
@@ -15,10 +19,10 @@
  * starts from them.
  */
 import { apiPath, getJson, postJson, signInHref } from './api.js';
-import { el, errorNotice, mainElement, replace } from './dom.js';
+import { announce, el, errorNotice, mainElement, replace } from './dom.js';
 import { plural } from './format.js';
 import { NO_ENGINE, NO_TEXT, problemOf, type FormProblem } from './form-problem.js';
-import type { CatalogView, EngineView } from '../../src/view/types.js';
+import type { CatalogView, EngineSetView, EngineView } from '../../src/view/types.js';
 
 /** The filter chips: the spec's tags, in its order (`the service` is a name, not a filter). */
 const TAG_FILTERS = ['default', 'IP', 'domain', 'URL', 'hash', 'email', 'risk', 'VPN', 'proxy', 'ports', 'free_no_key', 'scraping'];
@@ -112,10 +116,16 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   // Prefilled engines (a re-run) replace the defaults when at least one of them can run here.
   const byName = new Map<string, EngineView>();
   for (const engine of catalog.engines) for (const name of [engine.id, engine.service]) byName.set(name.toLowerCase(), engine);
-  const wanted = (prefill.engines ?? []).map((name) => ({ name, engine: byName.get(name.toLowerCase()) }));
+  const byId = new Map(catalog.engines.map((engine) => [engine.id, engine]));
+  const sets = new Map(catalog.sets.map((set) => [set.name.toLowerCase(), set]));
+  // `@name` (an engine set, as the API accepts it) stands for the set's engines.
+  const wanted = (prefill.engines ?? []).flatMap((name) => {
+    const set = name.startsWith('@') ? sets.get(name.slice(1).toLowerCase()) : undefined;
+    return set ? set.engines.map((id) => ({ name: id, engine: byId.get(id) })) : [{ name, engine: byName.get(name.toLowerCase()) }];
+  });
   const rerun = new Set(wanted.flatMap((w) => (w.engine?.configured ? [w.engine.id] : [])));
-  const unavailable = wanted.filter((w) => !w.engine?.configured).map((w) => w.name);
-  const preselected = (engine: EngineView) => engine.configured && (rerun.size > 0 ? rerun.has(engine.id) : engine.default);
+  const unavailable = [...new Set(wanted.filter((w) => !w.engine?.configured).map((w) => w.name))];
+  const preselected = (engine: EngineView) => engine.configured && (rerun.size > 0 ? rerun.has(engine.id) : isDefault(engine));
   for (const engine of catalog.engines) {
     const box = el('input', {
       type: 'checkbox',
@@ -134,12 +144,13 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   const groups = [
     { title: 'Ready to use', note: 'no key needed, or its key is configured', match: (e: EngineView) => e.catalog === catalog.catalog && e.configured },
     { title: 'Needs a key', note: 'set the key in the configuration or the environment to enable these', match: (e: EngineView) => e.catalog === catalog.catalog && !e.configured },
-    { title: 'Older catalog', note: 'legacy engines of the older catalog variant', match: (e: EngineView) => e.catalog !== catalog.catalog && e.catalog !== 'beyond' },
+    { title: 'Custom engines', note: 'defined by this server\'s custom_engines setting', match: (e: EngineView) => e.catalog === 'custom' },
+    { title: 'Older catalog', note: 'legacy engines of the older catalog variant', match: (e: EngineView) => e.catalog !== catalog.catalog && e.catalog !== 'beyond' && e.catalog !== 'custom' },
     { title: 'Beyond the spec', note: 'newer engines of the reference, outside the spec\'s catalog', match: (e: EngineView) => e.catalog === 'beyond' },
   ];
   const groupElements = groups.map((group) => {
     const list = el('div', { class: 'engine-list' }, catalog.engines.filter(group.match).map((e) => items.get(e.id)!));
-    const section = el('section', { class: 'engine-group', 'aria-label': group.title },
+    const section = el('section', { class: 'engine-group', 'aria-label': group.title, hidden: list.children.length === 0 },
       el('h3', null, group.title, ' ', el('span', { class: 'muted' }, `(${group.note})`)),
       list);
     return { section, list };
@@ -163,6 +174,16 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
     return chip;
   });
   const chipElements = chips;
+
+  // The engine sets: a chip selects a set's engines (those that can run here) in place of the selection.
+  const setChips = catalog.sets.map((set) => setChip(set, byId, checkboxes));
+  for (const { chip, members } of setChips) {
+    chip.addEventListener('click', () => {
+      for (const [id, box] of checkboxes) box.checked = !box.disabled && members.has(id);
+      updateCount();
+      announce(`Engine set @${chip.dataset.set}: ${plural(members.size, 'engine')} selected`);
+    });
+  }
   const search = el('input', { type: 'search', id: 'engine-search', placeholder: 'Filter engines by name', 'aria-label': 'Filter engines by name', autocomplete: 'off' });
   search.addEventListener('input', () => {
     state.search = search.value.trim().toLowerCase();
@@ -182,7 +203,7 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   });
   const defaults = el('button', { type: 'button', class: 'link-button' }, 'Defaults');
   defaults.addEventListener('click', () => {
-    for (const engine of catalog.engines) checkboxes.get(engine.id)!.checked = engine.configured && engine.default;
+    for (const engine of catalog.engines) checkboxes.get(engine.id)!.checked = engine.configured && isDefault(engine);
     updateCount();
   });
 
@@ -204,7 +225,12 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   }
 
   function updateCount(): void {
-    count.textContent = `${plural(selected().length, 'engine')} selected`;
+    const chosen = selected();
+    count.textContent = `${plural(chosen.length, 'engine')} selected`;
+    // A set's chip is pressed while the selection is exactly the set (its engines that can run).
+    for (const { chip, members } of setChips) {
+      chip.setAttribute('aria-pressed', String(members.size > 0 && chosen.length === members.size && chosen.every((id) => members.has(id))));
+    }
   }
 
   const form = el('form', { id: 'analyze-form', class: 'analyze-form', novalidate: true },
@@ -215,6 +241,11 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
       el('p', { id: 'text-hint', class: 'hint' }, el('kbd', null, 'Ctrl'), '+', el('kbd', null, 'Enter'), ' analyzes. Domains, IPv4/IPv6 addresses, URLs, MD5/SHA1/SHA256 hashes and e-mail addresses are picked out of the text.')),
     el('fieldset', { class: 'engines' },
       el('legend', null, 'Engines ', count),
+      setChips.length > 0
+        ? el('div', { class: 'engine-sets', role: 'group', 'aria-labelledby': 'engine-sets-label' },
+            el('span', { class: 'engine-sets-label', id: 'engine-sets-label' }, 'Engine sets'),
+            setChips.map((s) => s.chip))
+        : null,
       el('div', { class: 'engine-tools' },
         el('div', { class: 'chips', role: 'group', 'aria-label': 'Show engines tagged' }, chips),
         el('div', { class: 'engine-actions' }, search, selectShown, clear, defaults)),
@@ -288,6 +319,35 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   return el('section', { class: 'panel' }, el('h1', null, 'Analyze observables'), form);
 }
 
+/** Preselected by default: the server's `default` engines; never one of the configuration's own. */
+function isDefault(engine: EngineView): boolean {
+  return engine.default && engine.catalog !== 'custom';
+}
+
+/**
+ * The chip of an engine set, and the engines it selects: those of the set that can run here. Its
+ * title lists them, and those of the set that need a key; a set none of whose engines can run is
+ * shown disabled.
+ */
+function setChip(set: EngineSetView, byId: ReadonlyMap<string, EngineView>, checkboxes: ReadonlyMap<string, HTMLInputElement>): { chip: HTMLButtonElement; members: Set<string> } {
+  const engines = set.engines.flatMap((id) => byId.get(id) ?? []);
+  const members = new Set(engines.filter((e) => !checkboxes.get(e.id)!.disabled).map((e) => e.id));
+  const missing = engines.filter((e) => !members.has(e.id));
+  const title = [
+    members.size > 0 ? `Selects ${engines.filter((e) => members.has(e.id)).map((e) => e.label).join(', ')}` : 'None of its engines can run here',
+    missing.length > 0 ? `not configured: ${missing.map((e) => e.label).join(', ')}` : null,
+  ].filter(Boolean).join('; ');
+  const chip = el('button', {
+    type: 'button',
+    class: 'chip set-chip',
+    'data-set': set.name,
+    'aria-pressed': 'false',
+    title,
+    disabled: members.size === 0,
+  }, `@${set.name}`);
+  return { chip, members };
+}
+
 function engineItem(engine: EngineView, box: HTMLInputElement): HTMLElement {
   const tags = engine.tags.filter((t) => !HIDDEN_TAGS.has(t));
   return el('div', { class: `engine${engine.configured ? '' : ' unavailable'}`, 'data-engine': engine.id },
@@ -298,8 +358,19 @@ function engineItem(engine: EngineView, box: HTMLInputElement): HTMLElement {
       el('code', { class: 'engine-id' }, engine.id)),
     el('p', { class: 'engine-desc', id: `engine-${engine.id}-desc` },
       engine.description,
-      engine.configured ? null : el('span', { class: 'needs-key' }, ` Needs ${engine.credentials.join(' and ') || 'a key'}: set ${engine.configure_hint}.`)),
+      engine.configured ? null : el('span', { class: 'needs-key' }, needsKey(engine))),
     el('p', { class: 'tags' }, tags.map((t) => el('span', { class: `tag${t === 'default' ? ' tag-default' : ''}` }, t))));
 }
 
+/** Why an engine cannot be selected: the credentials it lacks and where to set them. */
+function needsKey(engine: EngineView): string {
+  if (engine.catalog === 'custom') {
+    // A custom engine's secrets come only from the server's environment: the hint is their variables.
+    const variables = [...new Set(engine.configure_hint.split('; ').filter(Boolean))];
+    if (variables.length > 0) return ` Needs ${variables.length === 1 ? 'the environment variable' : 'the environment variables'} ${variables.join(' and ')} where oas runs.`;
+  }
+  return ` Needs ${engine.credentials.join(' and ') || 'a key'}: set ${engine.configure_hint}.`;
+}
+
 void main();
+
