@@ -73,6 +73,11 @@ const LOOKS_LIKE_A_KEY = /^(?=[A-Za-z0-9]*\d)(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]
 const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const REQUEST_NAMES = new Set(['value', 'raw', 'type']);
+/**
+ * The keys every result element holds beside its engines' (src/runner/result.ts), and the two the
+ * JSON output and exports add: an engine of that id would overwrite them.
+ */
+const RESULT_KEYS = ['observable', 'type', 'reversed_success', 'reversed_ip', 'errors', 'verdict', 'reasons'];
 
 /**
  * The definition of `custom_engines.<id>`, parsed; `taken` are the names already in use (the
@@ -82,6 +87,7 @@ export function parseDefinition(id: string, raw: unknown, taken: ReadonlySet<str
   const at = `custom_engines.${id}`;
   if (!ID.test(id)) throw new DefinitionError(`${at}: an engine id is lower-case letters, digits and "_", starting with a letter`);
   if (taken.has(id)) throw new DefinitionError(`${at}: "${id}" is already the id or alias of a built-in engine; choose another id`);
+  if (RESULT_KEYS.includes(id)) throw new DefinitionError(`${at}: "${id}" is a key of every result (${RESULT_KEYS.join(', ')}); choose another id`);
   const def = object(raw, at, 'an object such as { "types": ["IPv4"], "request": { "url": "https://intel.example/ip/{value}" }, "fields": { "score": "/score" } }');
   known(def, FIELDS, at);
 
