@@ -3,15 +3,13 @@
  * Exit codes: 0 the analysis ran, 1 every selected engine failed (or the server could not
  * start), 2 usage errors and bad input. Errors are one line on stderr, never a stack trace.
  */
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, oneLine } from './errors.js';
+import { VERSION as version } from './version.js';
 
 // Start-up cost: each command's module (and what it needs: the engines, SQLite, the HTTP client,
 // Hono) is imported by its action only, so `--version`, `--help` and usage errors load commander
 // and package.json alone, and `oas engines` never loads the server or the storage.
-
-const { version } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const configOption = () => new Option('-c, --config <file>', 'configuration file (JSON); default $OAS_CONFIG or ./oas.config.json');
 const catalogOption = () => new Option('--catalog <variant>', 'engine catalog variant: main or older (setting catalog; default main)');
@@ -103,6 +101,23 @@ function buildProgram(analyzeHelp?: string): Command {
     .action(async (opts) => {
       const { serveCommand } = await import('./serve.js');
       process.exitCode = await serveCommand(opts);
+    });
+
+  program
+    .command('mcp')
+    .description('an MCP server on standard input and output, for AI assistants (Claude, Copilot, local models): tools analyze, get_results, list_engines, extract_observables')
+    .addOption(configOption())
+    .addOption(catalogOption())
+    .addOption(dataDirOption())
+    .addOption(redisOption('the cache and quotas are shared with the team\'s servers and workers; the analyses still run here'))
+    .option('--server <url>', 'run the analyses on this oas (or Cyberbro) server through its API (environment OAS_SERVER)')
+    .option('--prefix <path>', 'with --server: the API path prefix (default: the URL\'s path, else /api/)')
+    .option('--token <token>', 'with --server: API token sent as Authorization: Bearer (environment OAS_API_TOKEN)')
+    .option('--cyberbro-tools', 'also the five tools of mcp-cyberbro, same names and arguments (setting mcp_cyberbro_tools)')
+    .exitOverride()
+    .action(async (opts) => {
+      const { mcpCommand } = await import('./mcp.js');
+      process.exitCode = await mcpCommand(opts);
     });
 
   program

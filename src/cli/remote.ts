@@ -218,7 +218,7 @@ export class RemoteClient {
     return { id, link, results };
   }
 
-  private async submit(request: AnalysisRequest): Promise<{ id: string; link: string }> {
+  async submit(request: AnalysisRequest): Promise<{ id: string; link: string }> {
     const url = new URL('analyze', this.target.api);
     const answer = await this.call('POST', url, JSON.stringify(request), undefined);
     if (answer.status < 200 || answer.status > 299) throw this.failure(answer, 'POST', url);
@@ -270,6 +270,38 @@ export class RemoteClient {
       progress(Date.now() - this.started);
       await this.pause(delay, id);
       delay = Math.min(POLL_MAX_MS, Math.round(delay * 1.5));
+    }
+  }
+
+  /**
+   * One look at an analysis: undefined for an unknown id; its results once complete and there
+   * (a Cyberbro server says complete before its results are written, and `[]` while it runs).
+   */
+  async check(id: string): Promise<{ complete: boolean; results: unknown[] } | undefined> {
+    const status = new URL(`is_analysis_complete/${encodeURIComponent(id)}`, this.target.api);
+    const answer = await this.call('GET', status, undefined, id);
+    if (answer.status === 404) return undefined;
+    if (answer.status !== 200) throw this.failure(answer, 'GET', status);
+    const body = this.json(answer, 'GET', status) as { complete?: unknown } | null;
+    if (body?.complete !== true) return { complete: false, results: [] };
+    const resultsUrl = new URL(`results/${encodeURIComponent(id)}`, this.target.api);
+    const results = await this.call('GET', resultsUrl, undefined, id);
+    if (results.status === 404 || results.status === 409) return { complete: false, results: [] };
+    if (results.status !== 200) throw this.failure(results, 'GET', resultsUrl);
+    const array = this.json(results, 'GET', resultsUrl);
+    if (!isResultArray(array)) throw new RemoteError(`unexpected answer to GET ${resultsUrl.pathname} from ${this.target.api.origin}: not a result array`);
+    return array.length > 0 ? { complete: true, results: array } : { complete: false, results: [] };
+  }
+
+  /** The server's engine catalog (`/ui/engines` of an oas server); undefined when it has none (Cyberbro). */
+  async catalogView(): Promise<unknown> {
+    const url = new URL('ui/engines', this.target.site);
+    const answer = await this.call('GET', url, undefined, undefined);
+    if (answer.status !== 200) return undefined;
+    try {
+      return JSON.parse(answer.text) as unknown;
+    } catch {
+      return undefined;
     }
   }
 

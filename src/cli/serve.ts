@@ -5,6 +5,7 @@
  */
 import ipaddr from 'ipaddr.js';
 import { createApp, loadSettings } from '../app.js';
+import { VERSION } from './version.js';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { createLogger } from '../server/access-log.js';
@@ -58,7 +59,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   let running;
   try {
-    running = await listen(app, { logger });
+    running = await listen(app, { logger, version: VERSION });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? `${config.host}:${config.port} is already in use`

@@ -101,6 +101,9 @@ export const KEYS = {
   engines: { schema: v.record(v.string(), engineSettingsSchema, 'expected an object of engine settings keyed by engine id, such as { "provider_24": { "api_key": "..." } }'), kind: 'json', doc: 'Per-engine settings: `{ "<engine id>": { "base_url", "api_key", "timeout_ms", "concurrency", "retries", ... } }`.', defaultText: '{}' },
   custom_engines: { schema: v.record(v.string(), v.unknown(), 'expected an object of engine definitions keyed by engine id, such as { "intel": { "types": ["IPv4"], "request": { "url": "https://intel.example/ip/{value}" } } }'), kind: 'json', doc: 'Engines of your own, defined without code: `{ "<id>": { "label", "types", "request": { "method", "url", "headers", "query", "body" }, "secrets", "fields", "summary", "evidence", ... } }` (docs/custom-engines.md).', defaultText: '{}' },
   engine_sets: { schema: v.record(v.pipe(v.string(), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a set name is letters, digits, "_", "-" and "."')), v.pipe(v.array(v.pipe(v.string('expected a list of engine ids or aliases'), v.minLength(1, 'expected an engine id or alias, not an empty string')), 'expected a list of engine ids or aliases'), v.minLength(1, 'a set needs at least one engine')), 'expected an object of engine lists keyed by set name, such as { "phishing": ["urlscan", "phishtank"] }'), kind: 'json', doc: 'Named engine sets: `{ "<name>": ["<engine id or alias>", ...] }`, selected with `oas analyze --set <name>`, `@<name>` in the API\'s `engines`, or a chip of the web picker; `oas engines --sets` lists them.', defaultText: '{}' },
+  mcp: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Answer MCP (the Model Context Protocol, for AI assistants) at `/mcp` on `oas serve`, behind the same token, host check, rate limit and body limit as the API.', defaultText: 'true' },
+  mcp_max_result_chars: { schema: v.pipe(positiveInt, v.minValue(1000, 'expected a number of at least 1000')), kind: 'int', doc: 'Most characters of result objects the MCP tool `get_results` answers at once; what is left out is named, with how to ask for it.', defaultText: '20000' },
+  mcp_cyberbro_tools: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Also offer the five tools of mcp-cyberbro (`analyze_observable`, `is_analysis_complete`, `get_analysis_results`, `get_engines`, `get_web_url`) over MCP (`oas mcp --cyberbro-tools`).', defaultText: 'false' },
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof KEYS;
@@ -131,6 +134,9 @@ export interface Config {
   engines: Record<string, Record<string, unknown>>;
   custom_engines: Record<string, unknown>;
   engine_sets: Record<string, string[]>;
+  mcp: boolean;
+  mcp_max_result_chars: number;
+  mcp_cyberbro_tools: boolean;
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -163,6 +169,9 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     engines: {},
     custom_engines: {},
     engine_sets: {},
+    mcp: true,
+    mcp_max_result_chars: 20_000,
+    mcp_cyberbro_tools: false,
   };
 }
 

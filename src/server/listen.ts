@@ -12,7 +12,9 @@ import { createAuth, RedisSessionStore } from './auth.js';
 import { corsFor } from './cors.js';
 import { allowedHosts, hostGuard } from './host-guard.js';
 import { drainUnreadBody } from './drain-body.js';
+import { createMcpRoute } from './mcp.js';
 import { createPages } from './pages.js';
+import { redact } from '../http/redact.js';
 import { analysisLimiter, rateLimitAnalyses } from './rate-limit.js';
 import { redisGate, unavailableResponse } from './redis-gate.js';
 
@@ -26,6 +28,8 @@ export interface RunningServer {
 export interface HttpOptions {
   /** The request log (`oas serve`); none when omitted. */
   logger?: Logger;
+  /** oas's version, for the MCP server's description of itself. */
+  version?: string;
 }
 
 /**
@@ -64,6 +68,10 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     return c.json({ error: 'internal error' }, 500);
   };
   root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, onError }));
+  if (config.mcp) {
+    const secrets = secretValues(config, app.catalog);
+    root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, redact: (text) => redact(text, secrets) }));
+  }
   root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses }));
   root.onError(onError);
   root.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));

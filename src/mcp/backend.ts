@@ -1,0 +1,48 @@
+/**
+ * Where the MCP tools run analyses: this process's runner, configuration, cache and quotas (`oas
+ * mcp`, and `/mcp` on `oas serve`), or another oas or Cyberbro server through its API (`oas mcp
+ * --server`). The tools (src/mcp/tools.ts) see only this interface.
+ */
+import type { Catalog } from '../engine/catalog.js';
+import type { ObservableResult } from '../runner/result.js';
+
+/** A failure the tool reports as its result (`isError`), in one line: an unknown engine, an unknown analysis. */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+export interface AnalysisState {
+  id: string;
+  complete: boolean;
+  /** Lookups done and to do; undefined when the server does not tell (Cyberbro). */
+  progress: { done: number; total: number } | undefined;
+  /** In input order; null for an observable not finished yet (all there once complete). */
+  results: (ObservableResult | null)[];
+}
+
+/** An engine as `list_engines` shows it. */
+export interface EngineEntry {
+  id: string;
+  service: string;
+  label: string;
+  description: string;
+  types: string[];
+  tags: string[];
+  default: boolean;
+  custom: boolean;
+  configured: boolean;
+  /** What it needs when it is not configured (where to set it: never a value). */
+  needs?: string;
+}
+
+export interface McpBackend {
+  /** The catalog the verdicts and summaries are made with. */
+  readonly catalog: Catalog;
+  /** Starts an analysis (ToolError for bad input: no observable, unknown engine or set). */
+  start(request: { text: string; engines?: string[] | undefined; ignore_cache?: boolean | undefined }): Promise<{ id: string; link: string }>;
+  /** Where the analysis is; undefined for an unknown id. */
+  state(id: string): Promise<AnalysisState | undefined>;
+  engines(): Promise<{ engines: EngineEntry[]; sets: { name: string; engines: string[] }[] }>;
+  /** The web page of an analysis (absolute when the server's address is known). */
+  webUrl(id: string): string;
+}

@@ -1,0 +1,72 @@
+/**
+ * The MCP tools on this process's analyses: the same service, runner, cache and quotas as `oas
+ * analyze` and the API (with `redis_url` on a server, the analyses go to the queue as the API's do).
+ */
+import { InputError } from '../analysis/request.js';
+import type { AnalysisService } from '../analysis/service.js';
+import type { Config } from '../config/schema.js';
+import type { Catalog } from '../engine/catalog.js';
+import type { AnalysisOrigin } from '../store/analysis-store.js';
+import { catalogView } from '../view/catalog-view.js';
+import type { EngineView } from '../view/types.js';
+import { ToolError, type AnalysisState, type EngineEntry, type McpBackend } from './backend.js';
+
+export interface LocalBackendOptions {
+  catalog: Catalog;
+  config: Config;
+  analyses: AnalysisService;
+  /** `server` (`/mcp`): resumed after a restart like the API's analyses; `cli` (`oas mcp`). */
+  origin: AnalysisOrigin;
+  /** The server's address, for absolute links; undefined over stdio. */
+  site?: string | undefined;
+}
+
+export function localBackend(options: LocalBackendOptions): McpBackend {
+  const { catalog, config, analyses } = options;
+  const link = (id: string) => `${options.site ?? ''}/results/${id}`;
+  return {
+    catalog,
+    async start(request) {
+      try {
+        const prepared = analyses.prepare(request);
+        const header = await analyses.start(request, prepared, options.origin);
+        return { id: header.id, link: link(header.id) };
+      } catch (error) {
+        if (error instanceof InputError) throw new ToolError(error.message);
+        throw error;
+      }
+    },
+    async state(id): Promise<AnalysisState | undefined> {
+      const record = await analyses.latest(id);
+      if (!record) return undefined;
+      return { id, complete: record.complete, progress: { done: record.progress.done, total: record.progress.total }, results: record.results };
+    },
+    engines: async () => localListing(catalog, config),
+    webUrl: link,
+  };
+}
+
+/** The engines and sets of a catalog, configured or not by `config`, as list_engines shows them. */
+export function localListing(catalog: Catalog, config: Config): { engines: EngineEntry[]; sets: { name: string; engines: string[] }[] } {
+  const view = catalogView(catalog, config);
+  return {
+    engines: view.engines.map(entryOf),
+    sets: view.sets,
+  };
+}
+
+/** An engine of the picker's view (this server's, or another oas server's `/ui/engines`) as list_engines shows it. */
+export function entryOf(e: EngineView): EngineEntry {
+  return {
+    id: e.id,
+    service: e.service,
+    label: e.label,
+    description: e.description,
+    types: e.types,
+    tags: e.tags,
+    default: e.default,
+    custom: e.catalog === 'custom',
+    configured: e.configured,
+    ...(e.configured ? {} : { needs: e.configure_hint || 'its credentials' }),
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * The MCP tools on another server (`oas mcp --server URL`): an oas server, or a Cyberbro one,
+ * through its three endpoints, like `oas analyze --server`. The verdicts and engine lines are made
+ * here with the local catalog (and the local configuration's custom engines), as that command does.
+ */
+import { RemoteClient, RemoteError, type RemoteTarget } from '../cli/remote.js';
+import { UsageError } from '../cli/errors.js';
+import type { Config } from '../config/schema.js';
+import type { Catalog } from '../engine/catalog.js';
+import type { ObservableResult } from '../runner/result.js';
+import type { CatalogView } from '../view/types.js';
+import { entryOf, localListing } from './local-backend.js';
+import { ToolError, type McpBackend } from './backend.js';
+
+/** Each call to the server gets this long (an analysis's wait is the tool's, polling between calls). */
+const CALL_TIMEOUT_MS = 30_000;
+
+export function remoteBackend(target: RemoteTarget, token: string | undefined, local: { catalog: Catalog; config: Config }): McpBackend {
+  const withClient = async <T>(work: (client: RemoteClient) => Promise<T>): Promise<T> => {
+    const client = new RemoteClient(target, token, CALL_TIMEOUT_MS);
+    try {
+      return await work(client);
+    } catch (error) {
+      if (error instanceof RemoteError || error instanceof UsageError) throw new ToolError(error.message);
+      throw error;
+    } finally {
+      client.close();
+    }
+  };
+  return {
+    catalog: local.catalog,
+    start: (request) => withClient(async (client) => {
+      // A set the local configuration defines is expanded here (a Cyberbro server knows none).
+      const engines = request.engines === undefined
+        ? local.catalog.defaults().map((e) => e.id)
+        : [...new Set(request.engines.flatMap((name) => (name.startsWith('@') ? local.catalog.sets.get(name.slice(1)) ?? [name] : [name])))];
+      return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false });
+    }),
+    state: (id) => withClient(async (client) => {
+      const seen = await client.check(id);
+      if (!seen) return undefined;
+      return { id, complete: seen.complete, progress: undefined, results: seen.results as (ObservableResult | null)[] };
+    }),
+    engines: () => withClient(async (client) => {
+      const view = (await client.catalogView().catch(() => undefined)) as CatalogView | undefined;
+      if (!view || !Array.isArray(view.engines)) return localListing(local.catalog, local.config);
+      return { engines: view.engines.map(entryOf), sets: Array.isArray(view.sets) ? view.sets : [] };
+    }),
+    webUrl: (id) => new URL(`results/${encodeURIComponent(id)}`, target.site).href,
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * The MCP server (the official SDK's low-level `Server`): lists the tools of src/mcp/tools.ts with
+ * their input and output schemas, and calls them. Bad arguments are the protocol's invalid-params
+ * error naming the argument; a tool's own failure (unknown engine, unknown analysis) is a result
+ * with `isError` and the API's one-line message; anything else is one line too, never a stack.
+ */
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ToolError, type McpBackend } from './backend.js';
+import { InvalidArgumentsError, tools, type ToolOptions } from './tools.js';
+
+export interface McpServerOptions extends ToolOptions {
+  version: string;
+  /** Removes secrets from any text that leaves (an error message); identity when none. */
+  redact?: (text: string) => string;
+}
+
+export function createMcpServer(backend: McpBackend, options: McpServerOptions): Server {
+  const server = new Server(
+    { name: 'oas', title: 'oas: Observable Analysis Service', version: options.version },
+    {
+      capabilities: { tools: {} },
+      instructions: 'Analyse indicators (IP addresses, domains, URLs, hashes, e-mail addresses) with threat-intelligence and network sources. Call analyze with the text holding them; it waits and answers verdicts with one line per engine. list_engines tells which engines can run.',
+    },
+  );
+  const list = tools(backend, options);
+  const byName = new Map(list.map((tool) => [tool.name, tool]));
+  const redact = options.redact ?? ((text: string) => text);
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: list.map((tool) => ({
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = byName.get(request.params.name);
+    if (!tool) throw invalidParams(`unknown tool: ${request.params.name} (tools: ${[...byName.keys()].join(', ')})`);
+    const token = request.params._meta?.progressToken;
+    const call = {
+      signal: extra.signal,
+      progress: async (done: number, total: number | undefined, message: string) => {
+        if (token === undefined) return;
+        await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, ...(total !== undefined ? { total } : {}), message } }).catch(() => {});
+      },
+    };
+    try {
+      const answer = await tool.run(request.params.arguments ?? {}, call);
+      return {
+        content: [{ type: 'text', text: answer.text }],
+        ...(answer.structured ? { structuredContent: answer.structured } : {}),
+        ...(answer.isError ? { isError: true } : {}),
+      };
+    } catch (error) {
+      if (error instanceof InvalidArgumentsError) throw invalidParams(redact(error.message));
+      const message = error instanceof ToolError ? error.message : `internal error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+      return { content: [{ type: 'text', text: redact(message) }], isError: true };
+    }
+  });
+  return server;
+}
+
+/**
+ * The protocol's invalid-params error with the message as written (the SDK's McpError would
+ * prefix it with "MCP error -32602: ", which the client's own error adds again).
+ */
+function invalidParams(message: string): Error & { code: number } {
+  return Object.assign(new Error(message), { code: ErrorCode.InvalidParams });
+}

@@ -1,0 +1,336 @@
+/**
+ * The MCP tools: what each takes (checked, each problem naming its argument), what it answers (as
+ * text for the model and as `structuredContent` matching its output schema), over an McpBackend.
+ *
+ * - `analyze` starts an analysis and waits for it (up to `wait_seconds`), then answers verdicts
+ *   and one line per engine; `get_results` gives the spec's result objects, cut to a size a model
+ *   can take; `list_engines` and `extract_observables` answer without a lookup.
+ * - With `cyberbroTools`, also the five tools of mcp-cyberbro, same names and arguments.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import * as v from 'valibot';
+import { extractObservables } from '../observables/extract.js';
+import { OBSERVABLE_TYPES } from '../observables/types.js';
+import type { ObservableResult } from '../runner/result.js';
+import { ToolError, type McpBackend } from './backend.js';
+import { briefOf, briefText, cutResults, filterResults } from './shape.js';
+
+/** A JSON Schema object, as MCP declares tool inputs and outputs. */
+type JsonSchema = { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [key: string]: unknown };
+
+export interface ToolAnswer {
+  text: string;
+  structured?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+export interface ToolCall {
+  /** Reports progress (sent only when the client asked for it). */
+  progress(done: number, total: number | undefined, message: string): Promise<void>;
+  signal: AbortSignal;
+}
+
+export interface ToolOptions {
+  /** Setting mcp_max_result_chars. */
+  maxResultChars: number;
+  /** Setting mcp_cyberbro_tools (`--cyberbro-tools`). */
+  cyberbroTools: boolean;
+  /** Polling interval while `analyze` waits (default 250 ms). */
+  pollMs?: number;
+}
+
+export interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  run(args: Record<string, unknown>, call: ToolCall): Promise<ToolAnswer>;
+}
+
+/** Bad arguments: the protocol's invalid-params error, naming the argument. */
+export class InvalidArgumentsError extends Error {
+  override name = 'InvalidArgumentsError';
+}
+
+export const WAIT_DEFAULT_S = 60;
+export const WAIT_MAX_S = 600;
+
+const text = (name: string) => v.pipe(v.string(`"${name}" must be a string`), v.check((s) => s.trim() !== '', `"${name}" must not be empty`));
+const names = (name: string) => v.array(v.pipe(v.string(`"${name}" must be a list of strings`), v.check((s) => s.trim() !== '', `"${name}" must not hold an empty name`)), `"${name}" must be a list of strings`);
+const analysisId = v.pipe(v.string('"analysis_id" must be a string'), v.regex(/^[\w.-]{1,200}$/, '"analysis_id" must be an analysis id such as 4f9c6d0e-...'));
+
+function parse<S extends v.GenericSchema>(schema: S, args: Record<string, unknown>, known: readonly string[]): v.InferOutput<S> {
+  const extra = Object.keys(args).find((key) => !known.includes(key));
+  if (extra !== undefined) throw new InvalidArgumentsError(`unknown argument "${extra}" (arguments: ${known.join(', ') || 'none'})`);
+  const parsed = v.safeParse(schema, args);
+  if (!parsed.success) {
+    const issue = parsed.issues[0];
+    const path = issue.path?.map((p) => String(p.key)).join('.');
+    const message = issue.input === undefined && path && issue.kind === 'schema' ? `"${path}" is required` : issue.message;
+    throw new InvalidArgumentsError(`invalid arguments: ${message}`);
+  }
+  return parsed.output;
+}
+
+const OBSERVABLES_OUT = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      observable: { type: 'string' },
+      type: { type: 'string' },
+      verdict: { type: 'string', enum: ['malicious', 'suspicious', 'clean', 'unknown'] },
+      reasons: { type: 'array', items: { type: 'string' } },
+      engines: { type: 'object', additionalProperties: { type: 'string' }, description: 'engine key -> one line: its summary, "no data", or "error: ..."' },
+    },
+    required: ['observable', 'type', 'verdict', 'reasons', 'engines'],
+  },
+};
+const PROGRESS_OUT = { type: ['object', 'null'], properties: { done: { type: 'integer' }, total: { type: 'integer' } } };
+
+export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
+  const pollMs = options.pollMs ?? 250;
+  const list: Tool[] = [
+    {
+      name: 'analyze',
+      title: 'Analyze observables',
+      description: 'Finds the observables (IP addresses, domains, URLs, hashes, e-mail addresses, browser extension ids; defanged or not) in a text, looks them up with the chosen engines, waits for the answers (up to wait_seconds) and gives each observable\'s verdict (malicious, suspicious, clean, unknown), the reasons, and one line per engine. Full answers: get_results.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          text: { type: 'string', description: 'Text holding the observables (an alert, a list, a single indicator).' },
+          engines: { type: 'array', items: { type: 'string' }, description: 'Engine ids or service names (list_engines), or "@name" for an engine set; the default engines when absent.' },
+          ignore_cache: { type: 'boolean', description: 'Ask every engine again instead of using answers cached in the last 24 hours.' },
+          wait_seconds: { type: 'number', minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S, description: `How long to wait for the analysis (default ${WAIT_DEFAULT_S}, at most ${WAIT_MAX_S}); when it is not complete by then, the answer says how to continue.` },
+        },
+        required: ['text'],
+      },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          analysis_id: { type: 'string' },
+          link: { type: 'string' },
+          complete: { type: 'boolean' },
+          progress: PROGRESS_OUT,
+          observables: OBSERVABLES_OUT,
+          next: { type: 'string', description: 'When not complete: how to continue.' },
+        },
+        required: ['analysis_id', 'link', 'complete', 'observables'],
+      },
+      async run(args, call) {
+        const input = parse(v.object({
+          text: text('text'),
+          engines: v.optional(v.pipe(names('engines'), v.minLength(1, '"engines" must name at least one engine (or leave it out for the default engines)'))),
+          ignore_cache: v.optional(v.boolean('"ignore_cache" must be true or false')),
+          wait_seconds: v.optional(v.pipe(v.number('"wait_seconds" must be a number'), v.minValue(0, `"wait_seconds" must be from 0 to ${WAIT_MAX_S}`), v.maxValue(WAIT_MAX_S, `"wait_seconds" must be from 0 to ${WAIT_MAX_S}`))),
+        }), args, ['text', 'engines', 'ignore_cache', 'wait_seconds']);
+        const { id, link } = await backend.start({ text: input.text, engines: input.engines, ignore_cache: input.ignore_cache });
+        const waitS = input.wait_seconds ?? WAIT_DEFAULT_S;
+        const deadline = Date.now() + waitS * 1000;
+        let state = await backend.state(id);
+        let reported = -1;
+        while (state && !state.complete && Date.now() < deadline && !call.signal.aborted) {
+          if (state.progress && state.progress.done !== reported) {
+            reported = state.progress.done;
+            await call.progress(state.progress.done, state.progress.total, `${state.progress.done} of ${state.progress.total} lookups done`);
+          }
+          try {
+            await sleep(Math.min(pollMs, Math.max(0, deadline - Date.now())), undefined, { signal: call.signal });
+          } catch {
+            break; // the client cancelled: answer with what there is
+          }
+          state = await backend.state(id);
+        }
+        if (!state) throw new ToolError(`analysis not found: ${id}`);
+        if (state.complete && state.progress) await call.progress(state.progress.total, state.progress.total, 'complete');
+        const observables = state.results.filter((r): r is ObservableResult => r !== null).map((r) => briefOf(r, backend.catalog));
+        const progress = state.progress ?? null;
+        const next = state.complete ? undefined
+          : `Not complete after ${waitS} s${progress ? ` (${progress.done} of ${progress.total} lookups done)` : ''}; it goes on running. Call get_results with {"analysis_id": "${id}"} in a little while for the rest.`;
+        const header = state.complete
+          ? `Analysis ${id} complete: ${observables.length} observable(s). Full answers: get_results {"analysis_id": "${id}"}.`
+          : `Analysis ${id} is still running. ${next}${observables.length > 0 ? ` Done so far: ${observables.length} observable(s).` : ''}`;
+        return {
+          text: [header, briefText(observables)].filter(Boolean).join('\n\n'),
+          structured: { analysis_id: id, link, complete: state.complete, progress, observables, ...(next ? { next } : {}) },
+        };
+      },
+    },
+    {
+      name: 'get_results',
+      title: 'Get analysis results',
+      description: `The full result objects of an analysis (one per observable, one member per engine, engine failures under "errors"), optionally only some observables and engines; cut to ${options.maxResultChars} characters with a line saying what was left out and how to ask for it.`,
+      inputSchema: {
+        type: 'object',
+        properties: {
+          analysis_id: { type: 'string', description: 'The id analyze gave.' },
+          observables: { type: 'array', items: { type: 'string' }, description: 'Only these observables (as analyze listed them).' },
+          engines: { type: 'array', items: { type: 'string' }, description: 'Only these engines (the keys of the results).' },
+        },
+        required: ['analysis_id'],
+      },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          analysis_id: { type: 'string' },
+          complete: { type: 'boolean' },
+          progress: PROGRESS_OUT,
+          results: { type: 'array', items: { type: 'object' } },
+          left_out: { type: 'string' },
+        },
+        required: ['analysis_id', 'complete', 'results'],
+      },
+      async run(args) {
+        const input = parse(v.object({ analysis_id: analysisId, observables: v.optional(names('observables')), engines: v.optional(names('engines')) }), args, ['analysis_id', 'observables', 'engines']);
+        const state = await backend.state(input.analysis_id);
+        if (!state) throw new ToolError(`analysis not found: ${input.analysis_id}`);
+        if (!state.complete) {
+          const progress = state.progress ?? null;
+          return {
+            text: `Analysis ${state.id} is not complete yet${progress ? ` (${progress.done} of ${progress.total} lookups done)` : ''}: call get_results again in a little while.`,
+            structured: { analysis_id: state.id, complete: false, progress, results: [] },
+          };
+        }
+        const all = state.results.filter((r): r is ObservableResult => r !== null);
+        const chosen = filterResults(all, input.observables, input.engines);
+        const { results, leftOut } = cutResults(chosen, options.maxResultChars, state.id);
+        const json = JSON.stringify(results, null, 1);
+        return {
+          text: `${results.length} of ${chosen.length} result object(s) of analysis ${state.id}:\n${json}${leftOut ? `\n${leftOut}` : ''}`,
+          structured: { analysis_id: state.id, complete: true, progress: state.progress ?? null, results, ...(leftOut ? { left_out: leftOut } : {}) },
+        };
+      },
+    },
+    {
+      name: 'list_engines',
+      title: 'List engines',
+      description: 'The engines analyze can use: id, service name (both accepted), label, the observable types each takes, whether it is configured (and what it needs when not), and the engine sets ("@name").',
+      inputSchema: {
+        type: 'object',
+        properties: { type: { type: 'string', enum: [...OBSERVABLE_TYPES], description: 'Only the engines that take this observable type.' } },
+      },
+      outputSchema: {
+        type: 'object',
+        properties: {
+          engines: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                id: { type: 'string' }, service: { type: 'string' }, label: { type: 'string' }, types: { type: 'array', items: { type: 'string' } },
+                default: { type: 'boolean' }, custom: { type: 'boolean' }, configured: { type: 'boolean' }, needs: { type: 'string' },
+              },
+              required: ['id', 'service', 'label', 'types', 'configured'],
+            },
+          },
+          sets: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, engines: { type: 'array', items: { type: 'string' } } } } },
+        },
+        required: ['engines', 'sets'],
+      },
+      async run(args) {
+        const input = parse(v.object({ type: v.optional(v.picklist(OBSERVABLE_TYPES, `"type" must be one of ${OBSERVABLE_TYPES.join(', ')}`)) }), args, ['type']);
+        const listing = await backend.engines();
+        const engines = listing.engines
+          .filter((e) => !input.type || e.types.includes(input.type))
+          .map(({ id, service, label, types, default: isDefault, custom, configured, needs }) => ({ id, service, label, types, default: isDefault, custom, configured, ...(needs ? { needs } : {}) }));
+        const lines = engines.map((e) => `${e.service === e.id ? e.id : `${e.service} (${e.id})`}${e.default ? ' [default]' : ''}${e.custom ? ' [custom]' : ''}: ${e.label}; ${e.types.join(', ')}; ${e.configured ? 'configured' : `not configured: ${e.needs ?? ''}`}`);
+        const sets = listing.sets.map((s) => `@${s.name}: ${s.engines.join(', ')}`);
+        return {
+          text: `${engines.length} engine(s)${input.type ? ` for ${input.type}` : ''}:\n${lines.join('\n')}${sets.length ? `\n\nEngine sets:\n${sets.join('\n')}` : ''}`,
+          structured: { engines, sets: listing.sets },
+        };
+      },
+    },
+    {
+      name: 'extract_observables',
+      title: 'Extract observables',
+      description: 'The observables analyze would find in a text (refanged: hxxp, [.], (at)...), each with its type; no lookup is made.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'Any text.' } }, required: ['text'] },
+      outputSchema: {
+        type: 'object',
+        properties: { observables: { type: 'array', items: { type: 'object', properties: { observable: { type: 'string' }, type: { type: 'string' } }, required: ['observable', 'type'] } } },
+        required: ['observables'],
+      },
+      async run(args) {
+        const input = parse(v.object({ text: v.string('"text" must be a string') }), args, ['text']);
+        const observables = extractObservables(input.text).map((o) => ({ observable: o.value, type: o.type }));
+        return {
+          text: observables.length === 0 ? 'No observable found in the text.' : observables.map((o) => `${o.observable} (${o.type})`).join('\n'),
+          structured: { observables },
+        };
+      },
+    },
+  ];
+  if (options.cyberbroTools) list.push(...cyberbroTools(backend));
+  return list;
+}
+
+/** mcp-cyberbro's five tools: same names and arguments, the API's answers as they are. */
+function cyberbroTools(backend: McpBackend): Tool[] {
+  const json = (value: unknown): ToolAnswer => ({
+    text: JSON.stringify(value, null, 1),
+    structured: Array.isArray(value) ? { result: value } : (value as Record<string, unknown>),
+  });
+  const idOnly = { type: 'object' as const, properties: { analysis_id: { type: 'string' } }, required: ['analysis_id'] };
+  const stateOf = async (args: Record<string, unknown>) => {
+    const { analysis_id } = parse(v.object({ analysis_id: analysisId }), args, ['analysis_id']);
+    const state = await backend.state(analysis_id);
+    if (!state) throw new ToolError(`analysis not found: ${analysis_id}`);
+    return state;
+  };
+  return [
+    {
+      name: 'analyze_observable',
+      title: 'Analyze observable (Cyberbro)',
+      description: 'Triggers an analysis of the observables in a text (several, separated by spaces) with the given engines; answers analysis_id and link. Then poll is_analysis_complete and read get_analysis_results.',
+      inputSchema: { type: 'object', properties: { text: { type: 'string' }, engines: { type: 'array', items: { type: 'string' } } }, required: ['text', 'engines'] },
+      async run(args) {
+        const input = parse(v.object({ text: text('text'), engines: names('engines') }), args, ['text', 'engines']);
+        const { id, link } = await backend.start({ text: input.text, engines: input.engines });
+        return json({ analysis_id: id, link: `/results/${id}`, web_url: link });
+      },
+    },
+    {
+      name: 'is_analysis_complete',
+      title: 'Is analysis complete (Cyberbro)',
+      description: 'Whether the analysis of this analysis_id is complete.',
+      inputSchema: idOnly,
+      async run(args) {
+        return json({ complete: (await stateOf(args)).complete });
+      },
+    },
+    {
+      name: 'get_analysis_results',
+      title: 'Get analysis results (Cyberbro)',
+      description: 'The results of a complete analysis, as the API gives them.',
+      inputSchema: idOnly,
+      async run(args) {
+        const state = await stateOf(args);
+        if (!state.complete) throw new ToolError('analysis not complete yet: poll is_analysis_complete until it reports true');
+        return json(state.results);
+      },
+    },
+    {
+      name: 'get_engines',
+      title: 'Get engines (Cyberbro)',
+      description: 'The usable engines: call it first to know which engines analyze_observable accepts.',
+      inputSchema: { type: 'object', properties: {} },
+      async run(args) {
+        parse(v.object({}), args, []);
+        const { engines } = await backend.engines();
+        return json({ engines: engines.filter((e) => e.configured).map((e) => ({ name: e.service, supports: [...new Set([...e.tags.filter((t) => t !== 'default'), ...e.types])], description: e.description })) });
+      },
+    },
+    {
+      name: 'get_web_url',
+      title: 'Get web URL (Cyberbro)',
+      description: 'The web page of an analysis, for the user to check the results.',
+      inputSchema: idOnly,
+      async run(args) {
+        const { analysis_id } = parse(v.object({ analysis_id: analysisId }), args, ['analysis_id']);
+        return json({ web_url: backend.webUrl(analysis_id) });
+      },
+    },
+  ];
+}

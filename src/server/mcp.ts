@@ -1,0 +1,68 @@
+/**
+ * `/mcp`: the MCP server over the Streamable HTTP transport, stateless (each POST carries its own
+ * request, and a tool's progress comes back on that request's event stream). It sits behind the
+ * same Host check, token and body limit as the API (src/server/listen.ts); an `analyze` call counts
+ * against `rate_limit_per_minute` like a POST to the API's analyze, and over the limit it is a tool
+ * error saying when to retry. Setting `mcp` (false) leaves it out.
+ */
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { App } from '../app.js';
+import { ToolError, type McpBackend } from '../mcp/backend.js';
+import { localBackend } from '../mcp/local-backend.js';
+import { createMcpServer } from '../mcp/server.js';
+import { remoteAddress } from './rate-limit.js';
+
+export interface McpRouteOptions {
+  app: App;
+  version: string;
+  limiter: RateLimiterAbstract | undefined;
+  redact(text: string): string;
+}
+
+export function createMcpRoute(options: McpRouteOptions): Hono {
+  const { app, limiter } = options;
+  const { config } = app;
+  const routes = new Hono();
+  const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  routes.post(
+    '/mcp',
+    bodyLimit({ maxSize: config.max_body_bytes, onError: (c) => c.json(rpcError(`request body larger than max_body_bytes (${config.max_body_bytes})`), 413) }),
+    async (c) => {
+      const client = c.get('oasClient') ?? `address:${remoteAddress(c)}`;
+      const local = localBackend({ catalog: app.catalog, config, analyses: app.analyses, origin: 'server', site: new URL(c.req.url).origin });
+      const backend: McpBackend = {
+        ...local,
+        start: async (request) => {
+          await consume(limiter, client);
+          return local.start(request);
+        },
+      };
+      const server = createMcpServer(backend, {
+        version: options.version,
+        maxResultChars: config.mcp_max_result_chars,
+        cyberbroTools: config.mcp_cyberbro_tools,
+        redact: options.redact,
+      });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: config.max_body_bytes });
+      await server.connect(transport);
+      return transport.handleRequest(c.req.raw);
+    },
+  );
+  // Stateless: no stream of the server's own and no session to end.
+  routes.on(['GET', 'DELETE'], '/mcp', (c) => c.json(rpcError('method not allowed: this MCP endpoint is stateless; send requests with POST'), 405, { Allow: 'POST' }));
+  return routes;
+}
+
+async function consume(limiter: RateLimiterAbstract | undefined, client: string): Promise<void> {
+  if (!limiter) return;
+  try {
+    await limiter.consume(client, 1);
+  } catch (error) {
+    if (!(error instanceof RateLimiterRes)) throw error;
+    const seconds = Math.max(1, Math.ceil(error.msBeforeNext / 1000));
+    throw new ToolError(`too many analyses: at most ${limiter.points} per minute per client (setting rate_limit_per_minute); retry in ${seconds} s`);
+  }
+}
