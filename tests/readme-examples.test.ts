@@ -12,6 +12,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
+import { startUrlhaus, type UrlhausFake } from './fakes/urlhaus.js';
 import * as virustotal from './fakes/virustotal.js';
 import { runProcess, type Run } from './helpers/cli.js';
 import { BIN } from './helpers/serve.js';
@@ -88,8 +89,26 @@ function given(command: string, g: Given): string {
   return out;
 }
 
+const ABUSE_CH_KEY = 'readme-example-abuse-ch-key-0123456789';
+
+/**
+ * The `custom_engines` and `engine_sets` of the README's JSON block that defines them, each
+ * request's URL at `origin` instead of URLhaus's public one.
+ */
+function readmeCustomEngines(readme: string, origin: string): { custom_engines: Record<string, { request: { url: string } }>; engine_sets: Record<string, string[]> } {
+  const block = [...readme.matchAll(/^```json\n([\s\S]*?)^```/gm)].map((m) => m[1]!).find((body) => body.includes('"custom_engines"'));
+  assert.ok(block, 'the README shows a custom engine');
+  const config = JSON.parse(block) as ReturnType<typeof readmeCustomEngines>;
+  for (const definition of Object.values(config.custom_engines)) {
+    definition.request.url = definition.request.url.replace('https://urlhaus-api.abuse.ch', origin);
+    assert.ok(definition.request.url.startsWith(origin), definition.request.url);
+  }
+  return { custom_engines: config.custom_engines, engine_sets: config.engine_sets };
+}
+
 let upstreams: Upstreams;
 let vt: FakeHttpServer;
+let urlhaus: UrlhausFake;
 let cwd: string;
 let shims: string;
 let env: Record<string, string>;
@@ -98,20 +117,23 @@ const background: ChildProcess[] = [];
 before(async () => {
   upstreams = await startUpstreams();
   vt = await startFakeHttp(virustotal.fakeRoutes());
+  urlhaus = await startUrlhaus({ key: ABUSE_CH_KEY });
   // The README's "oas.config.json" of this folder: every engine at the fakes; VirusTotal's key
-  // comes from the environment, as the README's capture says.
-  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) } }).dir;
+  // comes from the environment, as the README's capture says. The custom engine and engine set
+  // of "Your own engines" are the README's own JSON, its URL's origin pointed at a loopback
+  // URLhaus, its key given as ABUSE_CH_AUTH_KEY.
+  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) }, ...readmeCustomEngines(README, urlhaus.url) }).dir;
   shims = tempDir('oas-readme-bin-');
   writeFileSync(join(shims, 'oas'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(shims, 'oas'), 0o755);
   writeFileSync(join(cwd, 'alert.txt'), 'Alert 4711: beacon from 8.8.8.8 to example.com, then hxxps://www[.]example[.]com/login; sample 44d88612fea8a8f36de82e1278abb02f\n');
   writeFileSync(join(cwd, 'big-list.txt'), ['8.8.8.8', '1.1.1.1', 'example.com', 'cyberbro.net', 'hxxp://evil[.]example[.]com/payload.exe'].join('\n'));
-  env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789' };
+  env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789', ABUSE_CH_AUTH_KEY: ABUSE_CH_KEY };
 });
 
 after(async () => {
   for (const child of background) child.kill('SIGKILL');
-  await Promise.all([upstreams?.close(), vt?.close()]);
+  await Promise.all([upstreams?.close(), vt?.close(), urlhaus?.close()]);
 });
 
 function bash(command: string, extraEnv: Record<string, string>): Promise<Run> {
@@ -235,6 +257,13 @@ describe('README examples', () => {
       }
     });
   }
+
+  test('the engine set of "Your own engines" ran its custom engine, a form POST with the key', () => {
+    const calls = urlhaus.server.hits('POST /v1/host/');
+    assert.ok(calls.length > 0, 'oas analyze --set triage called the custom engine');
+    for (const call of calls) assert.equal(call.headers['auth-key'], ABUSE_CH_KEY);
+    assert.ok(calls.some((call) => new URLSearchParams(call.body).get('host') === 'example.com'));
+  });
 
   test('the server of the quick start stops cleanly', async () => {
     if (server) assert.equal(await stopped(server.child), 0);
