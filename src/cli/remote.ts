@@ -404,7 +404,7 @@ const TYPE_NAMES: Record<string, string> = { IPV4: 'IPv4', IPV6: 'IPv6', EMAIL: 
  * A result as the table reads it: types spelled as ours, without the reference's `extension`
  * placeholder (`{}` for any observable that is not a browser extension).
  */
-function normalizeResult(result: ObservableResult): ObservableResult {
+export function normalizeResult(result: ObservableResult): ObservableResult {
   const copy: ObservableResult = { ...result, type: (TYPE_NAMES[result.type] ?? result.type) as ObservableResult['type'] };
   const extension = copy.extension;
   if (extension === null || (typeof extension === 'object' && Object.keys(extension).length === 0)) delete copy.extension;

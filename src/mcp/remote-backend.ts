@@ -3,7 +3,7 @@
  * through its three endpoints, like `oas analyze --server`. The verdicts and engine lines are made
  * here with the local catalog (and the local configuration's custom engines), as that command does.
  */
-import { RemoteClient, RemoteError, type RemoteTarget } from '../cli/remote.js';
+import { normalizeResult, RemoteClient, RemoteError, type RemoteTarget } from '../cli/remote.js';
 import { UsageError } from '../cli/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
@@ -39,7 +39,9 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
     state: (id) => withClient(async (client) => {
       const seen = await client.check(id);
       if (!seen) return undefined;
-      return { id, complete: seen.complete, progress: undefined, results: seen.results as (ObservableResult | null)[] };
+      // Spelled as ours (a Cyberbro server writes IPV4, EMAIL and an `extension: {}` placeholder), as `oas analyze --server` reads them.
+      const results = (seen.results as (ObservableResult | null)[]).map((r) => (r === null ? null : normalizeResult(r)));
+      return { id, complete: seen.complete, progress: undefined, results };
     }),
     engines: () => withClient(async (client) => {
       const view = (await client.catalogView().catch(() => undefined)) as CatalogView | undefined;
