@@ -54,6 +54,7 @@ export function cutResults(results: readonly ObservableResult[], maxChars: numbe
   const shown: unknown[] = [];
   let used = 2;
   let trimmed: string[] = [];
+  let tooLarge: string[] = [];
   let index = 0;
   for (; index < results.length; index++) {
     const result = results[index]!;
@@ -68,29 +69,40 @@ export function cutResults(results: readonly ObservableResult[], maxChars: numbe
     const slim: Record<string, unknown> = { ...result };
     const keys = engineKeys(result).sort((a, b) => JSON.stringify(result[b] ?? null).length - JSON.stringify(result[a] ?? null).length);
     const cut: string[] = [];
+    const alone: string[] = [];
     for (const key of keys) {
       if (JSON.stringify(slim).length <= room) break;
       const size = JSON.stringify(result[key] ?? null).length;
-      slim[key] = `left out (${size} characters): get_results with observables ["${result.observable}"] and engines ["${key}"]`;
-      cut.push(key);
+      // An answer that does not fit even asked for alone cannot be had from get_results: say so
+      // rather than send the model asking for it again and again.
+      if (JSON.stringify(filterResults([result], undefined, [key])).length + 1 > maxChars) {
+        slim[key] = `left out (${size} characters): larger than mcp_max_result_chars (${maxChars}) even alone; the analysis's web page shows it`;
+        alone.push(key);
+      } else {
+        slim[key] = `left out (${size} characters): get_results with observables ["${result.observable}"] and engines ["${key}"]`;
+        cut.push(key);
+      }
     }
-    if (JSON.stringify(slim).length <= room && (shown.length === 0 || cut.length < keys.length)) {
+    if (JSON.stringify(slim).length <= room && (shown.length === 0 || cut.length + alone.length < keys.length)) {
       shown.push(slim);
       used += JSON.stringify(slim).length + 1;
       trimmed = cut.map((key) => `${result.observable} ${key}`);
+      tooLarge = alone.map((key) => `${result.observable} ${key}`);
       index++;
     }
     break;
   }
   const rest = results.slice(index).map((r) => r.observable);
   const parts: string[] = [];
+  if (tooLarge.length > 0) parts.push(`the answers of ${tooLarge.join(', ')} (larger than the limit even alone: the analysis's web page shows them)`);
   if (trimmed.length > 0) parts.push(`the answers of ${trimmed.join(', ')} (too large)`);
   if (rest.length > 0) {
     const named = rest.length > 20 ? `${rest.slice(0, 20).join(', ')} and ${rest.length - 20} more` : rest.join(', ');
     parts.push(`${rest.length} observable(s): ${named}`);
   }
+  const ask = trimmed.length > 0 || rest.length > 0 ? ` Ask for them with get_results {"analysis_id": "${id}", "observables": [...], "engines": [...]}.` : '';
   const leftOut = parts.length === 0 ? undefined
-    : `Left out to stay within ${maxChars} characters (setting mcp_max_result_chars): ${parts.join('; ')}. Ask for them with get_results {"analysis_id": "${id}", "observables": [...], "engines": [...]}.`;
+    : `Left out to stay within ${maxChars} characters (setting mcp_max_result_chars): ${parts.join('; ')}.${ask}`;
   return { results: shown, leftOut };
 }
 
