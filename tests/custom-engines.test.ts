@@ -292,7 +292,7 @@ describe('evidence: ordered rules, the first match is the engine\'s evidence and
   const EXPECTED: Record<string, Partial<Record<'A' | 'B' | 'C' | 'D', string>>> = {
     op_eq: { A: 'category Botnet' }, // case-insensitive text
     op_eq_text_number: { A: 'score == "91"' }, // a number equals its text; the default reason
-    op_ne: { B: 'category scanner', C: 'category -', D: 'category dns' }, // null differs from "botnet"
+    op_ne: { B: 'category scanner', D: 'category dns' }, // a field the answer lacks (C) matches no "!="
     op_gt: { A: 'score > 50' }, // 50 is not above 50
     op_ge: { A: 'score >= 50', B: 'score >= 50' },
     op_lt: { D: 'score < 50' }, // null is no number

@@ -272,6 +272,9 @@ function normalizeEngineSettings(
  */
 export function knownEngineSettings(engine: EngineDefinition): Set<string> {
   const known = new Set(Object.keys(engineSettingsSchema.entries));
+  // A custom engine's address and secrets live in its definition (custom_engines.<id>): under
+  // engines.<id> they would be accepted and ignored.
+  if (engine.custom) for (const setting of ['base_url', 'api_key']) known.delete(setting);
   for (const definition of [engine, ...Object.values(engine.variants ?? {})]) {
     for (const credential of definition.credentials ?? []) if (!credential.envOnly) known.add(credential.setting);
     for (const key of Object.keys(definition.defaults ?? {})) known.add(key);

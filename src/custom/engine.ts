@@ -65,7 +65,8 @@ async function lookup(spec: CustomEngineSpec, observable: Observable, ctx: Engin
   const url = renderTemplate(spec.request.url, (name) => (name === 'raw' ? raw(name) : encodeURIComponent(raw(name))));
   const options: RequestOptions = {
     method: spec.request.method,
-    headers: Object.fromEntries(spec.request.headers.map(([name, template]) => [name, renderTemplate(template, raw)])),
+    // JSON is what is read; a definition's own Accept wins.
+    headers: { accept: 'application/json', ...Object.fromEntries(spec.request.headers.map(([name, template]) => [name.toLowerCase(), renderTemplate(template, raw)])) },
     query: Object.fromEntries(spec.request.query.map(([name, template]) => [name, typeof template === 'string' ? template : renderTemplate(template, raw)])),
     acceptStatus: spec.notFound,
     ...(spec.sslVerify !== undefined ? { sslVerify: spec.sslVerify } : {}),
@@ -152,7 +153,9 @@ function matches(rule: EvidenceRule, field: unknown): boolean {
     case '==':
       return same(field, rule.value);
     case '!=':
-      return !same(field, rule.value);
+      // A field the answer lacks differs from nothing: `category != "benign"` must not flag an
+      // address the source does not know (compare with null, or use exists, for that).
+      return (field !== null || rule.value === null) && !same(field, rule.value);
     case 'contains':
       if (Array.isArray(field)) return field.some((item) => same(item, rule.value));
       return typeof field === 'string' && field.toLowerCase().includes(String(rule.value).toLowerCase());
