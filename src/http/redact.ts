@@ -12,20 +12,28 @@ export function maskUrlSecrets(text: string): string {
   );
 }
 
-/** Replaces every occurrence of each known secret (and its URL-encoded form) in `text`. */
+/**
+ * Replaces every occurrence of each known secret (and its URL-encoded form) in `text`, the longest
+ * first: a form masked first could otherwise cut a longer one that holds it, leaving its rest.
+ */
 export function maskKnownSecrets(text: string, secrets: Iterable<string>): string {
-  let out = text;
+  const forms = new Set<string>();
   for (const secret of secrets) {
     if (!secret || secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret)])) {
-      out = out.split(form).join(MASK);
-    }
+    forms.add(secret);
+    forms.add(encodeURIComponent(secret));
   }
+  let out = text;
+  for (const form of [...forms].sort((a, b) => b.length - a.length)) out = out.split(form).join(MASK);
   return out;
 }
 
+/**
+ * The known secrets first, then credential-looking URL parameters: masking a parameter first
+ * would cut a secret that holds `&key=` in two, and the part before it would no longer be found.
+ */
 export function redact(text: string, secrets: Iterable<string> = []): string {
-  return maskKnownSecrets(maskUrlSecrets(text), secrets);
+  return maskUrlSecrets(maskKnownSecrets(text, secrets));
 }
 
 function decodeSafe(s: string): string {
