@@ -97,6 +97,8 @@ function encodings(secret: string): string[] {
   if (secret === '') return [];
   return [
     encodeURIComponent(secret),
+    // In a URL's query string (written in request.url), the URL parser also sends ' as %27.
+    encodeURIComponent(secret).replaceAll("'", '%27'),
     new URLSearchParams({ s: secret }).toString().slice(2),
     JSON.stringify(secret).slice(1, -1),
     Buffer.from(secret).toString('base64'),
