@@ -1,5 +1,5 @@
 /** Wiring shared by `oas analyze`, `oas serve` and `oas engines`: catalog, config, storage, runner. */
-import type { AnalysisService } from './analysis/service.js';
+import type { AnalysisObserver, AnalysisService } from './analysis/service.js';
 import { ConfigError, loadConfig, type LoadOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
 import { customEngines } from './custom/engines.js';
@@ -7,6 +7,7 @@ import type { EngineDefinition } from './engine/contract.js';
 import { Catalog, EngineSetMemberError, loadEngineDefinitions } from './engine/catalog.js';
 import type { HttpTransport } from './http/client.js';
 import type { EngineRunner } from './runner/runner.js';
+import type { CallObserver } from './runner/types.js';
 import type { RedisAnalysisStore } from './scale/redis-analyses.js';
 import type { RedisLink } from './scale/redis.js';
 import type { Storage } from './store/storage.js';
@@ -104,6 +105,8 @@ export interface CreateOptions {
   analysisOf?: { engines: readonly string[] | undefined };
   /** Default `cli`. */
   role?: AppRole;
+  /** Told of every engine call and analysis (`oas serve`'s metrics, src/server/metrics.ts). */
+  observers?: { calls?: CallObserver; analyses?: AnalysisObserver };
 }
 
 export async function createApp(options: SettingsOptions, create: CreateOptions = {}): Promise<App> {
@@ -136,10 +139,11 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
     engineSettings: config.engines,
     timeoutMs: config.engine_timeout_ms,
     quotaOf: redis?.quotas,
+    observer: create.observers?.calls,
   });
   const { sqliteAnalysisStore } = await import('./store/sqlite-analyses.js');
   const store = redis?.store ?? sqliteAnalysisStore(storage!);
-  const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables }, role === 'server' ? redis?.dispatcher : undefined);
+  const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
   return {
     config,
     catalog,

@@ -25,6 +25,20 @@ export interface AnalysisDispatcher {
   dispatch(header: AnalysisHeader, selections: readonly Selection[]): Promise<void>;
 }
 
+/**
+ * Told of the analyses (`oas serve`'s metrics, src/server/metrics.ts, is one). Optional; a watcher
+ * that throws never fails an analysis.
+ */
+export interface AnalysisObserver {
+  /** An analysis was accepted (recorded, and started here or handed to the queue). */
+  onStarted(origin: AnalysisOrigin, observables: number): void;
+  /**
+   * The analyses this process runs itself: +1 as one starts or resumes here, -1 as it ends. With
+   * a dispatcher (`redis_url`) the server's analyses run as queue jobs, not here.
+   */
+  onRunning(change: 1 | -1): void;
+}
+
 export class AnalysisService {
   private readonly running = new Map<string, Promise<AnalysisHeader>>();
   /** Running analyses: progress and results not saved yet. */
@@ -39,6 +53,8 @@ export class AnalysisService {
     private readonly limits: AnalysisLimits = {},
     /** Where the server's analyses run when not here (the queue, with `redis_url`). */
     private readonly dispatcher?: AnalysisDispatcher,
+    /** Told of each analysis accepted, started and ended (`oas serve`'s metrics). */
+    private readonly observer?: AnalysisObserver,
   ) {
     this.reader = new AnalysisReader(catalog, store, this.live, (id) => this.running.has(id));
     this.launching = {
@@ -84,6 +100,7 @@ export class AnalysisService {
         throw error;
       }
     } else this.launch(header, prepared.selections, new Set());
+    this.tell((observer) => observer.onStarted(origin, header.observables.length));
     return header;
   }
 
@@ -192,8 +209,20 @@ export class AnalysisService {
       .finally(() => {
         this.running.delete(id);
         this.live.delete(id);
+        this.tell((observer) => observer.onRunning(-1));
       });
     this.running.set(id, work);
     this.live.set(id, live);
+    this.tell((observer) => observer.onRunning(1));
+  }
+
+  /** Tells the observer, if any; its failure never fails an analysis. */
+  private tell(report: (observer: AnalysisObserver) => void): void {
+    if (!this.observer) return;
+    try {
+      report(this.observer);
+    } catch {
+      // Metrics are never worth an analysis.
+    }
   }
 }

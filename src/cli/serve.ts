@@ -11,6 +11,7 @@ import type { Config } from '../config/schema.js';
 import { createLogger } from '../server/access-log.js';
 import { invalidHosts } from '../server/host-guard.js';
 import { listen, secretValues } from '../server/listen.js';
+import { createMetrics } from '../server/metrics.js';
 import { reportOutages } from '../scale/redis.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 
@@ -48,7 +49,11 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   if (options.worker === false && !settings.redis_url) {
     throw new UsageError('--no-worker needs redis_url (--redis URL or OAS_REDIS_URL): without Redis the server runs its analyses itself');
   }
-  const app = await createApp({ file: options.config, flags }, { role: 'server' });
+  // GET /metrics: this process's own counts, its engine calls and analyses told by the runner and
+  // the service (with redis_url, the engine calls of the jobs this server's worker takes).
+  const metrics = createMetrics();
+  const health = { stopping: false };
+  const app = await createApp({ file: options.config, flags }, { role: 'server', observers: metrics });
   const { config } = app;
   const logger = createLogger({ format: config.log_format, secrets: secretValues(config, app.catalog) });
   app.analyses.onEngineError = (entry) => logger.engineError(entry);
@@ -59,7 +64,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   let running;
   try {
-    running = await listen(app, { logger, version: VERSION });
+    running = await listen(app, { logger, version: VERSION, metrics, health });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? `${config.host}:${config.port} is already in use`
@@ -96,6 +101,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
 
   return new Promise<number>((resolve) => {
     stop = () => {
+      health.stopping = true; // /healthz answers 503 from now on
       // SQLite: unfinished analyses stay recorded and resume at the next start; in-flight lookups
       // are abandoned, so the process exits rather than waiting for them. Redis: the worker
       // finishes the jobs it holds (or hands them back to the queue past STOP_GRACE_MS).

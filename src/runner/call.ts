@@ -15,7 +15,7 @@ import { secretCredentials, whereToSet } from '../engine/credentials.js';
 import { HttpStatusError, TimeoutError, UpstreamError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import type { Observable } from '../observables/types.js';
-import type { WaitEvent } from './types.js';
+import type { CallObserver, CallOutcomeKind, WaitEvent } from './types.js';
 import { Quota, QuotaExhaustedError, type EngineQuota, type QuotaFactory } from './quota.js';
 import { Semaphore } from './semaphore.js';
 
@@ -34,6 +34,8 @@ export interface CallerOptions {
   timeoutMs?: number | undefined;
   /** Makes each engine's quota; default: this process's own (with `redis_url`: the team's). */
   quotaOf?: QuotaFactory | undefined;
+  /** Told of each call's outcome and quota wait (`oas serve`'s metrics); none by default. */
+  observer?: CallObserver | undefined;
 }
 
 export type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
@@ -98,14 +100,20 @@ export class EngineCaller {
   ): Promise<Outcome> {
     const settings = this.settingsFor(engine);
     const missing = missingCredentials(engine, settings);
-    if (missing.length > 0) return { ok: false, error: notConfigured(engine, missing) };
+    if (missing.length > 0) {
+      this.tell(engine, 'error');
+      return { ok: false, error: notConfigured(engine, missing) };
+    }
 
     const cacheable = scope.cacheable ?? true;
     const key = cacheKey(engine, target, this.fingerprintFor(engine, settings));
     const ttlMs = this.options.cacheTtlSeconds * 1000;
     if (!scope.ignoreCache && ttlMs > 0) {
       const cached = await this.readCache(key);
-      if (cached) return { ok: true, value: cached.value };
+      if (cached) {
+        this.tell(engine, 'cached');
+        return { ok: true, value: cached.value };
+      }
     }
     // A call missing some of its inputs shares no one's call: its answer may differ.
     const running = cacheable ? this.inflight.get(key) : undefined;
@@ -137,18 +145,28 @@ export class EngineCaller {
     // a call queued behind its engine must not hold a global slot.
     const waitOf = (ms: number, reason: string, detail: Partial<WaitEvent> & Pick<WaitEvent, 'kind'>): WaitEvent =>
       ({ engine: engine.id, service: engine.service, ms, until: Date.now() + ms, reason, ...detail });
+    const queued = performance.now();
+    let turn: Promise<void> | undefined;
     try {
-      const turn = quota.acquire((ms, reason, paused) => scope.onWait(
+      turn = quota.acquire((ms, reason, paused) => scope.onWait(
         `${engine.id}: ${reason}, waiting ${Math.ceil(ms / 1000)} s`,
         // A pause is the upstream's 429 (Retry-After) held for every call of the engine.
         waitOf(ms, reason, paused ? { kind: 'retry', status: 429 } : { kind: 'quota', limit: quota.limit, windowMs: quota.windowMs }),
       ));
       if (turn) await turn;
     } catch (error) {
-      if (error instanceof QuotaExhaustedError) return { ok: false, error: error.message };
+      if (error instanceof QuotaExhaustedError) {
+        this.tell(engine, 'error');
+        return { ok: false, error: error.message };
+      }
       throw error;
+    } finally {
+      // Time spent in the engine's quota queue (only engines with a quota, or paused, have one).
+      if (turn && this.options.observer) this.told(() => this.options.observer!.onQuotaWait(engine.id, (performance.now() - queued) / 1000));
     }
     return limiter.run(() => this.global.run(async () => {
+      const started = performance.now();
+      const ran = (outcome: CallOutcomeKind) => this.tell(engine, outcome, (performance.now() - started) / 1000);
       const { ctx, dispose } = createEngineContext(engine, settings, this.options.services, {
         ...(scope.signal ? { signal: scope.signal } : {}),
         dependencies: scope.dependencies ?? {},
@@ -161,13 +179,29 @@ export class EngineCaller {
           ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason instanceof TimeoutError ? ctx.signal.reason : new TimeoutError(settings.timeout_ms)), { once: true });
         });
         const value = await Promise.race([engine.run(target, ctx), aborted]);
+        ran(value === null || value === undefined ? 'not_found' : 'ok');
         return { ok: true, value: value ?? null };
       } catch (error) {
+        ran('error');
         return { ok: false, error: describeFailure(error, secretsOf(engine, settings), engine) };
       } finally {
         dispose();
       }
     }));
+  }
+
+  /** Tells the observer, if any, of a call's outcome; an observer's failure never fails a call. */
+  private tell(engine: EngineDefinition, outcome: CallOutcomeKind, seconds?: number): void {
+    const observer = this.options.observer;
+    if (observer) this.told(() => observer.onCall(engine.id, outcome, seconds));
+  }
+
+  private told(report: () => void): void {
+    try {
+      report();
+    } catch {
+      // Metrics are never worth an engine call.
+    }
   }
 
   private engineLimiter(engine: EngineDefinition, settings: EngineSettings): Semaphore {

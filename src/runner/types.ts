@@ -51,3 +51,22 @@ export interface AnalyzeOptions {
   /** Told as soon as each observable's result is final. */
   onObservable?: (index: number, result: ObservableResult) => void;
 }
+
+/**
+ * How an engine call ended, for a watcher: `ok` (an answer), `not_found` (the engine answered that
+ * it has nothing to report: a null result), `error` (a failure, or refused before it ran: not
+ * configured, quota exhausted), `cached` (answered from the cache, the engine not called).
+ */
+export type CallOutcomeKind = 'ok' | 'error' | 'cached' | 'not_found';
+
+/**
+ * Told of every engine call (`oas serve`'s metrics, src/server/metrics.ts, is one). Optional in the
+ * runner's options; a watcher that throws never fails a call. A call that joins an identical one
+ * already in flight is told once, by the call it joined.
+ */
+export interface CallObserver {
+  /** `seconds`: how long the engine ran (after its quota); undefined when it did not run (cached, refused). */
+  onCall(engineId: string, outcome: CallOutcomeKind, seconds?: number): void;
+  /** A call waited `seconds` for its engine's quota (`rate_limit`, or a pause after HTTP 429). */
+  onQuotaWait(engineId: string, seconds: number): void;
+}

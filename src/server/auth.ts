@@ -154,8 +154,11 @@ export interface Auth {
   sessions: Sessions;
 }
 
-/** Paths anyone may load: the pages' HTML (they sign in from there), their assets, sign-in/out. */
-const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/];
+/**
+ * Paths anyone may load: the pages' HTML (they sign in from there), their assets, sign-in/out, and
+ * the health probes (health.ts: answered before this middleware, and tell nothing).
+ */
+const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/, /^\/healthz$/, /^\/readyz$/];
 const RESULTS_PAGE = /^\/results\/[^/]+$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 

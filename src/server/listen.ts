@@ -12,11 +12,14 @@ import { createAuth, RedisSessionStore } from './auth.js';
 import { corsFor } from './cors.js';
 import { allowedHosts, hostGuard } from './host-guard.js';
 import { drainUnreadBody } from './drain-body.js';
+import { healthRoutes, type HealthState } from './health.js';
 import { createMcpRoute } from './mcp.js';
+import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createPages } from './pages.js';
 import { redact } from '../http/redact.js';
 import { analysisLimiter, rateLimitAnalyses } from './rate-limit.js';
 import { redisGate, unavailableResponse } from './redis-gate.js';
+import { requireRole } from './require-role.js';
 
 export interface RunningServer {
   server: ServerType;
@@ -30,19 +33,31 @@ export interface HttpOptions {
   logger?: Logger;
   /** oas's version, for the MCP server's description of itself. */
   version?: string;
+  /**
+   * The metrics of GET /metrics, whose observers `oas serve` gave createApp; without them, a
+   * registry of this app's own with the HTTP and process metrics only.
+   */
+  metrics?: ServerMetrics;
+  /** `stopping` turns /healthz to 503 (`oas serve` sets it as it stops). */
+  health?: HealthState;
 }
 
 /**
- * The whole HTTP surface, in the order a request meets it: the request log, an unread upload
- * drained before the answer (see drain-body.ts), the Host check
- * (421), CORS (closed unless `cors_origins`), the token (401, when `api_token` is set) with the
- * sign-in pages, the analyses' rate limit (429), then the spec's three endpoints and the pages.
+ * The whole HTTP surface, in the order a request meets it: the metrics' count, the request log,
+ * an unread upload drained before the answer (see drain-body.ts), /healthz and /readyz (public,
+ * health.ts), the Host check (421), CORS (closed unless `cors_origins`), the token (401, when
+ * `api_token` is set) with the sign-in pages, the analyses' rate limit (429), /metrics (the
+ * admin's, require-role.ts), then the spec's three endpoints and the pages.
  */
 export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   const { config } = app;
   const root = new Hono({ getPath: pathWithSingleSlashes });
+  const metrics = options.metrics ?? createMetrics();
+  root.use('*', metrics.middleware);
   if (options.logger) root.use('*', accessLog(options.logger));
   root.use('*', drainUnreadBody(config.max_body_bytes));
+  // Before the Host check: a probe names the server by its address, and learns nothing else.
+  root.route('/', healthRoutes(app, options.health ?? { stopping: false }));
   root.use('*', hostGuard(allowedHosts(config.host, config.allowed_hosts)));
   const cors = corsFor(config.cors_origins);
   if (cors) root.use('*', cors);
@@ -56,6 +71,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   if (link) root.use('*', redisGate(link, config.api_prefix));
   const limiter = analysisLimiter(config.rate_limit_per_minute, link?.commands);
   if (limiter) root.post(`${config.api_prefix}analyze`, rateLimitAnalyses(limiter));
+  root.get('/metrics', requireRole('admin', { tokenRequired: Boolean(config.api_token) }), metrics.handler);
   // Redis gone in the middle of a request: 503 with one line, like the gate; else a 500.
   const onError = (error: Error, c: Context) => {
     if (link) {
