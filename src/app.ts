@@ -11,6 +11,7 @@ import type { CallObserver } from './runner/types.js';
 import type { RedisAnalysisStore } from './scale/redis-analyses.js';
 import type { RedisLink } from './scale/redis.js';
 import type { Storage } from './store/storage.js';
+import type { UserStore } from './store/users.js';
 
 // Start-up cost: `oas engines` needs only the settings (loadSettings); SQLite, the runner and the
 // HTTP client are imported by createApp, and the HTTP transport (its connection pool) is created
@@ -25,6 +26,8 @@ export interface App {
   scale: { link: RedisLink; store: RedisAnalysisStore | undefined } | undefined;
   runner: EngineRunner;
   analyses: AnalysisService;
+  /** The team's users (the SQLite file, or Redis with `redis_url`). */
+  users: UserStore;
   close(): Promise<void>;
 }
 
@@ -144,6 +147,7 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   const { sqliteAnalysisStore } = await import('./store/sqlite-analyses.js');
   const store = redis?.store ?? sqliteAnalysisStore(storage!);
   const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
+  const users = redis ? (await import('./scale/redis-users.js')).redisUsers(redis.link.commands) : (await import('./store/users.js')).sqliteUsers(storage!.analysesTable);
   return {
     config,
     catalog,
@@ -151,6 +155,7 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
     scale: redis ? { link: redis.link, store: redis.store } : undefined,
     runner,
     analyses,
+    users,
     close: async () => {
       await analyses.idle();
       await transport?.close();
@@ -168,26 +173,15 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
  * for it (503 meanwhile).
  */
 async function openScale(url: string, role: AppRole) {
-  const [{ openRedis, reasonOf, RedisUnavailableError }, { openRedisKeyvs }, { redisQuotas }, { RedisAnalysisStore }, { queueDispatcher }] = await Promise.all([
+  const [{ openRedis }, { openRedisKeyvs }, { redisQuotas }, { RedisAnalysisStore }, { queueDispatcher }] = await Promise.all([
     import('./scale/redis.js'),
     import('./scale/redis-keyv.js'),
     import('./scale/redis-quota.js'),
     import('./scale/redis-analyses.js'),
     import('./scale/queue.js'),
   ]);
-  const link = openRedis(url);
-  if (role === 'cli') {
-    // The first refusal is the answer: a terminal should not wait for retries.
-    const refused = new Promise<never>((_, reject) => {
-      link.commands.once('error', (error: unknown) => reject(new RedisUnavailableError(`Redis at ${link.label} is unreachable (${reasonOf(error)}): check redis_url (--redis, OAS_REDIS_URL)`)));
-    });
-    try {
-      await Promise.race([link.whenReady(5_000), refused]);
-    } catch (error) {
-      await link.close();
-      throw error;
-    }
-  }
+  // A terminal should not wait for retries: the first refusal is the answer.
+  const link = role === 'cli' ? await redisAnswering(url) : openRedis(url);
   const keyvs = openRedisKeyvs(url);
   const dispatcher = role === 'server' ? queueDispatcher(link) : undefined;
   return {
@@ -202,4 +196,36 @@ async function openScale(url: string, role: AppRole) {
       await link.close();
     },
   };
+}
+
+/**
+ * The team's users alone (`oas users`): from Redis with `redis_url`, else the SQLite file in
+ * `data_dir`; nothing else is opened.
+ */
+export async function openUsers(options: SettingsOptions): Promise<{ config: Config; users: UserStore; close(): Promise<void> }> {
+  const { config } = loadConfig(options);
+  if (config.redis_url) {
+    const { redisUsers } = await import('./scale/redis-users.js');
+    const link = await redisAnswering(config.redis_url);
+    return { config, users: redisUsers(link.commands), close: () => link.close() };
+  }
+  const [{ openStorage }, { sqliteUsers }] = await Promise.all([import('./store/storage.js'), import('./store/users.js')]);
+  const storage = await openStorage(config.data_dir);
+  return { config, users: sqliteUsers(storage.analysesTable), close: () => storage.close() };
+}
+
+/** A Redis connection that answers, or one line naming redis_url (the first refusal, or 5 s). */
+async function redisAnswering(url: string): Promise<RedisLink> {
+  const { openRedis, reasonOf, RedisUnavailableError } = await import('./scale/redis.js');
+  const link = openRedis(url);
+  const refused = new Promise<never>((_, reject) => {
+    link.commands.once('error', (error: unknown) => reject(new RedisUnavailableError(`Redis at ${link.label} is unreachable (${reasonOf(error)}): check redis_url (--redis, OAS_REDIS_URL)`)));
+  });
+  try {
+    await Promise.race([link.whenReady(5_000), refused]);
+  } catch (error) {
+    await link.close();
+    throw error;
+  }
+  return link;
 }

@@ -100,11 +100,13 @@ before(async () => {
   upstreams = await startUpstreams();
   config = configFor(upstreams, {
     api_token: TOKEN,
+    // These tests send many wrong tokens on purpose; the failure limit has its own tests.
+    auth_failures_per_minute: 10_000,
     cors_origins: ['https://soc.example'],
     allowed_hosts: ['oas.team.example'],
     engines: { provider_12: { api_key: IPINFO_KEY, base_url: upstreams.doh.url } },
   });
-  envConfig = configFor(upstreams);
+  envConfig = configFor(upstreams, { auth_failures_per_minute: 10_000 });
   [server, envServer] = await Promise.all([
     spawnServe(config.file, { cwd }),
     spawnServe(envConfig.file, { cwd, env: { OAS_API_TOKEN: ENV_TOKEN }, args: ['--log-format', 'json'] }),

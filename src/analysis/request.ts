@@ -27,6 +27,8 @@ export interface AnalysisRequest {
   /** Engine ids or aliases, or `@name` for a set of them; undefined means the default engines. */
   engines?: readonly string[] | undefined;
   ignore_cache?: boolean | undefined;
+  /** Who starts it (a user's name; `cli` for local runs): set by the surface, never by its body. */
+  started_by?: string | undefined;
 }
 
 export interface PreparedAnalysis {

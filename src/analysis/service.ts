@@ -80,6 +80,7 @@ export class AnalysisService {
     const header: AnalysisHeader = {
       id: randomUUID(),
       origin,
+      started_by: request.started_by ?? (origin === 'cli' ? 'cli' : 'anonymous'),
       created_at: new Date().toISOString(),
       finished_at: null,
       duration_ms: null,

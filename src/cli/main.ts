@@ -120,6 +120,22 @@ function buildProgram(analyzeHelp?: string): Command {
       process.exitCode = await mcpCommand(opts);
     });
 
+  const users = program
+    .command('users')
+    .description('the people and tools of a shared server: add, list, token, remove (users live in data_dir, or Redis with redis_url)');
+  const usersAction = (action: string, withName: boolean) => async (...args: unknown[]) => {
+    const name = withName ? args[0] as string : undefined;
+    const opts = (withName ? args[1] : args[0]) as Record<string, unknown>;
+    const { usersCommand } = await import('./users.js');
+    process.exitCode = await usersCommand(action as 'add', name, opts);
+  };
+  const usersOptions = (command: Command) => command.addOption(configOption()).addOption(dataDirOption()).addOption(redisOption('the team\'s users live there')).exitOverride();
+  usersOptions(users.command('add').description('add a user and print its new token once').argument('<name>').option('-r, --role <role>', 'viewer (reads results, history, exports), analyst (also starts analyses) or admin (also /metrics)')).action(usersAction('add', true));
+  usersOptions(users.command('list').description('every user: name, role, created, last used (never a token)').option('--json', 'as JSON')).action(usersAction('list', false));
+  usersOptions(users.command('token').description('give a user a new token (printed once); the old one stops working at once').argument('<name>')).action(usersAction('token', true));
+  usersOptions(users.command('remove').description('remove a user; its token stops working at once').argument('<name>')).action(usersAction('remove', true));
+  users.exitOverride();
+
   program
     .command('worker')
     .description('take engine jobs from the team\'s Redis (redis_url) until SIGTERM; run as many as needed, on any machine')

@@ -19,6 +19,17 @@ export function isHostPort(value: string): boolean {
   return port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
 }
 
+/** An IP address, or a CIDR range of them (`10.0.0.0/8`, `fd00::/8`). */
+export function isAddressOrRange(value: string): boolean {
+  const [address, bits, ...rest] = value.split('/');
+  if (rest.length > 0 || !address) return false;
+  const family = isIP(address);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  const n = Number(bits);
+  return /^\d{1,3}$/.test(bits) && n <= (family === 4 ? 32 : 128);
+}
+
 /** An absolute http:// or https:// URL with a host. */
 export function isHttpUrl(value: string): boolean {
   try {
@@ -109,6 +120,11 @@ export const KEYS = {
   mcp: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Answer MCP (the Model Context Protocol, for AI assistants) at `/mcp` on `oas serve`, behind the same token, host check, rate limit and body limit as the API.', defaultText: 'true' },
   mcp_max_result_chars: { schema: v.pipe(positiveInt, v.minValue(1000, 'expected a number of at least 1000')), kind: 'int', doc: 'Most characters of result objects the MCP tool `get_results` answers at once; what is left out is named, with how to ask for it.', defaultText: '20000' },
   mcp_cyberbro_tools: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Also offer the five tools of mcp-cyberbro (`analyze_observable`, `is_analysis_complete`, `get_analysis_results`, `get_engines`, `get_web_url`) over MCP (`oas mcp --cyberbro-tools`).', defaultText: 'false' },
+  auth_failures_per_minute: { schema: positiveInt, kind: 'int', doc: 'Failed sign-ins and bad tokens one client address may make per minute; beyond it every request from there gets 429 with Retry-After (even with a valid token) until the minute has passed.', defaultText: '10' },
+  trusted_proxies: { schema: v.array(v.pipe(v.string('expected an address or CIDR range such as 10.0.0.0/8'), v.check(isAddressOrRange, 'expected an address or CIDR range such as 10.0.0.0/8')), 'expected a list of addresses and CIDR ranges, such as ["127.0.0.1", "10.0.0.0/8"]'), kind: 'list', doc: 'Reverse proxies whose `auth_header` names the user (single sign-on) and whose `X-Forwarded-For` gives the client address for limits and logs; from any other address both headers are ignored.', defaultText: '[]' },
+  auth_header: { schema: v.pipe(v.string('expected a header name such as X-Forwarded-User'), v.regex(/^([!#$%&'*+.^_`|~0-9A-Za-z-]+)?$/, 'expected a header name such as X-Forwarded-User')), kind: 'string', doc: 'The header a trusted proxy names the signed-in user with (e.g. `X-Forwarded-User` from oauth2-proxy, `Remote-User` from Authelia); empty = none.', defaultText: '""' },
+  auth_header_role: { schema: v.picklist(['viewer', 'analyst', 'admin'], 'expected "viewer", "analyst" or "admin"'), kind: 'string', doc: 'The role of a user a trusted proxy names for the first time (an admin can change it: `oas users`).', defaultText: 'analyst' },
+  audit_log: { schema: v.string('expected a file path'), kind: 'string', doc: 'File (JSON lines, 0600, appended) of every sign-in, analysis started, result or export read, user change and reload: time, user, client address, action, outcome; never a token, key or observable. Empty = none.', defaultText: '""' },
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof KEYS;
@@ -142,6 +158,11 @@ export interface Config {
   mcp: boolean;
   mcp_max_result_chars: number;
   mcp_cyberbro_tools: boolean;
+  auth_failures_per_minute: number;
+  trusted_proxies: string[];
+  auth_header: string;
+  auth_header_role: 'viewer' | 'analyst' | 'admin';
+  audit_log: string;
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -177,6 +198,11 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcp: true,
     mcp_max_result_chars: 20_000,
     mcp_cyberbro_tools: false,
+    auth_failures_per_minute: 10,
+    trusted_proxies: [],
+    auth_header: '',
+    auth_header_role: 'analyst',
+    audit_log: '',
   };
 }
 

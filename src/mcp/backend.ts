@@ -39,7 +39,7 @@ export interface McpBackend {
   /** The catalog the verdicts and summaries are made with. */
   readonly catalog: Catalog;
   /** Starts an analysis (ToolError for bad input: no observable, unknown engine or set). */
-  start(request: { text: string; engines?: string[] | undefined; ignore_cache?: boolean | undefined }): Promise<{ id: string; link: string }>;
+  start(request: { text: string; engines?: string[] | undefined; ignore_cache?: boolean | undefined; started_by?: string | undefined }): Promise<{ id: string; link: string }>;
   /** Where the analysis is; undefined for an unknown id. */
   state(id: string): Promise<AnalysisState | undefined>;
   engines(): Promise<{ engines: EngineEntry[]; sets: { name: string; engines: string[] }[] }>;

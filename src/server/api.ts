@@ -89,6 +89,7 @@ export function createApi(options: ApiOptions): Hono {
           text: parsed.output.text,
           engines: parsed.output.engines,
           ignore_cache: parsed.output.ignore_cache,
+          started_by: c.get('oasUser')?.name,
         });
         return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
       } catch (error) {

@@ -19,16 +19,41 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
+import { hashToken, hasRole, type Role, type UserStore } from '../store/users.js';
 import { escapeHtml } from './html.js';
+import { remoteAddress } from './rate-limit.js';
 import { PAGE_CSP } from './pages.js';
 import { renderShell } from './shell.js';
 
 declare module 'hono' {
   interface ContextVariableMap {
-    /** Who the request is, for the rate limiter: `token:<digest prefix>` once authenticated. */
+    /** Who the request is, for the rate limiter: `token:<digest prefix>` or `user:<name>` once authenticated. */
     oasClient: string;
+    /** Who the request is, once authenticated (or `anonymous` on a server without authentication). */
+    oasUser: Principal;
   }
 }
+
+/**
+ * Who a request is: the holder of `api_token` (an admin), a user of `oas users` (by its token or a
+ * session it signed in), a user a trusted proxy names (single sign-on), or anyone on a server
+ * without authentication (loopback only: an admin).
+ */
+export interface Principal {
+  name: string;
+  role: Role;
+  kind: 'api_token' | 'user' | 'proxy' | 'open';
+}
+
+/** What a session remembers: who signed in (a user's role is read again on each request). */
+export interface SessionPrincipal {
+  name: string;
+  kind: 'api_token' | 'user';
+}
+
+/** The name analyses started with `api_token` are recorded under. */
+export const API_TOKEN_USER = 'api_token';
 
 export const SESSION_COOKIE = 'oas_session';
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -60,9 +85,10 @@ export class TokenCheck {
  * in Redis (RedisSessionStore), so a browser signed in through one server is signed in on all.
  */
 export interface Sessions {
-  /** A new session; returns its id (to put in the cookie). */
-  create(): string | Promise<string>;
-  valid(id: string | undefined): boolean | Promise<boolean>;
+  /** A new session of `who`; returns its id (to put in the cookie). */
+  create(who: SessionPrincipal): string | Promise<string>;
+  /** Who signed in with this id, while the session lasts. */
+  get(id: string | undefined): SessionPrincipal | undefined | Promise<SessionPrincipal | undefined>;
   end(id: string | undefined): void | Promise<void>;
 }
 
@@ -71,31 +97,31 @@ function sessionKey(id: string): string {
   return createHash('sha256').update(id).digest('hex');
 }
 
-/** Signed-in browsers: digest of the session id -> expiry (ms since epoch). In memory only. */
+/** Signed-in browsers: digest of the session id -> who and expiry (ms since epoch). In memory only. */
 export class SessionStore implements Sessions {
-  private readonly sessions = new Map<string, number>();
+  private readonly sessions = new Map<string, { who: SessionPrincipal; expires: number }>();
 
   constructor(private readonly ttlMs = SESSION_TTL_MS, private readonly now: () => number = Date.now) {}
 
   /** A new session; returns its id (to put in the cookie). */
-  create(): string {
+  create(who: SessionPrincipal): string {
     this.prune();
     while (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value!);
     const id = randomBytes(32).toString('base64url');
-    this.sessions.set(this.key(id), this.now() + this.ttlMs);
+    this.sessions.set(this.key(id), { who, expires: this.now() + this.ttlMs });
     return id;
   }
 
-  valid(id: string | undefined): boolean {
-    if (!id || id.length > 100) return false;
+  get(id: string | undefined): SessionPrincipal | undefined {
+    if (!id || id.length > 100) return undefined;
     const key = this.key(id);
-    const expires = this.sessions.get(key);
-    if (expires === undefined) return false;
-    if (expires <= this.now()) {
+    const session = this.sessions.get(key);
+    if (session === undefined) return undefined;
+    if (session.expires <= this.now()) {
       this.sessions.delete(key);
-      return false;
+      return undefined;
     }
-    return true;
+    return session.who;
   }
 
   end(id: string | undefined): void {
@@ -112,26 +138,33 @@ export class SessionStore implements Sessions {
 
   private prune(): void {
     const now = this.now();
-    for (const [key, expires] of this.sessions) if (expires <= now) this.sessions.delete(key);
+    for (const [key, session] of this.sessions) if (session.expires <= now) this.sessions.delete(key);
   }
 }
 
 /** Sessions in Redis: `oas:session:<digest of the id>`, expiring with the session. */
 export class RedisSessionStore implements Sessions {
   constructor(
-    private readonly redis: { set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>; exists(key: string): Promise<number>; del(key: string): Promise<number> },
+    private readonly redis: { set(key: string, value: string, px: 'PX', ms: number): Promise<unknown>; get(key: string): Promise<string | null>; del(key: string): Promise<number> },
     private readonly ttlMs = SESSION_TTL_MS,
   ) {}
 
-  async create(): Promise<string> {
+  async create(who: SessionPrincipal): Promise<string> {
     const id = randomBytes(32).toString('base64url');
-    await this.redis.set(`oas:session:${sessionKey(id)}`, '1', 'PX', this.ttlMs);
+    await this.redis.set(`oas:session:${sessionKey(id)}`, JSON.stringify(who), 'PX', this.ttlMs);
     return id;
   }
 
-  async valid(id: string | undefined): Promise<boolean> {
-    if (!id || id.length > 100) return false;
-    return (await this.redis.exists(`oas:session:${sessionKey(id)}`)) === 1;
+  async get(id: string | undefined): Promise<SessionPrincipal | undefined> {
+    if (!id || id.length > 100) return undefined;
+    const value = await this.redis.get(`oas:session:${sessionKey(id)}`);
+    if (value === null) return undefined;
+    try {
+      const who = JSON.parse(value) as SessionPrincipal;
+      return typeof who?.name === 'string' && (who.kind === 'api_token' || who.kind === 'user') ? who : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   async end(id: string | undefined): Promise<void> {
@@ -140,10 +173,29 @@ export class RedisSessionStore implements Sessions {
 }
 
 export interface AuthOptions {
+  /** `api_token` (empty: none). */
   token: string;
   /** The API prefix (`/api/`): everything under it is protected. */
   prefix: string;
+  /** The users of `oas users`: with one, authentication is required even without `api_token`. */
+  users?: UserStore;
   sessions?: Sessions;
+  /** Failed sign-ins and bad tokens per client address (setting auth_failures_per_minute). */
+  failures?: RateLimiterAbstract;
+  /** A user named by a trusted proxy's header (single sign-on, src/server/proxy-auth.ts). */
+  proxyUser?: (c: Context) => Promise<Principal | undefined>;
+  /** The client's address for limits (the peer, or X-Forwarded-For from a trusted proxy). */
+  clientAddress?: (c: Context) => string;
+  /** Told of every sign-in and refused credential (the audit trail). */
+  onEvent?: (event: AuthEvent) => void;
+}
+
+export interface AuthEvent {
+  action: 'sign_in' | 'bad_token';
+  outcome: 'success' | 'failure';
+  user: string | undefined;
+  client: string;
+  reason?: string;
 }
 
 export interface Auth {
@@ -154,18 +206,39 @@ export interface Auth {
   sessions: Sessions;
 }
 
-/**
- * Paths anyone may load: the pages' HTML (they sign in from there), their assets, sign-in/out, and
- * the health probes (health.ts: answered before this middleware, and tell nothing).
- */
+/** Paths anyone may load: the pages' HTML (they sign in from there), their assets, sign-in/out, health. */
 const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/, /^\/healthz$/, /^\/readyz$/];
 const RESULTS_PAGE = /^\/results\/[^/]+$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** How long the answer to "is there any user?" is reused (a user added by `oas users` counts within it). */
+const USERS_CHECK_MS = 1_000;
+/** A user's last use is written at most this often. */
+const TOUCH_EVERY_MS = 60_000;
+
+const ANONYMOUS: Principal = { name: 'anonymous', role: 'admin', kind: 'open' };
 
 export function createAuth(options: AuthOptions): Auth {
-  const check = new TokenCheck(options.token);
+  const check = options.token ? new TokenCheck(options.token) : undefined;
   const sessions = options.sessions ?? new SessionStore();
   const prefix = options.prefix;
+  const users = options.users;
+  const addressOf = options.clientAddress ?? ((c: Context) => remoteAddress(c));
+  const tell = options.onEvent ?? (() => {});
+
+  let usersKnown: { any: boolean; at: number } | undefined;
+  const anyUser = async (): Promise<boolean> => {
+    if (!users) return false;
+    if (usersKnown && Date.now() - usersKnown.at < USERS_CHECK_MS) return usersKnown.any;
+    usersKnown = { any: (await users.count()) > 0, at: Date.now() };
+    return usersKnown.any;
+  };
+  const touched = new Map<string, number>();
+  const touch = (name: string) => {
+    const now = Date.now();
+    if ((touched.get(name) ?? 0) + TOUCH_EVERY_MS > now) return;
+    touched.set(name, now);
+    void users?.touch(name, new Date(now).toISOString()).catch(() => {});
+  };
 
   const isPublic = (path: string): boolean => {
     // The API prefix is protected whatever it is; with prefix `/` the API's GET /results/<id>
@@ -175,33 +248,89 @@ export function createAuth(options: AuthOptions): Auth {
     return PUBLIC_PATHS.some((re) => re.test(path));
   };
 
-  /** 'header' or 'cookie' when the request carries a valid credential, else undefined. */
-  const authenticate = async (c: Context): Promise<'header' | 'cookie' | undefined> => {
+  /** Who a token is: the holder of api_token, or the user whose token it is. */
+  const byToken = async (token: string | undefined): Promise<Principal | undefined> => {
+    if (token === undefined || token === '') return undefined;
+    if (check?.matches(token)) return { name: API_TOKEN_USER, role: 'admin', kind: 'api_token' };
+    const user = token.length <= 200 ? await users?.byTokenHash(hashToken(token)) : undefined;
+    if (!user) return undefined;
+    touch(user.name);
+    return { name: user.name, role: user.role, kind: 'user' };
+  };
+
+  const bySession = async (who: SessionPrincipal | undefined): Promise<Principal | undefined> => {
+    if (!who) return undefined;
+    if (who.kind === 'api_token') return check ? { name: API_TOKEN_USER, role: 'admin', kind: 'api_token' } : undefined;
+    // A removed user's session ends with it; a role changed applies at once.
+    const user = await users?.get(who.name);
+    return user ? { name: user.name, role: user.role, kind: 'user' } : undefined;
+  };
+
+  /** The credential the request presents: 'header', 'cookie', or none; and who it is. */
+  const authenticate = async (c: Context): Promise<{ how: 'header' | 'cookie' | 'proxy'; who: Principal } | { how: 'none' | 'refused' }> => {
+    const proxied = await options.proxyUser?.(c);
+    if (proxied) return { how: 'proxy', who: proxied };
     const authorization = c.req.header('authorization');
-    if (authorization !== undefined) {
-      const match = /^\s*bearer\s+(.*?)\s*$/i.exec(authorization);
-      if (check.matches(match ? match[1] : undefined)) return 'header';
-    }
     const apiKey = c.req.header('x-api-key');
-    if (apiKey !== undefined && check.matches(apiKey.trim())) return 'header';
+    if (authorization !== undefined || apiKey !== undefined) {
+      const bearer = authorization === undefined ? undefined : /^\s*bearer\s+(.*?)\s*$/i.exec(authorization)?.[1];
+      const who = (await byToken(bearer)) ?? (await byToken(apiKey?.trim()));
+      return who ? { how: 'header', who } : { how: 'refused' };
+    }
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie !== undefined && await sessions.valid(cookie)) return 'cookie';
-    return undefined;
+    const who = cookie === undefined ? undefined : await bySession(await sessions.get(cookie));
+    return who ? { how: 'cookie', who } : { how: 'none' };
+  };
+
+  /** 429 while the client's address has failed too often; undefined when it may go on. */
+  const blocked = async (c: Context, address: string) => {
+    const limiter = options.failures;
+    if (!limiter) return undefined;
+    const state = await limiter.get(address);
+    if (!state || state.consumedPoints < limiter.points) return undefined;
+    const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    return c.json({ error: `too many failed sign-ins or bad tokens from this address: at most ${limiter.points} a minute (setting auth_failures_per_minute); retry in ${seconds} s` }, 429, {
+      'Retry-After': String(seconds),
+      'Cache-Control': 'no-store',
+    });
+  };
+  const failed = async (address: string) => {
+    await options.failures?.penalty(address, 1).catch(() => undefined);
   };
 
   const middleware: MiddlewareHandler = async (c, next) => {
-    const how = await authenticate(c);
-    if (how) c.set('oasClient', check.clientId);
-    if (isPublic(c.req.path)) return next();
-    if (!how) {
-      const presented = c.req.header('authorization') !== undefined || c.req.header('x-api-key') !== undefined;
-      return unauthorized(c, presented
-        ? 'invalid API token (setting api_token)'
-        : 'authentication required: send the API token as "Authorization: Bearer <token>" or "X-API-Key: <token>" (setting api_token), or sign in at /signin');
+    const required = Boolean(check) || Boolean(options.proxyUser) || await anyUser();
+    if (!required) {
+      c.set('oasUser', ANONYMOUS);
+      return next();
     }
-    if (how === 'cookie' && !SAFE_METHODS.has(c.req.method) && !sameOrigin(c)) {
+    const address = addressOf(c);
+    // Past the limit, whatever presents a credential or asks for more than a public page waits.
+    const presents = c.req.header('authorization') !== undefined || c.req.header('x-api-key') !== undefined || getCookie(c, SESSION_COOKIE) !== undefined;
+    if (presents || !isPublic(c.req.path)) {
+      const limited = await blocked(c, address);
+      if (limited) return limited;
+    }
+    const seen = await authenticate(c);
+    if (seen.how === 'refused') {
+      await failed(address);
+      tell({ action: 'bad_token', outcome: 'failure', user: undefined, client: address, reason: 'invalid token' });
+    }
+    if ('who' in seen) {
+      c.set('oasUser', seen.who);
+      c.set('oasClient', seen.who.kind === 'api_token' ? check!.clientId : `user:${seen.who.name}`);
+    }
+    if (isPublic(c.req.path)) return next();
+    if (!('who' in seen)) {
+      return unauthorized(c, seen.how === 'refused'
+        ? 'invalid API token (setting api_token, or a token of oas users)'
+        : 'authentication required: send your token as "Authorization: Bearer <token>" or "X-API-Key: <token>" (setting api_token, or oas users add), or sign in at /signin');
+    }
+    if (seen.how === 'cookie' && !SAFE_METHODS.has(c.req.method) && !sameOrigin(c)) {
       return c.json({ error: 'cross-origin request refused: a signed-in browser session is accepted from this server\'s own pages only' }, 403, { 'Cache-Control': 'no-store' });
     }
+    const needed = roleFor(c.req.method, c.req.path, prefix);
+    if (!hasRole(seen.who.role, needed)) return forbidden(c, seen.who, needed);
     return next();
   };
 
@@ -231,14 +360,21 @@ export function createAuth(options: AuthOptions): Auth {
       }
       const next = safeNext(typeof form.next === 'string' ? form.next : undefined);
       const token = typeof form.token === 'string' ? form.token.trim() : undefined;
-      if (!check.matches(token)) {
-        return c.html(signInPage({ next, error: 'That is not the API token of this server. Try again.' }), 401, {
+      const address = addressOf(c);
+      const limited = await blocked(c, address);
+      if (limited) return limited;
+      const who = await byToken(token);
+      if (!who || (who.kind !== 'api_token' && who.kind !== 'user')) {
+        await failed(address);
+        tell({ action: 'sign_in', outcome: 'failure', user: undefined, client: address, reason: token ? 'invalid token' : 'no token' });
+        return c.html(signInPage({ next, error: 'That is not the API token of this server, nor a user\'s token. Try again.' }), 401, {
           'WWW-Authenticate': 'Bearer',
           'Cache-Control': 'no-store',
         });
       }
+      tell({ action: 'sign_in', outcome: 'success', user: who.name, client: address });
       await sessions.end(getCookie(c, SESSION_COOKIE));
-      const id = await sessions.create();
+      const id = await sessions.create({ name: who.name, kind: who.kind });
       setCookie(c, SESSION_COOKIE, id, {
         path: '/',
         httpOnly: true,
@@ -265,6 +401,26 @@ export function createAuth(options: AuthOptions): Auth {
   routes.post('/signout', signOut);
 
   return { middleware, routes, sessions };
+}
+
+/**
+ * The role a request needs: starting an analysis (POST <prefix>analyze) an analyst; `/metrics` an
+ * admin; anything else a viewer. The MCP tools that start analyses check it themselves.
+ */
+export function roleFor(method: string, path: string, prefix: string): Role {
+  if (path === '/metrics') return 'admin';
+  if (method === 'POST' && path === `${prefix}analyze`) return 'analyst';
+  return 'viewer';
+}
+
+/** What a role may not do, in one line. */
+export function forbiddenMessage(who: Principal, needed: Role): string {
+  const what = needed === 'admin' ? 'this needs the admin role' : 'starting analyses needs the analyst or admin role';
+  return `forbidden: ${who.name} is ${who.role === 'admin' ? 'an' : 'a'} ${who.role}; ${what} (oas users)`;
+}
+
+function forbidden(c: Context, who: Principal, needed: Role) {
+  return c.json({ error: forbiddenMessage(who, needed) }, 403, { 'Cache-Control': 'no-store' });
 }
 
 function unauthorized(c: Context, message: string) {
@@ -322,11 +478,11 @@ function signInPage(options: { next: string; error?: string }): string {
     title: 'oas · sign in',
     main: `<section class="panel signin">
 <h1>Sign in</h1>
-<p class="muted">This oas server asks for its API token (setting <code>api_token</code>). It is sent once; your browser then keeps a session cookie for 12 hours, until you sign out.</p>
+<p class="muted">This oas server asks for your token: yours from <code>oas users</code>, or the server's API token (setting <code>api_token</code>). It is sent once; your browser then keeps a session cookie for 12 hours, until you sign out.</p>
 ${error}
 <form method="post" action="/signin">
 <input type="hidden" name="next" value="${escapeHtml(options.next)}">
-<div class="field"><label class="field-label" for="token">API token</label>
+<div class="field"><label class="field-label" for="token">Token</label>
 <input type="password" id="token" name="token" autocomplete="current-password" required autofocus spellcheck="false"></div>
 <button type="submit" class="primary">Sign in</button>
 </form>

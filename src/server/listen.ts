@@ -17,7 +17,7 @@ import { createMcpRoute } from './mcp.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createPages } from './pages.js';
 import { redact } from '../http/redact.js';
-import { analysisLimiter, rateLimitAnalyses } from './rate-limit.js';
+import { analysisLimiter, failureLimiter, rateLimitAnalyses } from './rate-limit.js';
 import { redisGate, unavailableResponse } from './redis-gate.js';
 import { requireRole } from './require-role.js';
 
@@ -61,9 +61,18 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   root.use('*', hostGuard(allowedHosts(config.host, config.allowed_hosts)));
   const cors = corsFor(config.cors_origins);
   if (cors) root.use('*', cors);
-  if (config.api_token) {
+  {
+    // Always installed: `api_token`, or a user of `oas users` (added even while the server runs),
+    // or a trusted proxy's header makes authentication required; without any, the server is
+    // loopback-only and everyone is its admin.
     const link = app.scale?.link;
-    const auth = createAuth({ token: config.api_token, prefix: config.api_prefix, ...(link ? { sessions: new RedisSessionStore(link.commands) } : {}) });
+    const auth = createAuth({
+      token: config.api_token,
+      prefix: config.api_prefix,
+      users: app.users,
+      failures: failureLimiter(config.auth_failures_per_minute, link?.commands),
+      ...(link ? { sessions: new RedisSessionStore(link.commands) } : {}),
+    });
     root.use('*', auth.middleware);
     root.route('/', auth.routes);
   }

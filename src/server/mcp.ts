@@ -13,6 +13,8 @@ import type { App } from '../app.js';
 import { ToolError, type McpBackend } from '../mcp/backend.js';
 import { localBackend } from '../mcp/local-backend.js';
 import { createMcpServer } from '../mcp/server.js';
+import { hasRole } from '../store/users.js';
+import { forbiddenMessage } from './auth.js';
 import { remoteAddress } from './rate-limit.js';
 
 export interface McpRouteOptions {
@@ -32,12 +34,15 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
     bodyLimit({ maxSize: config.max_body_bytes, onError: (c) => c.json(rpcError(`request body larger than max_body_bytes (${config.max_body_bytes})`), 413) }),
     async (c) => {
       const client = c.get('oasClient') ?? `address:${remoteAddress(c)}`;
+      const who = c.get('oasUser');
       const local = localBackend({ catalog: app.catalog, config, analyses: app.analyses, origin: 'server', site: new URL(c.req.url).origin });
       const backend: McpBackend = {
         ...local,
         start: async (request) => {
+          // A viewer reads results over MCP, as over the API; starting an analysis is an analyst's.
+          if (who && !hasRole(who.role, 'analyst')) throw new ToolError(forbiddenMessage(who, 'analyst'));
           await consume(limiter, client);
-          return local.start(request);
+          return local.start({ ...request, started_by: who?.name });
         },
       };
       const server = createMcpServer(backend, {

@@ -51,3 +51,12 @@ export function rateLimitAnalyses(limiter: RateLimiterAbstract): MiddlewareHandl
     if (c.res.status >= 400) await limiter.reward(key, 1).catch(() => undefined);
   };
 }
+
+/**
+ * Failed sign-ins and bad tokens one client address may make per minute (auth_failures_per_minute),
+ * in Redis when given one (keys `oas:rate:auth-failures:<address>`), shared by a team's servers.
+ */
+export function failureLimiter(perMinute: number, redis?: Redis): RateLimiterAbstract {
+  if (redis) return new RateLimiterRedis({ storeClient: redis, keyPrefix: 'oas:rate:auth-failures', points: perMinute, duration: 60 });
+  return new RateLimiterMemory({ keyPrefix: 'oas-auth-failures', points: perMinute, duration: 60 });
+}

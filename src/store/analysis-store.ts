@@ -23,6 +23,8 @@ export interface AnalysisHeader {
   created_at: string;
   finished_at: string | null;
   duration_ms: number | null;
+  /** Who started it: a user's name, `api_token`, `anonymous` (no authentication), `cli` (a local run). Absent in older records. */
+  started_by?: string;
   /** Engine names as the caller gave them (they are the result keys). */
   engines: string[];
   ignore_cache: boolean;

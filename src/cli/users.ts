@@ -1,0 +1,89 @@
+/**
+ * `oas users`: the people and tools of a shared server. `add NAME --role viewer|analyst|admin` and
+ * `token NAME` print a new token once (on standard output, alone on its line, for scripts); the
+ * store keeps only its hash. `list` never shows a token. Users live where the server keeps its data
+ * (the SQLite file of data_dir, or Redis with redis_url), so a running server sees them at once.
+ */
+import { openUsers } from '../app.js';
+import type { Config } from '../config/schema.js';
+import { hashToken, newToken, ROLES, USER_NAME, type Role, type UserStore } from '../store/users.js';
+import { EXIT_OK, UsageError } from './errors.js';
+
+export interface UsersOptions {
+  config?: string;
+  dataDir?: string;
+  redis?: string;
+  role?: string;
+  json?: boolean;
+}
+
+export type UsersAction = 'add' | 'list' | 'token' | 'remove';
+
+export async function usersCommand(action: UsersAction, name: string | undefined, options: UsersOptions): Promise<number> {
+  if (action !== 'list') checkName(name);
+  const role = action === 'add' ? checkRole(options.role) : undefined;
+  if (action !== 'add' && options.role !== undefined) throw new UsageError(`--role goes with oas users add (to change a role: remove the user and add it again)`);
+  const flags: Partial<Config> = {};
+  if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
+  if (options.redis !== undefined) flags.redis_url = options.redis;
+  const opened = await openUsers({ file: options.config, flags });
+  try {
+    return await run(opened.users, action, name!, role, options);
+  } finally {
+    await opened.close();
+  }
+}
+
+async function run(users: UserStore, action: UsersAction, name: string, role: Role | undefined, options: UsersOptions): Promise<number> {
+  switch (action) {
+    case 'add': {
+      const token = newToken();
+      const added = await users.add({ name, role: role!, created_at: new Date().toISOString(), last_used_at: null }, hashToken(token));
+      if (!added) throw new UsageError(`user ${name} exists already (oas users token ${name} gives it a new token)`);
+      process.stderr.write(`oas: user ${name} added as ${role}; its token, shown this once:\n`);
+      process.stdout.write(`${token}\n`);
+      return EXIT_OK;
+    }
+    case 'token': {
+      const token = newToken();
+      if (!(await users.setToken(name, hashToken(token)))) throw new UsageError(unknownUser(name));
+      process.stderr.write(`oas: new token for ${name} (the old one no longer works), shown this once:\n`);
+      process.stdout.write(`${token}\n`);
+      return EXIT_OK;
+    }
+    case 'remove':
+      if (!(await users.remove(name))) throw new UsageError(unknownUser(name));
+      process.stderr.write(`oas: user ${name} removed; its token no longer works\n`);
+      return EXIT_OK;
+    case 'list': {
+      const list = await users.list();
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
+        return EXIT_OK;
+      }
+      if (list.length === 0) {
+        process.stdout.write('no user yet: oas users add NAME --role viewer|analyst|admin\n');
+        return EXIT_OK;
+      }
+      const rows = [['Name', 'Role', 'Created', 'Last used'], ...list.map((u) => [u.name, u.role, u.created_at, u.last_used_at ?? 'never'])];
+      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+      process.stdout.write(`${rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`);
+      return EXIT_OK;
+    }
+  }
+}
+
+function checkName(name: string | undefined): void {
+  if (name === undefined || name === '') throw new UsageError('give the user\'s name: oas users add NAME --role analyst');
+  if (!USER_NAME.test(name)) throw new UsageError(`invalid user name "${name.slice(0, 60)}": letters, digits and . _ @ + - (at most 128), starting with a letter or digit`);
+}
+
+function checkRole(role: string | undefined): Role {
+  if (role === undefined) throw new UsageError(`--role is required: ${ROLES.join(', ')}`);
+  if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}, not "${role.slice(0, 40)}"`);
+  return role as Role;
+}
+
+function unknownUser(name: string): string {
+  return `no user named ${name} (oas users list shows them)`;
+}
