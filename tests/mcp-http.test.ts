@@ -12,11 +12,12 @@ import { request as httpRequest } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startFakeHttp, type FakeHttpServer, type FakeRequest } from './fakes/http.js';
 import { INTEL_KEY, intelDefinitions, startInternalIntel, type InternalIntelFake } from './fakes/internal-intel.js';
 import * as virustotal from './fakes/virustotal.js';
 import { noStack } from './helpers/cli.js';
+import { call, Gate, invalid, textOf, toolError, type Analyzed, type McpSession, type Results } from './helpers/mcp.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -29,20 +30,6 @@ const BEARER = { authorization: `Bearer ${TOKEN}` };
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
-/** An answer the test holds back until it calls `release` (the gated engine's fake). */
-class Gate {
-  private opened: Promise<void> = Promise.resolve();
-  private open: () => void = () => {};
-  hold(): void {
-    this.opened = new Promise((resolve) => (this.open = resolve));
-  }
-  release(): void {
-    this.open();
-  }
-  wait(): Promise<void> {
-    return this.opened;
-  }
-}
 
 let upstreams: Upstreams;
 let intel: InternalIntelFake;
@@ -64,12 +51,7 @@ const recordingFetch: typeof fetch = async (input, init) => {
   return res;
 };
 
-interface Session {
-  client: Client;
-  /** Every message from the server, as JSON. */
-  messages: string[];
-  close(): Promise<void>;
-}
+type Session = McpSession;
 const sessions: Session[] = [];
 
 function transportFor(base: string, headers: Record<string, string>): StreamableHTTPClientTransport {
@@ -89,32 +71,6 @@ async function connect(base: string, headers: Record<string, string> = BEARER): 
   return session;
 }
 
-async function call(session: Session, name: string, args: Record<string, unknown> = {}, onprogress?: (progress: Progress) => void): Promise<CallToolResult> {
-  return (await session.client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress } : {})) as CallToolResult;
-}
-
-const textOf = (result: CallToolResult): string => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-async function invalid(session: Session, name: string, args: Record<string, unknown>): Promise<string> {
-  const error = await session.client.callTool({ name, arguments: args }).then(() => undefined, (e: unknown) => e);
-  assert.ok(error instanceof McpError, `${name} ${JSON.stringify(args)}: expected an MCP error, got ${String(error)}`);
-  assert.equal(error.code, ErrorCode.InvalidParams, error.message);
-  noStack(error.message);
-  return error.message;
-}
-
-async function toolError(session: Session, name: string, args: Record<string, unknown>): Promise<string> {
-  const result = await call(session, name, args);
-  assert.equal(result.isError, true, textOf(result));
-  const text = textOf(result);
-  assert.ok(!text.includes('\n'), `one line: ${text}`);
-  noStack(text);
-  return text;
-}
-
-interface Brief { observable: string; type: string; verdict: string; reasons: string[]; engines: Record<string, string> }
-interface Analyzed { analysis_id: string; link: string; complete: boolean; progress: { done: number; total: number } | null; observables: Brief[]; next?: string }
-interface Results { analysis_id: string; complete: boolean; results: Record<string, unknown>[]; left_out?: string }
 
 const byObservable = <T extends object>(list: T[], observable: string): T => {
   const found = list.find((o) => (o as { observable?: unknown }).observable === observable);

@@ -16,12 +16,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startFakeCyberbro, type FakeCyberbro } from './fakes/cyberbro-server.js';
 import { startFakeHttp, type FakeHttpServer, type FakeRequest } from './fakes/http.js';
 import { INTEL_KEY, intelDefinitions, startInternalIntel, type InternalIntelFake } from './fakes/internal-intel.js';
 import * as virustotal from './fakes/virustotal.js';
 import { noStack } from './helpers/cli.js';
+import { call, Gate, invalid, textOf, toolError, type Analyzed, type McpSession, type Results } from './helpers/mcp.js';
 import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
 import { killAtExit, tempDir, tmpEnv } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
@@ -35,20 +36,6 @@ const SECRETS = [VT_KEY, TOKEN, WRONG_TOKEN, WRONG_INTEL_KEY, INTEL_KEY];
 /** The environment every `oas mcp` here gets: the engines' secrets. */
 const ENV = { OAS_VIRUSTOTAL_API_KEY: VT_KEY, INTEL_API_KEY: INTEL_KEY };
 
-/** An answer the test holds back until it calls `release` (the gated engine's fake). */
-class Gate {
-  private opened: Promise<void> = Promise.resolve();
-  private open: () => void = () => {};
-  hold(): void {
-    this.opened = new Promise((resolve) => (this.open = resolve));
-  }
-  release(): void {
-    this.open();
-  }
-  wait(): Promise<void> {
-    return this.opened;
-  }
-}
 
 let upstreams: Upstreams;
 let intel: InternalIntelFake;
@@ -61,12 +48,8 @@ let smallHome: string;
 let served: ServeProcess;
 let cyberbro: FakeCyberbro;
 
-interface Session {
-  client: Client;
-  /** Every message from the server, as JSON. */
-  messages: string[];
+interface Session extends McpSession {
   stderr(): string;
-  close(): Promise<void>;
 }
 const sessions: Session[] = [];
 /** Raw outputs of processes spawned without the SDK. */
@@ -95,40 +78,12 @@ async function open(args: string[] = [], options: { cwd?: string; env?: Record<s
   return session;
 }
 
-async function call(session: Session, name: string, args: Record<string, unknown> = {}, onprogress?: (progress: Progress) => void): Promise<CallToolResult> {
-  return (await session.client.callTool({ name, arguments: args }, undefined, onprogress ? { onprogress } : {})) as CallToolResult;
-}
-
 /** Until `check` holds (5 s at most): for what a process writes on a pipe the test does not wait on. */
 async function waitFor(check: () => boolean, what: string): Promise<void> {
   for (let i = 0; i < 100 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   assert.ok(check(), what);
 }
 
-const textOf = (result: CallToolResult): string => result.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
-
-/** A tool call that must fail with the protocol's invalid-params error: its message. */
-async function invalid(session: Session, name: string, args: Record<string, unknown>): Promise<string> {
-  const error = await session.client.callTool({ name, arguments: args }).then(() => undefined, (e: unknown) => e);
-  assert.ok(error instanceof McpError, `${name} ${JSON.stringify(args)}: expected an MCP error, got ${String(error)}`);
-  assert.equal(error.code, ErrorCode.InvalidParams, error.message);
-  noStack(error.message);
-  return error.message;
-}
-
-/** A tool call that must be a tool error (`isError`): its one line. */
-async function toolError(session: Session, name: string, args: Record<string, unknown>): Promise<string> {
-  const result = await call(session, name, args);
-  assert.equal(result.isError, true, textOf(result));
-  const text = textOf(result);
-  assert.ok(!text.includes('\n'), `one line: ${text}`);
-  noStack(text);
-  return text;
-}
-
-interface Brief { observable: string; type: string; verdict: string; reasons: string[]; engines: Record<string, string> }
-interface Analyzed { analysis_id: string; link: string; complete: boolean; progress: { done: number; total: number } | null; observables: Brief[]; next?: string }
-interface Results { analysis_id: string; complete: boolean; results: Record<string, unknown>[]; left_out?: string }
 
 /** get_results until the analysis is complete (the gate released, or the server's own pace). */
 async function completed(session: Session, id: string, args: Record<string, unknown> = {}): Promise<Results> {
