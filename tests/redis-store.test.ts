@@ -199,6 +199,9 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
           h = completed(h, { malicious: worst === 'malicious' ? 1 : 0, suspicious: i % 4 === 1 ? 2 : 0, clean: observables.length - 1, unknown: 0, worst });
         }
         if (i === 7) delete h.verdicts; // a record of an older version: complete, no counts
+        // Who started it: two users, the CLI, and (records of older versions) no one recorded.
+        const by = (['alice', 'bob', 'cli', undefined] as const)[i % 4];
+        if (by !== undefined) h.started_by = by;
         await sqlite.putHeader(h);
         await redisStore.putHeader(h);
         written.set(h.id, h);
@@ -233,6 +236,30 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
       });
     }
 
+    // "mine": only the analyses one user started, searched or not; a name no analysis has lists none.
+    for (const [startedBy, query] of [['alice', ''], ['bob', 'example'], ['cli', '45.79.1'], ['carol', ''], ['alice', 'nothing-like-this']] as const) {
+      test(`startedBy=${startedBy} q=${JSON.stringify(query)}: every page as SQLite gives it, only that user's`, async () => {
+        const sqlite = sqliteAnalysisStore(storage);
+        const redisStore = own();
+        let seen = 0;
+        for (let page = 1; page <= 4; page++) {
+          const q = { query, page, perPage: 3, startedBy };
+          const expected = await sqlite.history(q, labelOf);
+          const actual = await redisStore.history(q, labelOf);
+          assert.deepEqual(actual, expected, `page ${page}`);
+          for (const item of actual.items) assert.equal(item.started_by, startedBy);
+          seen += actual.items.length;
+        }
+        const everyone = await sqlite.history({ query, page: 1, perPage: 100 }, labelOf);
+        const theirs = everyone.items.filter((item) => item.started_by === startedBy).length;
+        const { total } = await sqlite.history({ query, page: 1, perPage: 3, startedBy }, labelOf);
+        assert.equal(total, theirs, 'the total counts only theirs');
+        assert.equal(seen, Math.min(total, 12));
+        if (startedBy === 'alice' && query === '') assert.ok(total > 3, 'more than one page');
+        if (startedBy === 'carol') assert.equal(total, 0);
+      });
+    }
+
     test('items: newest first, five observables shown, verdict counts only when complete', async () => {
       const view = await own().history({ query: '', page: 1, perPage: 50 }, labelOf);
       assert.equal(view.total, 31);
@@ -244,6 +271,7 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
         const h = written.get(item.id)!;
         assert.deepEqual(item.verdicts, h.complete ? h.verdicts ?? null : null, 'counts when complete (none for a record of an older version)');
         assert.deepEqual(item.engine_labels, h.engines.map(labelOf));
+        assert.equal(item.started_by, h.started_by ?? null, 'who started it (null when not recorded)');
       }
       assert.ok(view.items.some((item) => item.complete && item.verdicts === null), 'the older record is there');
       assert.ok(view.items.some((item) => !item.complete), 'running analyses are there');

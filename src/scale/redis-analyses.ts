@@ -2,7 +2,8 @@
  * Analyses in Redis (`redis_url`), the same for every server and worker:
  *
  *   oas:analysis:<id>       hash: header (JSON), complete (0/1), summary (the history's item,
- *                           JSON), search (its observables, lower-case, one per line)
+ *                           JSON), search (its observables, lower-case, one per line),
+ *                           started_by (who started it, for the history's "mine"; absent when unknown)
  *   oas:analysis:<id>:rows  hash: observable index -> result JSON (one field per observable:
  *                           writing one twice replaces it, so a job run twice duplicates nothing)
  *   oas:analyses            sorted set of ids by creation time (the history, newest first)
@@ -44,7 +45,7 @@ export class RedisAnalysisStore implements AnalysisStore {
   }
 
   /** The header's hash fields and its place in the history. */
-  private fields(header: AnalysisHeader): { header: string; complete: string; summary: string; search: string } {
+  private fields(header: AnalysisHeader): { header: string; complete: string; summary: string; search: string; started_by?: string } {
     const summary: Summary = {
       id: header.id,
       created_at: header.created_at,
@@ -54,12 +55,14 @@ export class RedisAnalysisStore implements AnalysisStore {
       observable_count: header.observables.length,
       observables: header.observables.slice(0, SHOWN_OBSERVABLES).map(({ value, type }) => ({ value, type })),
       verdicts: header.complete ? header.verdicts ?? null : null,
+      started_by: header.started_by ?? null,
     };
     return {
       header: JSON.stringify(header),
       complete: header.complete ? '1' : '0',
       summary: JSON.stringify(summary),
       search: header.observables.map((o) => o.value.toLowerCase()).join('\n'),
+      ...(header.started_by !== undefined ? { started_by: header.started_by } : {}),
     };
   }
 
@@ -82,7 +85,7 @@ export class RedisAnalysisStore implements AnalysisStore {
     const fields = this.fields(header);
     const wrote = await this.redis.eval(
       COMPLETE_ONCE, 3, this.key(header.id), this.index, this.running,
-      fields.header, fields.summary, fields.search, String(createdScore(header)), header.id,
+      fields.header, fields.summary, fields.search, String(createdScore(header)), header.id, fields.started_by ?? '',
     );
     return wrote === 1;
   }
@@ -170,9 +173,10 @@ export class RedisAnalysisStore implements AnalysisStore {
   async history(q: HistoryQuery, labelOf: (key: string) => string): Promise<HistoryView> {
     const needle = q.query.trim().toLowerCase();
     const from = (q.page - 1) * q.perPage;
+    const startedBy = q.startedBy;
     let total: number;
     let ids: string[];
-    if (needle === '') {
+    if (needle === '' && startedBy === undefined) {
       total = await this.redis.zcard(this.index);
       ids = from < total ? await this.redis.zrevrange(this.index, from, from + q.perPage - 1) : [];
     } else if (needle.includes('\n')) {
@@ -181,18 +185,19 @@ export class RedisAnalysisStore implements AnalysisStore {
       total = 0;
       ids = [];
     } else {
-      // Every analysis's search text is read, a batch at a time, newest first.
+      // Every analysis's search text (and who started it) is read, a batch at a time, newest first.
       total = 0;
       ids = [];
       const size = await this.redis.zcard(this.index);
       for (let start = 0; start < size; start += SEARCH_BATCH) {
         const batch = await this.redis.zrevrange(this.index, start, start + SEARCH_BATCH - 1);
         const pipeline = this.redis.pipeline();
-        for (const id of batch) pipeline.hget(this.key(id), 'search');
+        for (const id of batch) pipeline.hmget(this.key(id), 'search', 'started_by');
         const texts = await exec(pipeline);
         batch.forEach((id, i) => {
-          const text = texts[i];
+          const [text, by] = (texts[i] ?? []) as (string | null)[];
           if (typeof text !== 'string' || !text.includes(needle)) return;
+          if (startedBy !== undefined && by !== startedBy) return;
           if (total >= from && ids.length < q.perPage) ids.push(id);
           total++;
         });
@@ -206,7 +211,12 @@ export class RedisAnalysisStore implements AnalysisStore {
       items = summaries.flatMap((text) => {
         if (typeof text !== 'string') return [];
         const summary = JSON.parse(text) as Summary;
-        return [{ ...summary, engine_labels: summary.engines.map(labelOf), verdicts: summary.complete ? parseVerdictCounts(summary.verdicts) : null }];
+        return [{
+          ...summary,
+          engine_labels: summary.engines.map(labelOf),
+          verdicts: summary.complete ? parseVerdictCounts(summary.verdicts) : null,
+          started_by: typeof summary.started_by === 'string' ? summary.started_by : null,
+        }];
       });
     }
     return { query: q.query, page: q.page, per_page: q.perPage, total, items };
@@ -218,10 +228,11 @@ function createdScore(header: AnalysisHeader): number {
   return Date.parse(header.created_at) || Date.now();
 }
 
-/** KEYS: the header's hash, the history, the running set; ARGV: header, summary, search, score, id. */
+/** KEYS: the header's hash, the history, the running set; ARGV: header, summary, search, score, id, started_by ('' when unknown). */
 const COMPLETE_ONCE = `
 if redis.call('HGET', KEYS[1], 'complete') == '1' then return 0 end
 redis.call('HSET', KEYS[1], 'header', ARGV[1], 'complete', '1', 'summary', ARGV[2], 'search', ARGV[3])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'started_by', ARGV[6]) end
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[5])
 redis.call('SREM', KEYS[3], ARGV[5])
 return 1

@@ -9,6 +9,7 @@ import type { Catalog } from '../engine/catalog.js';
 import { EXPORT_FILES, EXPORT_FORMATS, exportChunks, exportFileName, isExportFormat } from '../export/index.js';
 import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
+import type { MeView } from '../view/types.js';
 import { notFound, sendChunks } from './api.js';
 import { loadAssets } from './assets.js';
 import { escapeHtml } from './html.js';
@@ -97,8 +98,16 @@ export function createPages(options: PagesOptions): Hono {
     const q = queryParam(c, 'q', '');
     if (isBad(q)) return json(c, q, 400);
     if (q.length > QUERY_MAX) return json(c, { error: `"q" must be at most ${QUERY_MAX} characters` }, 400);
-    const query = { query: q, page: pageNumber, perPage };
+    const mine = flagParam(c, 'mine');
+    if (isBad(mine)) return json(c, mine, 400);
+    // "mine": the analyses the requester started (its name as recorded in started_by).
+    const query = { query: q, page: pageNumber, perPage, ...(mine ? { startedBy: whoIs(c).name } : {}) };
     return json(c, await analyses.history(query));
+  });
+  // Who the page's user is, so it can offer only what the role allows (a viewer starts no analysis).
+  app.get('/ui/me', (c) => {
+    const { name, role } = whoIs(c);
+    return json(c, { name, role } satisfies MeView);
   });
 
   app.get('/export/:id', async (c) => {
@@ -151,6 +160,21 @@ function queryParam(c: Context, name: string, fallback: string): string | BadPar
   if (!values || values.length === 0) return fallback;
   if (values.length > 1) return { error: `"${name}" must be given at most once` };
   return values[0]!;
+}
+
+/** `?name=` as a yes or no: `1`/`true` or `0`/`false`; false when absent. */
+function flagParam(c: Context, name: string): boolean | BadParam {
+  const value = queryParam(c, name, '0');
+  if (isBad(value)) return value;
+  if (value === '1' || value === 'true') return true;
+  if (value === '0' || value === 'false') return false;
+  return { error: `"${name}" must be 1, true, 0 or false` };
+}
+
+/** Who the request is (the token middleware set it; a server without authentication: anyone, its admin). */
+function whoIs(c: Context): MeView {
+  const who = c.get('oasUser');
+  return who ? { name: who.name, role: who.role } : { name: 'anonymous', role: 'admin' };
 }
 
 /** `?name=` as a whole number from 1 to `max` (digits only: no sign, exponent or fraction). */

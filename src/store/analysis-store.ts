@@ -55,6 +55,8 @@ export interface HistoryQuery {
   /** 1-based. */
   page: number;
   perPage: number;
+  /** Only the analyses this user started (`started_by`, the history's "mine"); absent: everyone's. */
+  startedBy?: string;
 }
 
 /** One finished observable: its index in the analysis and its result as JSON text. */

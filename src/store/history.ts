@@ -12,12 +12,15 @@ export const SHOWN_OBSERVABLES = 5;
 const MATCH = `(?1 = '' OR EXISTS (
   SELECT 1 FROM json_each(analyses.value, '$.value.observables') AS o
   WHERE instr(lower(json_extract(o.value, '$.value')), ?1) > 0))`;
+/** ?2: who started it (the history's "mine"), or NULL for everyone's. */
+const MINE = `(?2 IS NULL OR json_extract(analyses.value, '$.value.started_by') = ?2)`;
 
 /** `labelOf` turns an engine key into its display label. */
 export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (key: string) => string = (key) => key): Promise<HistoryView> {
   const needle = q.query.trim().toLowerCase();
   const table = storage.analysesTable;
-  const [count] = (await table.query(`SELECT count(*) AS n FROM analyses WHERE ${MATCH}`, needle)) as { n: number }[];
+  const startedBy = q.startedBy ?? null;
+  const [count] = (await table.query(`SELECT count(*) AS n FROM analyses WHERE ${MATCH} AND ${MINE}`, needle, startedBy)) as { n: number }[];
   const rows = (await table.query(
     `SELECT json_extract(value, '$.value.id') AS id,
             json_extract(value, '$.value.created_at') AS created_at,
@@ -26,11 +29,13 @@ export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (k
             json_extract(value, '$.value.engines') AS engines,
             json_array_length(value, '$.value.observables') AS observable_count,
             json_extract(value, '$.value.verdicts') AS verdicts,
+            json_extract(value, '$.value.started_by') AS started_by,
             (SELECT json_group_array(json_object('value', json_extract(o.value, '$.value'), 'type', json_extract(o.value, '$.type')))
                FROM (SELECT value FROM json_each(analyses.value, '$.value.observables') LIMIT ${SHOWN_OBSERVABLES}) AS o) AS observables
-       FROM analyses WHERE ${MATCH}
-      ORDER BY created_at DESC LIMIT ?2 OFFSET ?3`,
+       FROM analyses WHERE ${MATCH} AND ${MINE}
+      ORDER BY created_at DESC LIMIT ?3 OFFSET ?4`,
     needle,
+    startedBy,
     q.perPage,
     (q.page - 1) * q.perPage,
   )) as Record<string, unknown>[];
@@ -46,6 +51,7 @@ export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (k
       observable_count: Number(row['observable_count'] ?? 0),
       observables: JSON.parse(String(row['observables'] ?? '[]')) as { value: string; type: string }[],
       verdicts: row['complete'] === 1 ? parseVerdictCounts(row['verdicts']) : null,
+      started_by: typeof row['started_by'] === 'string' ? row['started_by'] : null,
     };
   });
   return { query: q.query, page: q.page, per_page: q.perPage, total: count?.n ?? 0, items };

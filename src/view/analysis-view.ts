@@ -23,6 +23,7 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
     duration_ms: record.duration_ms,
     complete: record.complete,
     ignore_cache: record.ignore_cache,
+    started_by: record.started_by ?? null,
     progress: record.progress,
     engines: record.engines.map((key) => ({ key, label: catalog.find(key)?.label ?? key })),
     observables: record.observables.flatMap((observable, index) => {

@@ -149,6 +149,8 @@ export interface AnalysisView {
   duration_ms: number | null;
   complete: boolean;
   ignore_cache: boolean;
+  /** Who started it: a user's name, `api_token`, `anonymous`, `cli`; null in records of older versions. */
+  started_by: string | null;
   progress: { done: number; total: number };
   /** Columns: engine key as the analysis named it, and its label. */
   engines: { key: string; label: string }[];
@@ -170,6 +172,14 @@ export interface HistoryItemView {
   observables: { value: string; type: string }[];
   /** Counted when the analysis completed; null while it runs and for records of older versions. */
   verdicts: VerdictCountsView | null;
+  /** Who started it: a user's name, `api_token`, `anonymous`, `cli`; null in records of older versions. */
+  started_by: string | null;
+}
+
+/** GET /ui/me: who the page's user is (`anonymous`, an admin, on a server without authentication). */
+export interface MeView {
+  name: string;
+  role: 'viewer' | 'analyst' | 'admin';
 }
 
 export interface HistoryView {

@@ -2,7 +2,9 @@
  * `/history`: past analyses, newest first, searchable by observable, one page at a time, each
  * linking to its results. The search and page live in the address (?q=&page=), so a search can
  * be bookmarked and Back works. A finished analysis shows its worst verdict and how many of its
- * observables are malicious or suspicious (counted when it completed; older records show none).
+ * observables are malicious or suspicious (counted when it completed; older records show none),
+ * and who started it. "Mine" (?mine=1) keeps only the analyses the signed-in user started, with
+ * the search as it is.
  */
 import { getJson } from './api.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
@@ -14,7 +16,7 @@ const PER_PAGE = 20;
 const SEARCH_DELAY_MS = 250;
 
 const params = new URLSearchParams(window.location.search);
-const state = { query: params.get('q') ?? '', page: Math.max(1, Number(params.get('page')) || 1) };
+const state = { query: params.get('q') ?? '', page: Math.max(1, Number(params.get('page')) || 1), mine: params.get('mine') === '1' };
 
 const search = el('input', { type: 'search', id: 'history-search', name: 'q', placeholder: 'Search by observable (domain, IP, URL, hash, e-mail)', 'aria-label': 'Search analyses by observable', autocomplete: 'off' });
 search.value = state.query;
@@ -23,6 +25,16 @@ const list = el('div', { id: 'history-list' });
 const prev = el('button', { type: 'button', id: 'history-prev' }, '← Newer');
 const next = el('button', { type: 'button', id: 'history-next' }, 'Older →');
 const pageText = el('span', { class: 'muted', id: 'history-page' });
+const mineToggle = el('button', { type: 'button', class: 'chip', id: 'history-mine', 'aria-pressed': String(state.mine), title: 'Only the analyses you started' }, 'Mine');
+mineToggle.addEventListener('click', () => {
+  state.mine = !state.mine;
+  mineToggle.setAttribute('aria-pressed', String(state.mine));
+  // The search as typed goes along (even before its delay ran out).
+  window.clearTimeout(timer);
+  state.query = search.value.trim();
+  state.page = 1;
+  void load();
+});
 
 let timer = 0;
 search.addEventListener('input', () => {
@@ -39,14 +51,14 @@ const form = el('form', { role: 'search', class: 'history-search', onsubmit: (ev
   state.query = search.value.trim();
   state.page = 1;
   void load();
-} }, search);
+} }, search, ' ', mineToggle);
 prev.addEventListener('click', () => { state.page -= 1; void load(); });
 next.addEventListener('click', () => { state.page += 1; void load(); });
 
 let sequence = 0;
 async function load(): Promise<void> {
   const mine = ++sequence;
-  const query = new URLSearchParams({ q: state.query, page: String(state.page), per_page: String(PER_PAGE) });
+  const query = new URLSearchParams({ q: state.query, page: String(state.page), per_page: String(PER_PAGE), ...(state.mine ? { mine: '1' } : {}) });
   let view: HistoryView;
   try {
     view = await getJson<HistoryView>(`/ui/history?${query}`);
@@ -58,16 +70,19 @@ async function load(): Promise<void> {
   const pages = Math.max(1, Math.ceil(view.total / view.per_page));
   const address = new URLSearchParams();
   if (state.query) address.set('q', state.query);
+  if (state.mine) address.set('mine', '1');
   if (state.page > 1) address.set('page', String(state.page));
   history.replaceState(null, '', address.size > 0 ? `?${address}` : window.location.pathname);
+  const whose = state.mine ? ' started by you' : '';
   summary.textContent = state.query
-    ? `${plural(view.total, 'analysis', 'analyses')} with an observable containing “${state.query}”`
-    : plural(view.total, 'analysis', 'analyses');
+    ? `${plural(view.total, 'analysis', 'analyses')}${whose} with an observable containing “${state.query}”`
+    : `${plural(view.total, 'analysis', 'analyses')}${whose}`;
   pageText.textContent = `Page ${view.page} of ${pages}`;
   prev.disabled = view.page <= 1;
   next.disabled = view.page >= pages;
+  const filtered = state.query !== '' || state.mine;
   replace(list, view.items.length === 0
-    ? el('p', { class: 'empty' }, state.query ? 'No analysis matches.' : 'No analysis yet. ', state.query ? null : el('a', { href: '/' }, 'Start one.'))
+    ? el('p', { class: 'empty' }, filtered ? 'No analysis matches.' : 'No analysis yet. ', filtered ? null : el('a', { href: '/' }, 'Start one.'))
     : renderTable(view.items));
 }
 
@@ -79,7 +94,8 @@ function renderTable(items: HistoryItemView[]): HTMLElement {
         el('th', { scope: 'col' }, 'Verdict'),
         el('th', { scope: 'col' }, 'Observables'),
         el('th', { scope: 'col' }, 'Engines'),
-        el('th', { scope: 'col' }, 'Status'))),
+        el('th', { scope: 'col' }, 'Status'),
+        el('th', { scope: 'col' }, 'Started by'))),
       el('tbody', null, items.map((item) => el('tr', { 'data-id': item.id },
         el('td', { class: 'history-started' }, el('a', { href: `/results/${encodeURIComponent(item.id)}` }, formatTime(item.created_at))),
         el('td', { class: 'history-verdict' }, item.verdicts ? verdictSummary(item.verdicts) : null),
@@ -91,7 +107,8 @@ function renderTable(items: HistoryItemView[]): HTMLElement {
         el('td', null, item.engine_labels.join(', ')),
         el('td', null, item.complete
           ? el('span', { class: 'badge badge-ok' }, `done in ${formatDuration(item.duration_ms)}`)
-          : el('span', { class: 'badge badge-pending' }, 'running')))))));
+          : el('span', { class: 'badge badge-pending' }, 'running')),
+        el('td', { class: 'history-by' }, item.started_by ?? el('span', { class: 'muted' }, 'unknown')))))));
 }
 
 mainElement().appendChild(el('section', { class: 'panel' },

@@ -17,12 +17,15 @@
  * next to Analyze (role="alert") and moves the focus to what needs fixing (web/src/form-problem.ts).
  * A 401 keeps the text and engines in this tab's session storage, and the form after signing in
  * starts from them.
+ *
+ * A viewer (GET /ui/me) reads results but starts no analysis: Analyze is disabled, with a note
+ * saying why, and the form stays for reading the engine list.
  */
 import { apiPath, getJson, postJson, signInHref } from './api.js';
 import { announce, el, errorNotice, mainElement, replace } from './dom.js';
 import { plural } from './format.js';
 import { NO_ENGINE, NO_TEXT, problemOf, type FormProblem } from './form-problem.js';
-import type { CatalogView, EngineSetView, EngineView } from '../../src/view/types.js';
+import type { CatalogView, EngineSetView, EngineView, MeView } from '../../src/view/types.js';
 
 /** The filter chips: the spec's tags, in its order (`the service` is a name, not a filter). */
 const TAG_FILTERS = ['default', 'IP', 'domain', 'URL', 'hash', 'email', 'risk', 'VPN', 'proxy', 'ports', 'free_no_key', 'scraping'];
@@ -88,11 +91,13 @@ async function main(): Promise<void> {
     replace(root, errorNotice(`Could not load the engine list: ${error instanceof Error ? error.message : String(error)}`));
     return;
   }
-  root.appendChild(renderForm(catalog, prefillFromHash()));
+  // Who this is: a viewer's form cannot start an analysis. Unknown (an older server): as before.
+  const me = await getJson<MeView>('/ui/me').catch(() => null);
+  root.appendChild(renderForm(catalog, prefillFromHash(), me));
   document.getElementById('text')?.focus();
 }
 
-function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
+function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = null): HTMLElement {
   const state: PickerState = { tag: null, search: '' };
   const text = el('textarea', {
     id: 'text',
@@ -108,6 +113,14 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   const formError = el('p', { id: 'form-error', class: 'form-error', role: 'alert', hidden: true });
   const signIn = el('a', { href: signInHref(), id: 'form-signin', class: 'button', hidden: true }, 'Sign in');
   const submit = el('button', { type: 'submit', class: 'primary', id: 'submit' }, 'Analyze');
+  const readOnly = me?.role === 'viewer';
+  const roleNote = readOnly
+    ? el('p', { class: 'hint role-note', id: 'role-note' }, `Your role (${me.role}) reads results; starting analyses needs analyst.`)
+    : null;
+  if (readOnly) {
+    submit.disabled = true;
+    submit.setAttribute('aria-describedby', 'role-note');
+  }
   const count = el('span', { class: 'muted', id: 'selected-count' });
 
   if (prefill.text !== null) text.value = prefill.text;
@@ -255,6 +268,7 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
     el('div', { class: 'form-footer', id: 'form-footer' },
       el('label', { class: 'check' }, ignoreCache, ' Ignore cache (ask every source again)'),
       el('div', { class: 'form-problem' }, formError, signIn),
+      roleNote,
       submit));
 
   form.addEventListener('keydown', (event) => {
@@ -265,6 +279,7 @@ function renderForm(catalog: CatalogView, prefill: Prefill): HTMLElement {
   });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    if (readOnly) return;
     clearProblem();
     const engines = selected();
     if (text.value.trim() === '') return showProblem(NO_TEXT);

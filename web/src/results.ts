@@ -208,7 +208,7 @@ function renderRerun(data: AnalysisView, rows: ObservableView[]): void {
 
 function renderHeader(data: AnalysisView): void {
   const observablesDone = data.observables.filter((o) => o.done).length;
-  meta.textContent = `Started ${formatTime(data.created_at)} · ${plural(data.observables.length, 'observable')} · engines: ${data.engines.map((e) => e.label).join(', ')}${data.ignore_cache ? ' · cache ignored' : ''}`;
+  meta.textContent = `Started ${formatTime(data.created_at)}${data.started_by ? ` by ${data.started_by}` : ''} · ${plural(data.observables.length, 'observable')} · engines: ${data.engines.map((e) => e.label).join(', ')}${data.ignore_cache ? ' · cache ignored' : ''}`;
   progressBar.max = Math.max(1, data.progress.total);
   progressBar.value = data.complete ? progressBar.max : data.progress.done;
   progressText.textContent = data.complete
