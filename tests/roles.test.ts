@@ -14,6 +14,7 @@
  *   without credentials still loads.
  * - started_by: the analysis view and the history show who started an analysis; `?mine=1` lists
  *   the requester's only; `oas analyze` records `cli`; /api/results keeps the spec's format.
+ * - A server without authentication: everyone is `anonymous`, an admin.
  * - Two servers on one Redis: a user added once (`oas users add --redis`) is accepted by both, a
  *   session signed in on one holds on the other, and a removal applies on both.
  *
@@ -346,6 +347,26 @@ describe('roles on one server (SQLite, with api_token)', { timeout: 90_000 }, ()
       assert.ok(!log.includes(token), 'no token in the log');
       assert.ok(!log.includes(hashToken(token)), 'no hash in the log');
     }
+  });
+});
+
+describe('a server without authentication (loopback, no api_token, no user)', { timeout: 60_000 }, () => {
+  let server: ServeProcess;
+
+  before(async () => {
+    server = await spawnServe(configFor(upstreams).file);
+  });
+
+  after(async () => {
+    await server?.stop();
+  });
+
+  test('everyone is anonymous, an admin; analyses record anonymous, and Mine lists them', async () => {
+    assert.deepEqual(await getJson<MeView>(`${server.url}/ui/me`, {}), { name: 'anonymous', role: 'admin' });
+    const id = await analyze(server.url, {});
+    assert.equal((await getJson<AnalysisView>(`${server.url}/ui/analyses/${id}`, {})).started_by, 'anonymous');
+    const mine = await getJson<HistoryView>(`${server.url}/ui/history?mine=1`, {});
+    assert.deepEqual(mine.items.map((item) => [item.id, item.started_by]), [[id, 'anonymous']]);
   });
 });
 
