@@ -122,7 +122,7 @@ function buildProgram(analyzeHelp?: string): Command {
 
   const users = program
     .command('users')
-    .description('the people and tools of a shared server: add, list, token, remove (users live in data_dir, or Redis with redis_url)');
+    .description('the people and tools of a shared server: add, list, token, role, remove (users live in data_dir, or Redis with redis_url)');
   const usersAction = (action: string, withName: boolean) => async (...args: unknown[]) => {
     const name = withName ? args[0] as string : undefined;
     const opts = (withName ? args[1] : args[0]) as Record<string, unknown>;
@@ -133,6 +133,7 @@ function buildProgram(analyzeHelp?: string): Command {
   usersOptions(users.command('add').description('add a user and print its new token once').argument('<name>').option('-r, --role <role>', 'viewer (reads results, history, exports), analyst (also starts analyses) or admin (also /metrics)')).action(usersAction('add', true));
   usersOptions(users.command('list').description('every user: name, role, created, last used (never a token)').option('--json', 'as JSON')).action(usersAction('list', false));
   usersOptions(users.command('token').description('give a user a new token (printed once); the old one stops working at once').argument('<name>')).action(usersAction('token', true));
+  usersOptions(users.command('role').description('change a user\'s role (a user a trusted proxy named too); it applies at once').argument('<name>').option('-r, --role <role>', 'viewer, analyst or admin')).action(usersAction('role', true));
   usersOptions(users.command('remove').description('remove a user; its token stops working at once').argument('<name>')).action(usersAction('remove', true));
   users.exitOverride();
 

@@ -128,7 +128,12 @@ function checkAccess(config: Config): void {
   if (bad.length > 0) {
     throw new ConfigError(`invalid "allowed_hosts": ${JSON.stringify(bad[0])} is not a host name (expected a name or an address, optionally with :port)`);
   }
-  if (!config.api_token && !config.allow_unauthenticated && !isLoopback(config.host)) {
+  if (config.auth_header && config.trusted_proxies.length === 0) {
+    throw new ConfigError(`"auth_header" needs "trusted_proxies": the addresses of the proxies allowed to name the user with ${config.auth_header} (OAS_TRUSTED_PROXIES); from any other address the header is ignored`);
+  }
+  // With auth_header every request needs a user (the proxy's header or a token): not open.
+  const proxied = config.auth_header !== '' && config.trusted_proxies.length > 0;
+  if (!config.api_token && !proxied && !config.allow_unauthenticated && !isLoopback(config.host)) {
     throw new UsageError(`refusing to serve on ${config.host} without an API token: anyone who can reach it could run analyses on your engines' keys; set api_token (OAS_API_TOKEN), or allow_unauthenticated: true (OAS_ALLOW_UNAUTHENTICATED=true) to serve it without one`);
   }
 }

@@ -17,12 +17,12 @@ export interface UsersOptions {
   json?: boolean;
 }
 
-export type UsersAction = 'add' | 'list' | 'token' | 'remove';
+export type UsersAction = 'add' | 'list' | 'token' | 'remove' | 'role';
 
 export async function usersCommand(action: UsersAction, name: string | undefined, options: UsersOptions): Promise<number> {
   if (action !== 'list') checkName(name);
-  const role = action === 'add' ? checkRole(options.role) : undefined;
-  if (action !== 'add' && options.role !== undefined) throw new UsageError(`--role goes with oas users add (to change a role: remove the user and add it again)`);
+  const role = action === 'add' || action === 'role' ? checkRole(options.role) : undefined;
+  if (role === undefined && options.role !== undefined) throw new UsageError(`--role goes with oas users add, or oas users role NAME --role ROLE to change a role`);
   const flags: Partial<Config> = {};
   if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
   if (options.redis !== undefined) flags.redis_url = options.redis;
@@ -51,6 +51,11 @@ async function run(users: UserStore, action: UsersAction, name: string, role: Ro
       process.stdout.write(`${token}\n`);
       return EXIT_OK;
     }
+    case 'role':
+      // A user a trusted proxy named (single sign-on) keeps the role given here from its next request.
+      if (!(await users.setRole(name, role!))) throw new UsageError(unknownUser(name));
+      process.stderr.write(`oas: user ${name} is now ${role === 'admin' ? 'an' : 'a'} ${role}\n`);
+      return EXIT_OK;
     case 'remove':
       if (!(await users.remove(name))) throw new UsageError(unknownUser(name));
       process.stderr.write(`oas: user ${name} removed; its token no longer works\n`);

@@ -7,7 +7,7 @@
  * goes through the same masking as engine errors: the API token and the engines' secrets are
  * replaced by `***` should they ever turn up (they never should).
  */
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { redact } from '../http/redact.js';
 import { remoteAddress } from './rate-limit.js';
 
@@ -93,8 +93,11 @@ function pathOf(url: string): string {
   }
 }
 
-/** Logs every request once its response is ready (errors included: they are 500s by then). */
-export function accessLog(logger: Logger): MiddlewareHandler {
+/**
+ * Logs every request once its response is ready (errors included: they are 500s by then).
+ * `clientAddress`: the peer, or behind a trusted proxy the client X-Forwarded-For names (proxy-auth.ts).
+ */
+export function accessLog(logger: Logger, clientAddress: (c: Context) => string = remoteAddress): MiddlewareHandler {
   return async (c, next) => {
     const started = performance.now();
     const time = new Date().toISOString();
@@ -103,7 +106,7 @@ export function accessLog(logger: Logger): MiddlewareHandler {
     } finally {
       logger.request({
         time,
-        client: remoteAddress(c),
+        client: clientAddress(c),
         method: c.req.method,
         path: pathOf(c.req.url),
         status: c.res.status,

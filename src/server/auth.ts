@@ -342,6 +342,11 @@ export function createAuth(options: AuthOptions): Auth {
 
   routes.get('/signin', (c) => {
     const next = safeNext(c.req.query('next'));
+    // Signed in by the proxy in front (single sign-on): no token to ask for.
+    if (c.get('oasUser')?.kind === 'proxy') {
+      c.header('Cache-Control', 'no-store');
+      return c.redirect(next, 303);
+    }
     return c.html(signInPage({ next }), 200, { 'Cache-Control': 'no-store' });
   });
 
@@ -395,6 +400,9 @@ export function createAuth(options: AuthOptions): Auth {
       deleteCookie(c, SESSION_COOKIE, { path: '/', httpOnly: true, sameSite: 'Strict', secure: overHttps(c) });
     }
     c.header('Cache-Control', 'no-store');
+    // Signed in by the proxy in front (single sign-on): oas holds no session to end; say where to.
+    const who = c.get('oasUser');
+    if (who?.kind === 'proxy') return c.html(proxySignOutPage(who.name), 200);
     return c.redirect('/signin', 303);
   };
   routes.get('/signout', signOut);
@@ -469,6 +477,18 @@ function safeNext(value: string | undefined): string {
   if (!/^\/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@/?%]*$/.test(value)) return '/';
   if (value === '/signin' || value.startsWith('/signin?') || value.startsWith('/signout')) return '/';
   return value;
+}
+
+/** /signout for a user the proxy signed in: the sign-out is the proxy's. */
+function proxySignOutPage(name: string): string {
+  return renderShell({
+    title: 'oas · sign out',
+    main: `<section class="panel signin">
+<h1>Signed in through single sign-on</h1>
+<p>You are signed in as <strong>${escapeHtml(name)}</strong> by the sign-in service in front of this server (single sign-on), not by oas: sign out there (with oauth2-proxy, <code>/oauth2/sign_out</code>), then close this tab.</p>
+<p><a href="/">Back to oas</a></p>
+</section>`,
+  });
 }
 
 /** The sign-in page: a plain HTML form (no script at all, so the CSP stays as it is). */

@@ -16,6 +16,7 @@ import { healthRoutes, type HealthState } from './health.js';
 import { createMcpRoute } from './mcp.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createPages } from './pages.js';
+import { createProxyAuth } from './proxy-auth.js';
 import { redact } from '../http/redact.js';
 import { analysisLimiter, failureLimiter, rateLimitAnalyses } from './rate-limit.js';
 import { redisGate, unavailableResponse } from './redis-gate.js';
@@ -54,7 +55,15 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   const root = new Hono({ getPath: pathWithSingleSlashes });
   const metrics = options.metrics ?? createMetrics();
   root.use('*', metrics.middleware);
-  if (options.logger) root.use('*', accessLog(options.logger));
+  // The client behind a trusted proxy (X-Forwarded-For), and single sign-on by its header: the
+  // same address for the log, the failure limit and the rate limit (proxy-auth.ts).
+  const proxy = createProxyAuth({
+    trustedProxies: config.trusted_proxies,
+    authHeader: config.auth_header,
+    authHeaderRole: config.auth_header_role,
+    users: app.users,
+  });
+  if (options.logger) root.use('*', accessLog(options.logger, proxy.clientAddress));
   root.use('*', drainUnreadBody(config.max_body_bytes));
   // Before the Host check: a probe names the server by its address, and learns nothing else.
   root.route('/', healthRoutes(app, options.health ?? { stopping: false }));
@@ -71,6 +80,8 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
       prefix: config.api_prefix,
       users: app.users,
       failures: failureLimiter(config.auth_failures_per_minute, link?.commands),
+      clientAddress: proxy.clientAddress,
+      ...(proxy.proxyUser ? { proxyUser: proxy.proxyUser } : {}),
       ...(link ? { sessions: new RedisSessionStore(link.commands) } : {}),
     });
     root.use('*', auth.middleware);
@@ -79,7 +90,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   const link = app.scale?.link;
   if (link) root.use('*', redisGate(link, config.api_prefix));
   const limiter = analysisLimiter(config.rate_limit_per_minute, link?.commands);
-  if (limiter) root.post(`${config.api_prefix}analyze`, rateLimitAnalyses(limiter));
+  if (limiter) root.post(`${config.api_prefix}analyze`, rateLimitAnalyses(limiter, proxy.clientAddress));
   root.get('/metrics', requireRole('admin', { tokenRequired: Boolean(config.api_token) }), metrics.handler);
   // Redis gone in the middle of a request: 503 with one line, like the gate; else a 500.
   const onError = (error: Error, c: Context) => {
@@ -95,7 +106,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, onError }));
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);
-    root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, redact: (text) => redact(text, secrets) }));
+    root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, clientAddress: proxy.clientAddress, redact: (text) => redact(text, secrets) }));
   }
   root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses }));
   root.onError(onError);

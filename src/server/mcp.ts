@@ -6,7 +6,7 @@
  * error saying when to retry. Setting `mcp` (false) leaves it out.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { App } from '../app.js';
@@ -22,6 +22,8 @@ export interface McpRouteOptions {
   version: string;
   limiter: RateLimiterAbstract | undefined;
   redact(text: string): string;
+  /** The client's address for the rate limit when unauthenticated (proxy-auth.ts); the peer by default. */
+  clientAddress?: (c: Context) => string;
 }
 
 export function createMcpRoute(options: McpRouteOptions): Hono {
@@ -33,7 +35,7 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
     '/mcp',
     bodyLimit({ maxSize: config.max_body_bytes, onError: (c) => c.json(rpcError(`request body larger than max_body_bytes (${config.max_body_bytes})`), 413) }),
     async (c) => {
-      const client = c.get('oasClient') ?? `address:${remoteAddress(c)}`;
+      const client = c.get('oasClient') ?? `address:${(options.clientAddress ?? remoteAddress)(c)}`;
       const who = c.get('oasUser');
       const local = localBackend({ catalog: app.catalog, config, analyses: app.analyses, origin: 'server', site: new URL(c.req.url).origin });
       const backend: McpBackend = {

@@ -52,8 +52,9 @@ export function createPages(options: PagesOptions): Hono {
     c.header('X-Frame-Options', 'DENY');
   });
 
-  // data-auth: the pages add a sign-out link and go to /signin on a 401 (setting api_token).
-  const data: Record<string, string> = { 'api-prefix': config.api_prefix, ...(config.api_token ? { auth: 'token' } : {}) };
+  // data-auth: the pages add a sign-out link and go to /signin on a 401 (setting api_token; with
+  // auth_header, /signout tells a user the proxy signed in where to sign out).
+  const data: Record<string, string> = { 'api-prefix': config.api_prefix, ...(config.api_token || config.auth_header ? { auth: 'token' } : {}) };
   app.get('/', (c) => page(c, renderShell({ title: 'oas · analyze', page: 'index', data })));
   app.get('/history', (c) => page(c, renderShell({ title: 'oas · history', page: 'history', data })));
   app.get('/results/:id', async (c) => {

@@ -33,9 +33,13 @@ export function remoteAddress(c: Context): string {
   }
 }
 
-export function rateLimitAnalyses(limiter: RateLimiterAbstract): MiddlewareHandler {
+/**
+ * `clientAddress`: the client's address when the request is not authenticated (the peer, or behind
+ * a trusted proxy the address X-Forwarded-For gives: src/server/proxy-auth.ts).
+ */
+export function rateLimitAnalyses(limiter: RateLimiterAbstract, clientAddress: (c: Context) => string = remoteAddress): MiddlewareHandler {
   return async (c, next) => {
-    const key = c.get('oasClient') ?? `address:${remoteAddress(c)}`;
+    const key = c.get('oasClient') ?? `address:${clientAddress(c)}`;
     try {
       await limiter.consume(key, 1);
     } catch (error) {
