@@ -11,6 +11,8 @@
  * - X-Forwarded-For from a trusted peer is the client for the access log, the analyses' rate limit
  *   and the failure limit; from an untrusted one it is ignored (the log shows 127.0.0.1, and every
  *   request counts against it).
+ * - Two servers on one Redis: a user the proxy named through one is a user of both, a role changed
+ *   applies on both, and the failure limit counts the forwarded client across both.
  * - The pure parts of src/server/proxy-auth.ts: ranges, IPv4-mapped peers, the right-most untrusted
  *   hop, malformed and overlong headers.
  */
@@ -18,6 +20,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { forwardedClient, inRanges, parseRange } from '../src/server/proxy-auth.js';
 import { noStack, runOas } from './helpers/cli.js';
+import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
@@ -331,5 +334,53 @@ describe('configuration', () => {
     assert.doesNotMatch(allowed.stderr, /refusing to serve/);
     assert.match(allowed.stderr, /cannot serve/);
     noStack(allowed.stderr);
+  });
+});
+
+describe('two servers on one Redis', { skip: redisSkip, timeout: 60_000 }, () => {
+  let redis: RedisServer;
+  let a: ServeProcess;
+  let b: ServeProcess;
+  const me = async (server: ServeProcess, headers: Record<string, string>) => {
+    const res = await fetch(`${server.url}/ui/me`, { headers });
+    assert.equal(res.status, 200, await res.clone().text());
+    return (await res.json()) as { name: string; role: string };
+  };
+
+  before(async () => {
+    redis = await startRedis();
+    const settings = { redis_url: redis.url, trusted_proxies: ['127.0.0.1'], auth_header: HEADER, auth_header_role: 'analyst', auth_failures_per_minute: 2 };
+    const started = await Promise.allSettled([spawnServe(configFor(upstreams, settings).file, { cwd }), spawnServe(configFor(upstreams, settings).file, { cwd })]);
+    [a, b] = started.map((s) => (s.status === 'fulfilled' ? s.value : undefined)) as [ServeProcess, ServeProcess];
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
+  });
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await redis?.close();
+  });
+
+  test('a user named through one server is a user of both; a role changed applies on both', async () => {
+    assert.deepEqual(await me(a, { [HEADER]: 'dave' }), { name: 'dave', role: 'analyst' });
+    assert.deepEqual(await me(b, { [HEADER]: 'dave' }), { name: 'dave', role: 'analyst' });
+    const listed = await runOas(cwd, ['users', 'list', '--json', '--redis', redis.url]);
+    assert.deepEqual((JSON.parse(listed.stdout) as { name: string; role: string }[]).map((u) => [u.name, u.role]), [['dave', 'analyst']]);
+    const run = await runOas(cwd, ['users', 'role', 'dave', '--role', 'viewer', '--redis', redis.url]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(await me(b, { [HEADER]: 'dave' }), { name: 'dave', role: 'viewer' });
+    assert.equal((await analyze(a.url, { [HEADER]: 'dave' })).status, 403);
+  });
+
+  test('the failure limit counts the forwarded client across both servers', async () => {
+    const added = await runOas(cwd, ['users', 'add', 'erin', '--role', 'analyst', '--redis', redis.url]);
+    assert.equal(added.code, 0, added.stderr);
+    const token = added.stdout.trim();
+    const bad = { authorization: 'Bearer not-a-token-of-anyone', 'x-forwarded-for': '203.0.113.90' };
+    assert.equal((await fetch(`${a.url}/ui/engines`, { headers: bad })).status, 401);
+    assert.equal((await fetch(`${b.url}/ui/engines`, { headers: bad })).status, 401);
+    const limited = await fetch(`${a.url}/ui/engines`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '203.0.113.90' } });
+    assert.equal(limited.status, 429);
+    assert.equal((await fetch(`${b.url}/ui/engines`, { headers: { authorization: `Bearer ${token}`, 'x-forwarded-for': '203.0.113.91' } })).status, 200);
+    assert.equal((await fetch(`${b.url}/ui/engines`, { headers: { authorization: `Bearer ${token}` } })).status, 200, 'the proxy itself');
+    for (const server of [a, b]) assert.ok(!server.log().includes(token), 'no token in the log');
   });
 });
