@@ -12,6 +12,7 @@ import type { RedisAnalysisStore } from './scale/redis-analyses.js';
 import type { RedisLink } from './scale/redis.js';
 import type { Storage } from './store/storage.js';
 import type { UserStore } from './store/users.js';
+import type { AuditLog } from './fs/audit-log.js';
 
 // Start-up cost: `oas engines` needs only the settings (loadSettings); SQLite, the runner and the
 // HTTP client are imported by createApp, and the HTTP transport (its connection pool) is created
@@ -28,6 +29,8 @@ export interface App {
   analyses: AnalysisService;
   /** The team's users (the SQLite file, or Redis with `redis_url`). */
   users: UserStore;
+  /** The audit trail (setting audit_log; a server's only: local commands write none but `oas users`'). */
+  audit: AuditLog;
   close(): Promise<void>;
 }
 
@@ -148,6 +151,8 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   const store = redis?.store ?? sqliteAnalysisStore(storage!);
   const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
   const users = redis ? (await import('./scale/redis-users.js')).redisUsers(redis.link.commands) : (await import('./store/users.js')).sqliteUsers(storage!.analysesTable);
+  const { NO_AUDIT, openAuditLog } = await import('./fs/audit-log.js');
+  const audit = role === 'server' ? openAuditLog(config.audit_log) : NO_AUDIT;
   return {
     config,
     catalog,
@@ -156,6 +161,7 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
     runner,
     analyses,
     users,
+    audit,
     close: async () => {
       await analyses.idle();
       await transport?.close();
@@ -200,18 +206,19 @@ async function openScale(url: string, role: AppRole) {
 
 /**
  * The team's users alone (`oas users`): from Redis with `redis_url`, else the SQLite file in
- * `data_dir`; nothing else is opened.
+ * `data_dir`; nothing else is opened but the audit trail (audit_log), at its first line.
  */
-export async function openUsers(options: SettingsOptions): Promise<{ config: Config; users: UserStore; close(): Promise<void> }> {
+export async function openUsers(options: SettingsOptions): Promise<{ config: Config; users: UserStore; audit: AuditLog; close(): Promise<void> }> {
   const { config } = loadConfig(options);
+  const { openAuditLog } = await import('./fs/audit-log.js');
   if (config.redis_url) {
     const { redisUsers } = await import('./scale/redis-users.js');
     const link = await redisAnswering(config.redis_url);
-    return { config, users: redisUsers(link.commands), close: () => link.close() };
+    return { config, users: redisUsers(link.commands), audit: openAuditLog(config.audit_log, { prepare: false }), close: () => link.close() };
   }
   const [{ openStorage }, { sqliteUsers }] = await Promise.all([import('./store/storage.js'), import('./store/users.js')]);
   const storage = await openStorage(config.data_dir);
-  return { config, users: sqliteUsers(storage.analysesTable), close: () => storage.close() };
+  return { config, users: sqliteUsers(storage.analysesTable), audit: openAuditLog(config.audit_log, { prepare: false }), close: () => storage.close() };
 }
 
 /** A Redis connection that answers, or one line naming redis_url (the first refusal, or 5 s). */

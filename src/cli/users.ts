@@ -4,8 +4,10 @@
  * store keeps only its hash. `list` never shows a token. Users live where the server keeps its data
  * (the SQLite file of data_dir, or Redis with redis_url), so a running server sees them at once.
  */
+import { userInfo } from 'node:os';
 import { openUsers } from '../app.js';
 import type { Config } from '../config/schema.js';
+import type { AuditAction, AuditLog } from '../fs/audit-log.js';
 import { hashToken, newToken, ROLES, USER_NAME, type Role, type UserStore } from '../store/users.js';
 import { EXIT_OK, UsageError } from './errors.js';
 
@@ -28,9 +30,35 @@ export async function usersCommand(action: UsersAction, name: string | undefined
   if (options.redis !== undefined) flags.redis_url = options.redis;
   const opened = await openUsers({ file: options.config, flags });
   try {
-    return await run(opened.users, action, name!, role, options);
+    const code = await run(opened.users, action, name!, role, options);
+    audit(opened.audit, action, name!, role, 'success');
+    return code;
+  } catch (error) {
+    if (error instanceof UsageError) audit(opened.audit, action, name!, role, 'failure', error.message);
+    throw error;
   } finally {
     await opened.close();
+  }
+}
+
+/** The audit trail's action of each change (`list` changes nothing). */
+const AUDITED: Partial<Record<string, AuditAction>> = { add: 'user_added', token: 'user_token', remove: 'user_removed', role: 'user_role' };
+
+/**
+ * A user change in the audit trail (audit_log of the same configuration as the server's): the user
+ * changed, `client` cli, the account that ran the command, the role given; never the token.
+ */
+function audit(log: AuditLog, action: UsersAction, name: string, role: Role | undefined, outcome: 'success' | 'failure', reason?: string): void {
+  const kind = AUDITED[action];
+  if (!kind) return;
+  log.write({ action: kind, outcome, user: name, client: 'cli', os_user: osUser(), ...(role ? { role } : {}), ...(reason ? { reason } : {}) });
+}
+
+function osUser(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null;
   }
 }
 

@@ -20,6 +20,14 @@ export interface AnalysisState {
   results: (ObservableResult | null)[];
 }
 
+/** An analysis started: its id and page; how many observables and which engines when known (this process's). */
+export interface StartedAnalysis {
+  id: string;
+  link: string;
+  observables?: number;
+  engines?: string[];
+}
+
 /** An engine as `list_engines` shows it. */
 export interface EngineEntry {
   id: string;
@@ -39,7 +47,7 @@ export interface McpBackend {
   /** The catalog the verdicts and summaries are made with. */
   readonly catalog: Catalog;
   /** Starts an analysis (ToolError for bad input: no observable, unknown engine or set). */
-  start(request: { text: string; engines?: string[] | undefined; ignore_cache?: boolean | undefined; started_by?: string | undefined }): Promise<{ id: string; link: string }>;
+  start(request: { text: string; engines?: string[] | undefined; ignore_cache?: boolean | undefined; started_by?: string | undefined }): Promise<StartedAnalysis>;
   /** Where the analysis is; undefined for an unknown id. */
   state(id: string): Promise<AnalysisState | undefined>;
   engines(): Promise<{ engines: EngineEntry[]; sets: { name: string; engines: string[] }[] }>;

@@ -30,7 +30,7 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
       try {
         const prepared = analyses.prepare(request);
         const header = await analyses.start(request, prepared, options.origin);
-        return { id: header.id, link: link(header.id) };
+        return { id: header.id, link: link(header.id), observables: header.observables.length, engines: header.engines };
       } catch (error) {
         if (error instanceof InputError) throw new ToolError(error.message);
         throw error;

@@ -13,6 +13,11 @@ export interface McpServerOptions extends ToolOptions {
   version: string;
   /** Removes secrets from any text that leaves (an error message); identity when none. */
   redact?: (text: string) => string;
+  /**
+   * Told of each tool call that ran (not of one refused for bad arguments): its name, its
+   * arguments, and its answer's structured content or its error (`/mcp`'s audit trail).
+   */
+  onCall?: (call: { tool: string; args: Record<string, unknown>; error?: string; structured?: Record<string, unknown> }) => void;
 }
 
 export function createMcpServer(backend: McpBackend, options: McpServerOptions): Server {
@@ -48,8 +53,10 @@ export function createMcpServer(backend: McpBackend, options: McpServerOptions):
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, ...(total !== undefined ? { total } : {}), message } }).catch(() => {});
       },
     };
+    const args = request.params.arguments ?? {};
     try {
-      const answer = await tool.run(request.params.arguments ?? {}, call);
+      const answer = await tool.run(args, call);
+      options.onCall?.({ tool: tool.name, args, ...(answer.isError ? { error: answer.text } : {}), ...(answer.structured ? { structured: answer.structured } : {}) });
       return {
         content: [{ type: 'text', text: answer.text }],
         ...(answer.structured ? { structuredContent: answer.structured } : {}),
@@ -58,6 +65,7 @@ export function createMcpServer(backend: McpBackend, options: McpServerOptions):
     } catch (error) {
       if (error instanceof InvalidArgumentsError) throw invalidParams(redact(error.message));
       const message = error instanceof ToolError ? error.message : `internal error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+      options.onCall?.({ tool: tool.name, args, error: redact(message) });
       return { content: [{ type: 'text', text: redact(message) }], isError: true };
     }
   });

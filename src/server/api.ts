@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { jsonChunks } from '../analysis/output.js';
 import { InputError, TooManyObservablesError } from '../analysis/request.js';
 import type { AnalysisService } from '../analysis/service.js';
+import { auditedId, originOf, type AuditRequest } from './audit.js';
 
 export interface ApiOptions {
   prefix: string;
@@ -15,6 +16,8 @@ export interface ApiOptions {
   analyses: AnalysisService;
   /** The answer to an unexpected error (default: a logged 500 `internal error`). */
   onError?: (error: Error, c: Context) => Response | Promise<Response>;
+  /** The audit trail (analyses started, results read); none by default. */
+  audit?: AuditRequest;
 }
 
 const REQUIRED = {
@@ -37,6 +40,7 @@ const requestSchema = v.object({
 
 export function createApi(options: ApiOptions): Hono {
   const { prefix, analyses } = options;
+  const audit = options.audit ?? (() => {});
   const app = new Hono();
 
   app.onError(options.onError ?? ((error, c) => {
@@ -91,6 +95,7 @@ export function createApi(options: ApiOptions): Hono {
           ignore_cache: parsed.output.ignore_cache,
           started_by: c.get('oasUser')?.name,
         });
+        audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines });
         return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
       } catch (error) {
         if (error instanceof TooManyObservablesError) return c.json({ error: error.message }, 413);
@@ -111,10 +116,16 @@ export function createApi(options: ApiOptions): Hono {
   // The stored rows in order, streamed: the array is never built whole.
   app.get(`${prefix}results/:id`, async (c) => {
     const record = await analyses.get(c.req.param('id'));
-    if (!record) return notFound(c);
+    const read = { action: 'results_read', analysis_id: auditedId(c.req.param('id')), origin: originOf(c), format: 'json' } as const;
+    if (!record) {
+      audit(c, { ...read, outcome: 'failure', reason: 'analysis not found' });
+      return notFound(c);
+    }
     if (!record.complete) {
+      audit(c, { ...read, outcome: 'failure', reason: 'analysis not complete yet' });
       return c.json({ error: 'analysis not complete yet: poll is_analysis_complete until it reports true' }, 409);
     }
+    audit(c, { ...read, outcome: 'success' });
     c.header('Content-Type', 'application/json');
     return sendChunks(c, jsonChunks(analyses.resultTexts(record)));
   });

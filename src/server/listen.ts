@@ -8,6 +8,7 @@ import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
 import { accessLog, type Logger } from './access-log.js';
 import { createApi } from './api.js';
+import { auditRequests } from './audit.js';
 import { createAuth, RedisSessionStore } from './auth.js';
 import { corsFor } from './cors.js';
 import { allowedHosts, hostGuard } from './host-guard.js';
@@ -62,8 +63,11 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     authHeader: config.auth_header,
     authHeaderRole: config.auth_header_role,
     users: app.users,
+    onUserAdded: (name, role, c) => app.audit.write({ action: 'user_added', outcome: 'success', user: name, client: proxy.clientAddress(c), role, via: 'proxy' }),
   });
   if (options.logger) root.use('*', accessLog(options.logger, proxy.clientAddress));
+  // The audit trail (audit_log): sign-ins, analyses started, results and exports read.
+  const audit = auditRequests(app.audit, proxy.clientAddress);
   root.use('*', drainUnreadBody(config.max_body_bytes));
   // Before the Host check: a probe names the server by its address, and learns nothing else.
   root.route('/', healthRoutes(app, options.health ?? { stopping: false }));
@@ -82,6 +86,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
       failures: failureLimiter(config.auth_failures_per_minute, link?.commands),
       clientAddress: proxy.clientAddress,
       ...(proxy.proxyUser ? { proxyUser: proxy.proxyUser } : {}),
+      onEvent: (event) => app.audit.write({ ...event, user: event.user ?? null }),
       ...(link ? { sessions: new RedisSessionStore(link.commands) } : {}),
     });
     root.use('*', auth.middleware);
@@ -103,12 +108,12 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     else process.stderr.write(`oas: ${line}\n`);
     return c.json({ error: 'internal error' }, 500);
   };
-  root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, onError }));
+  root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, onError, audit }));
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);
-    root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, clientAddress: proxy.clientAddress, redact: (text) => redact(text, secrets) }));
+    root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, clientAddress: proxy.clientAddress, audit, redact: (text) => redact(text, secrets) }));
   }
-  root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses }));
+  root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses, audit }));
   root.onError(onError);
   root.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
   return root;

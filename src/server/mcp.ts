@@ -14,6 +14,7 @@ import { ToolError, type McpBackend } from '../mcp/backend.js';
 import { localBackend } from '../mcp/local-backend.js';
 import { createMcpServer } from '../mcp/server.js';
 import { hasRole } from '../store/users.js';
+import { auditedId, type AuditRequest } from './audit.js';
 import { forbiddenMessage } from './auth.js';
 import { remoteAddress } from './rate-limit.js';
 
@@ -24,10 +25,13 @@ export interface McpRouteOptions {
   redact(text: string): string;
   /** The client's address for the rate limit when unauthenticated (proxy-auth.ts); the peer by default. */
   clientAddress?: (c: Context) => string;
+  /** The audit trail (analyses started, results read through get_results and get_analysis_results). */
+  audit?: AuditRequest;
 }
 
 export function createMcpRoute(options: McpRouteOptions): Hono {
   const { app, limiter } = options;
+  const audit = options.audit ?? (() => {});
   const { config } = app;
   const routes = new Hono();
   const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
@@ -44,7 +48,9 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
           // A viewer reads results over MCP, as over the API; starting an analysis is an analyst's.
           if (who && !hasRole(who.role, 'analyst')) throw new ToolError(forbiddenMessage(who, 'analyst'));
           await consume(limiter, client);
-          return local.start({ ...request, started_by: who?.name });
+          const started = await local.start({ ...request, started_by: who?.name });
+          audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: started.id, origin: 'mcp', observables: started.observables, engines: started.engines });
+          return started;
         },
       };
       const server = createMcpServer(backend, {
@@ -52,6 +58,14 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
         maxResultChars: config.mcp_max_result_chars,
         cyberbroTools: config.mcp_cyberbro_tools,
         redact: options.redact,
+        onCall: ({ tool, args, error, structured }) => {
+          if (tool !== 'get_results' && tool !== 'get_analysis_results') return;
+          // get_results of a running analysis is a poll: nothing read yet.
+          if (error === undefined && structured?.complete === false) return;
+          const analysis_id = auditedId(typeof args.analysis_id === 'string' ? args.analysis_id : undefined);
+          const read = { action: 'results_read', analysis_id, origin: 'mcp', format: tool } as const;
+          audit(c, error === undefined ? { ...read, outcome: 'success' } : { ...read, outcome: 'failure', reason: readFailure(error) });
+        },
       });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: config.max_body_bytes });
       await server.connect(transport);
@@ -61,6 +75,13 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
   // Stateless: no stream of the server's own and no session to end.
   routes.on(['GET', 'DELETE'], '/mcp', (c) => c.json(rpcError('method not allowed: this MCP endpoint is stateless; send requests with POST'), 405, { Allow: 'POST' }));
   return routes;
+}
+
+/** A tool's refusal as the audit trail words it (the tool's message may quote what the model sent). */
+function readFailure(error: string): string {
+  if (/^analysis not found/.test(error)) return 'analysis not found';
+  if (/not complete/.test(error)) return 'analysis not complete yet';
+  return 'error';
 }
 
 async function consume(limiter: RateLimiterAbstract | undefined, client: string): Promise<void> {

@@ -11,6 +11,7 @@ import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
 import type { MeView } from '../view/types.js';
 import { notFound, sendChunks } from './api.js';
+import { auditedId, originOf, type AuditRequest } from './audit.js';
 import { loadAssets } from './assets.js';
 import { escapeHtml } from './html.js';
 import { renderShell } from './shell.js';
@@ -19,6 +20,8 @@ export interface PagesOptions {
   config: Config;
   catalog: Catalog;
   analyses: AnalysisService;
+  /** The audit trail (a complete analysis's view and exports read); none by default. */
+  audit?: AuditRequest;
 }
 
 /** Scripts and styles only from oas itself, no inline script, no framing, no other origin. */
@@ -41,6 +44,7 @@ const QUERY_MAX = 2000;
 
 export function createPages(options: PagesOptions): Hono {
   const { config, catalog, analyses } = options;
+  const audit = options.audit ?? (() => {});
   const assets = loadAssets();
   const app = new Hono();
 
@@ -83,12 +87,18 @@ export function createPages(options: PagesOptions): Hono {
     }
     const held = parseHave(have);
     const record = await analyses.latest(c.req.param('id'), held);
-    if (!record) return notFound(c);
+    // Audited once complete: the results page polls while the analysis runs.
+    const read = { action: 'results_read', analysis_id: auditedId(c.req.param('id')), origin: originOf(c), format: 'view' } as const;
+    if (!record) {
+      audit(c, { ...read, outcome: 'failure', reason: 'analysis not found' });
+      return notFound(c);
+    }
     // One bit per observable: anything longer says nothing about this analysis.
     const longest = Math.ceil((Math.ceil(record.observables.length / 8) * 4) / 3);
     if (have.length > longest) {
       return json(c, { error: `"have" is too long: this analysis has ${record.observables.length} observable(s), at most ${longest} base64url characters` }, 400);
     }
+    if (record.complete) audit(c, { ...read, outcome: 'success' });
     return json(c, analysisView(record, catalog, held));
   });
   app.get('/ui/history', async (c) => {
@@ -116,8 +126,16 @@ export function createPages(options: PagesOptions): Hono {
     if (isBad(format)) return json(c, format, 400);
     if (!isExportFormat(format)) return json(c, { error: `"format" must be one of: ${EXPORT_FORMATS.join(', ')}` }, 400);
     const record = await analyses.get(c.req.param('id'));
-    if (!record) return notFound(c);
-    if (!record.complete) return json(c, { error: 'analysis not complete yet: export it once it is' }, 409);
+    const read = { action: 'export_read', analysis_id: auditedId(c.req.param('id')), origin: originOf(c), format } as const;
+    if (!record) {
+      audit(c, { ...read, outcome: 'failure', reason: 'analysis not found' });
+      return notFound(c);
+    }
+    if (!record.complete) {
+      audit(c, { ...read, outcome: 'failure', reason: 'analysis not complete yet' });
+      return json(c, { error: 'analysis not complete yet: export it once it is' }, 409);
+    }
+    audit(c, { ...read, outcome: 'success' });
     c.header('Content-Disposition', `attachment; filename="${exportFileName(record.id, format)}"`);
     c.header('Cache-Control', 'no-store');
     c.header('Content-Type', EXPORT_FILES[format].contentType);

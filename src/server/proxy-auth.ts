@@ -32,8 +32,8 @@ export interface ProxyAuthOptions {
   users: UserStore;
   /** The connection's peer address (default: the Node server's). */
   peerAddress?: (c: Context) => string;
-  /** Told when a user named by the proxy is added (the audit trail). */
-  onUserAdded?: (name: string, role: Role) => void;
+  /** Told when a user named by the proxy is added, with the request that named it (the audit trail). */
+  onUserAdded?: (name: string, role: Role, c: Context) => void;
 }
 
 export interface ProxyAuth {
@@ -135,7 +135,7 @@ export function createProxyAuth(options: ProxyAuthOptions): ProxyAuth {
     if (!user) {
       const now = new Date().toISOString();
       const added = await users.add({ name, role: options.authHeaderRole, created_at: now, last_used_at: now }, null);
-      if (added) options.onUserAdded?.(name, options.authHeaderRole);
+      if (added) options.onUserAdded?.(name, options.authHeaderRole, c);
       // Added just now by another request (or server): read what is stored.
       user = added ? { name, role: options.authHeaderRole, created_at: now, last_used_at: now } : await users.get(name);
       if (!user) return undefined;
