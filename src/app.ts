@@ -19,18 +19,30 @@ import type { AuditLog } from './fs/audit-log.js';
 // at the first engine call, so an analysis answered from the cache never loads undici.
 
 export interface App {
-  config: Config;
-  catalog: Catalog;
+  /**
+   * The configuration, the catalog and the runner in effect: replaced together by `apply` (a
+   * reload), so read them when needed rather than keeping them.
+   */
+  readonly config: Config;
+  readonly catalog: Catalog;
   /** The SQLite file; undefined when the analyses live in Redis (`redis_url`, server or worker). */
   storage: Storage | undefined;
   /** With `redis_url`: the connection, and the analyses there (server and worker). */
   scale: { link: RedisLink; store: RedisAnalysisStore | undefined } | undefined;
-  runner: EngineRunner;
+  readonly runner: EngineRunner;
   analyses: AnalysisService;
   /** The team's users (the SQLite file, or Redis with `redis_url`). */
   users: UserStore;
   /** The audit trail (setting audit_log; a server's only: local commands write none but `oas users`'). */
   audit: AuditLog;
+  /**
+   * A new configuration and its catalog (SIGHUP, src/cli/reload.ts) for the analyses started from
+   * now on: engine settings and keys, timeouts, concurrency, the cache's lifetime, custom engines,
+   * engine sets, max_observables. Analyses running keep what they started with. What the app
+   * opened with the old one (data_dir, redis_url, the HTTP client's proxy_url, ssl_verify and
+   * dns_servers) stays: the caller keeps those keys' old values in `config`.
+   */
+  apply(settings: { config: Config; catalog: Catalog }): void;
   close(): Promise<void>;
 }
 
@@ -153,19 +165,37 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   const users = redis ? (await import('./scale/redis-users.js')).redisUsers(redis.link.commands) : (await import('./store/users.js')).sqliteUsers(storage!.analysesTable);
   const { NO_AUDIT, openAuditLog } = await import('./fs/audit-log.js');
   const audit = role === 'server' ? openAuditLog(config.audit_log) : NO_AUDIT;
+  let current = { config, catalog, runner };
   return {
-    config,
-    catalog,
+    get config() {
+      return current.config;
+    },
+    get catalog() {
+      return current.catalog;
+    },
+    get runner() {
+      return current.runner;
+    },
     storage,
     scale: redis ? { link: redis.link, store: redis.store } : undefined,
-    runner,
     analyses,
     users,
     audit,
+    apply: (next) => {
+      const replaced = current.runner.withSettings({
+        catalog: next.catalog.engines,
+        engineSettings: next.config.engines,
+        timeoutMs: next.config.engine_timeout_ms,
+        concurrency: next.config.concurrency,
+        cacheTtlSeconds: next.config.api_cache_timeout,
+      });
+      analyses.reconfigure(next.catalog, replaced, { maxObservables: next.config.max_observables });
+      current = { config: next.config, catalog: next.catalog, runner: replaced };
+    },
     close: async () => {
       await analyses.idle();
       await transport?.close();
-      await runner.flush(); // engine answers still on their way to the cache
+      await current.runner.flush(); // engine answers still on their way to the cache (every runner's: they share the writes)
       await storage?.close();
       await redis?.close();
     },

@@ -32,7 +32,8 @@ export class AnalysisReader {
   private readonly completeIds = new Set<string>();
 
   constructor(
-    private readonly catalog: Catalog,
+    /** For the engines' labels of the history (replaced with the catalog of a reloaded configuration). */
+    public catalog: Catalog,
     private readonly store: AnalysisStore,
     /** The analyses this process runs, by id: their live state. */
     private readonly live: ReadonlyMap<string, LiveAnalysis>,

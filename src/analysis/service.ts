@@ -44,13 +44,14 @@ export class AnalysisService {
   /** Running analyses: progress and results not saved yet. */
   private readonly live = new Map<string, LiveAnalysis>();
   private readonly reader: AnalysisReader;
-  private readonly launching: LaunchServices;
+  /** Read by each analysis as it starts: it keeps this catalog and runner to its end. */
+  private launching: LaunchServices;
 
   constructor(
-    private readonly catalog: Catalog,
+    private catalog: Catalog,
     runner: EngineRunner,
     private readonly store: AnalysisStore,
-    private readonly limits: AnalysisLimits = {},
+    private limits: AnalysisLimits = {},
     /** Where the server's analyses run when not here (the queue, with `redis_url`). */
     private readonly dispatcher?: AnalysisDispatcher,
     /** Told of each analysis accepted, started and ended (`oas serve`'s metrics). */
@@ -65,6 +66,18 @@ export class AnalysisService {
       observableListener: (id) => this.observableListeners.get(id),
       engineErrorListener: () => this.onEngineError,
     };
+  }
+
+  /**
+   * A configuration reloaded (SIGHUP): the analyses started from now on select their engines from
+   * `catalog`, run on `runner` (its engine settings, keys and limits) and obey `limits`; those
+   * running finish with the catalog and runner they started with.
+   */
+  reconfigure(catalog: Catalog, runner: EngineRunner, limits: AnalysisLimits): void {
+    this.catalog = catalog;
+    this.limits = limits;
+    this.reader.catalog = catalog;
+    this.launching = { ...this.launching, catalog, runner };
   }
 
   /** Called for every engine error of every analysis (`oas serve` logs them). */

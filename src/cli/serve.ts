@@ -8,12 +8,12 @@ import { createApp, loadSettings } from '../app.js';
 import { VERSION } from './version.js';
 import { ConfigError } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { createLogger } from '../server/access-log.js';
 import { invalidHosts } from '../server/host-guard.js';
 import { listen, secretValues } from '../server/listen.js';
 import { createMetrics } from '../server/metrics.js';
 import { reportOutages } from '../scale/redis.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
+import { onSighup, readReload, ReloadableLogger, reloadLines } from './reload.js';
 
 export interface ServeOptions {
   host?: string;
@@ -55,7 +55,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const health = { stopping: false };
   const app = await createApp({ file: options.config, flags }, { role: 'server', observers: metrics });
   const { config } = app;
-  const logger = createLogger({ format: config.log_format, secrets: secretValues(config, app.catalog) });
+  const logger = new ReloadableLogger(config.log_format, secretValues(config, app.catalog));
   app.analyses.onEngineError = (entry) => logger.engineError(entry);
   if (app.scale) {
     reportOutages(app.scale.link, (line, level) => (level === 'info' ? logger.info(line) : logger.error(line)));
@@ -85,6 +85,21 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   };
   process.once('SIGINT', askStop);
   process.once('SIGTERM', askStop);
+  // SIGHUP: the configuration read again as it was at start, for the analyses started from now on;
+  // refused whole when invalid (src/cli/reload.ts).
+  const stopReloads = onSighup(async () => {
+    const outcome = await readReload(app.config, { file: options.config, flags }, checkAccess);
+    if (outcome.ok) {
+      app.apply(outcome);
+      logger.replace(outcome.config.log_format, secretValues(outcome.config, outcome.catalog));
+      running.rebuild();
+    }
+    for (const { level, line } of reloadLines(outcome)) logger[level](line);
+    // The audit trail: key paths only (never a value), or why it was refused.
+    app.audit.write(outcome.ok
+      ? { action: 'config_reloaded', outcome: 'success', user: null, client: 'cli', via: 'SIGHUP', changed: outcome.changed, restart: outcome.restart }
+      : { action: 'config_reloaded', outcome: 'failure', user: null, client: 'cli', via: 'SIGHUP', reason: outcome.reason });
+  });
   const where = app.scale ? `data in Redis at ${app.scale.link.label}` : `data in ${config.data_dir}`;
   process.stdout.write(`oas listening on ${running.url} (API under ${config.api_prefix}, ${where})\n`);
   if (isWildcard(config.host) && config.allowed_hosts.length === 0) {
@@ -101,6 +116,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
 
   return new Promise<number>((resolve) => {
     stop = () => {
+      stopReloads();
       health.stopping = true; // /healthz answers 503 from now on
       // SQLite: unfinished analyses stay recorded and resume at the next start; in-flight lookups
       // are abandoned, so the process exits rather than waiting for them. Redis: the worker

@@ -7,11 +7,11 @@
  */
 import { createApp, loadSettings } from '../app.js';
 import type { Config } from '../config/schema.js';
-import { createLogger } from '../server/access-log.js';
 import { secretValues } from '../server/listen.js';
 import { reportOutages } from '../scale/redis.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import { startAppWorker, STOP_GRACE_MS } from '../scale/worker.js';
+import { onSighup, readReload, ReloadableLogger, reloadLines } from './reload.js';
 
 /** How long closing may take once the jobs are finished or let go (Redis may be unreachable). */
 const CLOSE_LIMIT_MS = 3_000;
@@ -39,10 +39,19 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
   const app = await createApp({ file: options.config, flags }, { role: 'worker' });
   const { config } = app;
   const link = app.scale!.link;
-  const logger = createLogger({ format: config.log_format, secrets: secretValues(config, app.catalog) });
+  const logger = new ReloadableLogger(config.log_format, secretValues(config, app.catalog));
   const say = (line: string) => process.stderr.write(`oas worker: ${line}\n`);
   reportOutages(link, say);
   const worker = startAppWorker(app, logger);
+  // SIGHUP: the configuration read again, for the jobs taken from now on (src/cli/reload.ts).
+  const stopReloads = onSighup(async () => {
+    const outcome = await readReload(app.config, { file: options.config, flags });
+    if (outcome.ok) {
+      app.apply(outcome);
+      logger.replace(outcome.config.log_format, secretValues(outcome.config, outcome.catalog));
+    }
+    for (const { line } of reloadLines(outcome)) say(line);
+  });
   process.stdout.write(`oas worker: taking engine jobs from Redis at ${link.label} (concurrency ${config.worker_concurrency})\n`);
 
   return new Promise<number>((resolve) => {
@@ -50,6 +59,7 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     const stop = () => {
       if (stopping) return;
       stopping = true;
+      stopReloads();
       const held = worker.active();
       // While Redis is unreachable no job can be finished (its row cannot be written): let go at once.
       const up = link.ready();

@@ -89,7 +89,7 @@ function readConfigFile(path: string): Partial<Config> {
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch (error) {
-    throw new ConfigError(`configuration file ${path} is not valid JSON: ${(error as Error).message}`);
+    throw new ConfigError(`configuration file ${path} is not valid JSON: ${parseProblem((error as Error).message)}`);
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) {
     throw new ConfigError(`configuration file ${path} must hold a JSON object`);
@@ -100,6 +100,17 @@ function readConfigFile(path: string): Partial<Config> {
     out[key] = check(key as ConfigKey, value, `configuration file ${path}`);
   }
   return out as Partial<Config>;
+}
+
+/**
+ * JSON.parse's reason without the excerpt of the text it may quote (`Unexpected token 'x',
+ * ..."api_key": x..." is not valid JSON`): the file holds keys and tokens, and the reason is
+ * printed and logged (a reload's is also in the audit trail).
+ */
+function parseProblem(message: string): string {
+  const line = message.split('\n')[0]!;
+  const excerpt = /^(.*?), (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s.exec(line);
+  return excerpt ? excerpt[1]! : line;
 }
 
 /** Flags whose name is not the key's (`--prefix` sets api_prefix). */

@@ -55,22 +55,46 @@ interface CachedEntry {
   at: number;
 }
 
-export class EngineCaller {
-  private readonly global: Semaphore;
-  private readonly perEngine = new Map<string, Semaphore>();
-  private readonly quotas = new Map<string, EngineQuota>();
-  private readonly settings = new Map<string, EngineSettings>();
-  private readonly fingerprints = new Map<string, string>();
-  private readonly inflight = new Map<string, Promise<Outcome>>();
+/**
+ * What the callers of one process share across configurations (a reload, `EngineRunner.withSettings`):
+ * the answers on their way to the cache, and the limits and quotas, each kept under the values it
+ * was made with, so that a reload that leaves an engine's `concurrency` or quota as they were
+ * leaves its count running (a changed one starts afresh). Calls in flight are not shared: two
+ * configurations may send different keys for the same cache key.
+ */
+export class CallerState {
+  readonly globals = new Map<number, Semaphore>();
+  readonly perEngine = new Map<string, Semaphore>();
+  readonly quotas = new Map<string, EngineQuota>();
   /**
    * Answers on their way to the cache, read from here until stored: an engine's answer never
    * waits for the disk (one SQLite transaction per write), and the next call still finds it.
    */
-  private readonly unwritten = new Map<string, CachedEntry>();
-  private readonly writes = new Set<Promise<void>>();
+  readonly unwritten = new Map<string, CachedEntry>();
+  readonly writes = new Set<Promise<void>>();
+}
 
-  constructor(private readonly options: CallerOptions) {
-    this.global = new Semaphore(options.concurrency);
+export class EngineCaller {
+  private readonly global: Semaphore;
+  private readonly perEngine: Map<string, Semaphore>;
+  private readonly quotas: Map<string, EngineQuota>;
+  private readonly settings = new Map<string, EngineSettings>();
+  private readonly fingerprints = new Map<string, string>();
+  private readonly inflight = new Map<string, Promise<Outcome>>();
+  private readonly unwritten: Map<string, CachedEntry>;
+  private readonly writes: Set<Promise<void>>;
+
+  constructor(private readonly options: CallerOptions, readonly state: CallerState = new CallerState()) {
+    this.perEngine = state.perEngine;
+    this.quotas = state.quotas;
+    this.unwritten = state.unwritten;
+    this.writes = state.writes;
+    let global = state.globals.get(options.concurrency);
+    if (!global) {
+      global = new Semaphore(options.concurrency);
+      state.globals.set(options.concurrency, global);
+    }
+    this.global = global;
   }
 
   settingsFor(engine: EngineDefinition): EngineSettings {
@@ -205,23 +229,26 @@ export class EngineCaller {
   }
 
   private engineLimiter(engine: EngineDefinition, settings: EngineSettings): Semaphore {
-    let limiter = this.perEngine.get(engine.id);
+    const size = Math.max(1, settings.concurrency);
+    const key = `${engine.id}\n${size}`;
+    let limiter = this.perEngine.get(key);
     if (!limiter) {
-      limiter = new Semaphore(Math.max(1, settings.concurrency));
-      this.perEngine.set(engine.id, limiter);
+      limiter = new Semaphore(size);
+      this.perEngine.set(key, limiter);
     }
     return limiter;
   }
 
   /** The engine's quota: `rate_limit` calls per `rate_window_ms`, or unlimited (still pausable on 429). */
   private quotaFor(engine: EngineDefinition, settings: EngineSettings): EngineQuota {
-    let quota = this.quotas.get(engine.id);
+    const limit = typeof settings.rate_limit === 'number' ? settings.rate_limit : Number.POSITIVE_INFINITY;
+    const windowMs = typeof settings.rate_window_ms === 'number' ? settings.rate_window_ms : 60_000;
+    const maxWait = typeof settings.quota_max_wait_ms === 'number' ? settings.quota_max_wait_ms : undefined;
+    const key = `${engine.id}\n${limit}\n${windowMs}\n${maxWait}`;
+    let quota = this.quotas.get(key);
     if (!quota) {
-      const limit = typeof settings.rate_limit === 'number' ? settings.rate_limit : Number.POSITIVE_INFINITY;
-      const windowMs = typeof settings.rate_window_ms === 'number' ? settings.rate_window_ms : 60_000;
-      const maxWait = typeof settings.quota_max_wait_ms === 'number' ? settings.quota_max_wait_ms : undefined;
       quota = this.options.quotaOf ? this.options.quotaOf(engine.id, limit, windowMs, maxWait) : new Quota(limit, windowMs, maxWait);
-      this.quotas.set(engine.id, quota);
+      this.quotas.set(key, quota);
     }
     return quota;
   }

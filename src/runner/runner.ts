@@ -13,7 +13,7 @@
  */
 import type { EngineDefinition, EngineSettings } from '../engine/contract.js';
 import type { Observable } from '../observables/types.js';
-import { EngineCaller, type CallerOptions } from './call.js';
+import { CallerState, EngineCaller, type CallerOptions } from './call.js';
 import { analyzeObservable } from './pivot.js';
 import type { AnalyzeOptions, Progress, Selection } from './types.js';
 import type { ObservableResult } from './result.js';
@@ -23,13 +23,25 @@ export interface RunnerOptions extends CallerOptions {
   catalog: readonly EngineDefinition[];
 }
 
+/** What a new configuration may change in a runner (`withSettings`, on a reload). */
+export type RunnerSettings = Pick<RunnerOptions, 'catalog' | 'engineSettings' | 'timeoutMs' | 'concurrency' | 'cacheTtlSeconds'>;
+
 export class EngineRunner {
   private readonly caller: EngineCaller;
   private readonly pivot: EngineDefinition | undefined;
 
-  constructor(private readonly options: RunnerOptions) {
-    this.caller = new EngineCaller(options);
+  constructor(private readonly options: RunnerOptions, state?: CallerState) {
+    this.caller = new EngineCaller(options, state);
     this.pivot = options.catalog.find((e) => e.pivot);
+  }
+
+  /**
+   * A runner of the same process with other settings (a configuration reloaded): the analyses
+   * given to it run with them, while those still running on this one finish with this one's. Both
+   * share the cache writes, and the limits and quotas whose values did not change (CallerState).
+   */
+  withSettings(settings: RunnerSettings): EngineRunner {
+    return new EngineRunner({ ...this.options, ...settings }, this.caller.state);
   }
 
   settingsFor(engine: EngineDefinition): EngineSettings {

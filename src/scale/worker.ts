@@ -25,8 +25,9 @@ import type { RedisLink } from './redis.js';
 export interface WorkerOptions {
   link: RedisLink;
   store: RedisAnalysisStore;
-  runner: EngineRunner;
-  catalog: Catalog;
+  /** Read as each job starts (a reloaded configuration's, from the next job on). */
+  readonly runner: EngineRunner;
+  readonly catalog: Catalog;
   /** Observables analysed at once (`--concurrency`, setting worker_concurrency). */
   concurrency: number;
   /** BullMQ's lock on a job (setting job_lock_ms); a dead worker's jobs move on after it lapses. */
@@ -54,8 +55,14 @@ export function startAppWorker(app: App, logger?: { engineError(entry: EngineErr
   return startWorker({
     link,
     store: store!,
-    runner: app.runner,
-    catalog: app.catalog,
+    // The app's current ones: after a reload (SIGHUP), the jobs taken from then on use the new
+    // configuration's; a job already running finishes with the runner it started with.
+    get runner() {
+      return app.runner;
+    },
+    get catalog() {
+      return app.catalog;
+    },
     concurrency: app.config.worker_concurrency,
     lockMs: app.config.job_lock_ms,
     onEngineError: logger ? (entry) => logger.engineError(entry) : undefined,
@@ -63,12 +70,12 @@ export function startAppWorker(app: App, logger?: { engineError(entry: EngineErr
 }
 
 export function startWorker(options: WorkerOptions): RunningWorker {
-  const { store, runner, catalog } = options;
+  const { store } = options;
   let active = 0;
   const worker = new Worker<ObservableJob>(QUEUE_NAME, async (job: Job<ObservableJob>) => {
     active++;
     try {
-      await processJob(job.data, store, runner, catalog, options.onEngineError);
+      await processJob(job.data, store, options.runner, options.catalog, options.onEngineError);
     } finally {
       active--;
     }
@@ -88,7 +95,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
   // the reason, so that the analysis completes.
   worker.on('failed', (job, error) => {
     if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
-    void giveUp(job.data, error, store, catalog).catch(() => {});
+    void giveUp(job.data, error, store, options.catalog).catch(() => {});
   });
   const within = <T>(promise: Promise<T>, ms: number) => {
     let timer: NodeJS.Timeout | undefined;

@@ -50,6 +50,8 @@ export interface Principal {
 export interface SessionPrincipal {
   name: string;
   kind: 'api_token' | 'user';
+  /** For `api_token`: which token signed in (TokenCheck.clientId), so a new token (a reload) ends its sessions. */
+  token?: string;
 }
 
 /** The name analyses started with `api_token` are recorded under. */
@@ -260,7 +262,7 @@ export function createAuth(options: AuthOptions): Auth {
 
   const bySession = async (who: SessionPrincipal | undefined): Promise<Principal | undefined> => {
     if (!who) return undefined;
-    if (who.kind === 'api_token') return check ? { name: API_TOKEN_USER, role: 'admin', kind: 'api_token' } : undefined;
+    if (who.kind === 'api_token') return check && who.token === check.clientId ? { name: API_TOKEN_USER, role: 'admin', kind: 'api_token' } : undefined;
     // A removed user's session ends with it; a role changed applies at once.
     const user = await users?.get(who.name);
     return user ? { name: user.name, role: user.role, kind: 'user' } : undefined;
@@ -379,7 +381,7 @@ export function createAuth(options: AuthOptions): Auth {
       }
       tell({ action: 'sign_in', outcome: 'success', user: who.name, client: address });
       await sessions.end(getCookie(c, SESSION_COOKIE));
-      const id = await sessions.create({ name: who.name, kind: who.kind });
+      const id = await sessions.create(who.kind === 'api_token' ? { name: who.name, kind: who.kind, token: check!.clientId } : { name: who.name, kind: who.kind });
       setCookie(c, SESSION_COOKIE, id, {
         path: '/',
         httpOnly: true,

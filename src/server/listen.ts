@@ -3,13 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import { getPath } from 'hono/utils/url';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { App } from '../app.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
 import { accessLog, type Logger } from './access-log.js';
 import { createApi } from './api.js';
 import { auditRequests } from './audit.js';
-import { createAuth, RedisSessionStore } from './auth.js';
+import { createAuth, RedisSessionStore, SessionStore, type Sessions } from './auth.js';
 import { corsFor } from './cors.js';
 import { allowedHosts, hostGuard } from './host-guard.js';
 import { drainUnreadBody } from './drain-body.js';
@@ -27,7 +28,23 @@ export interface RunningServer {
   server: ServerType;
   /** e.g. http://127.0.0.1:8080 */
   url: string;
+  /**
+   * Builds the HTTP surface again from the app's configuration (reloaded: api_token, limits,
+   * allowed_hosts, cors_origins...): requests from now on meet the new one, those under way finish
+   * on the old. Signed-in sessions, and the limits' counts whose setting is unchanged, carry over.
+   */
+  rebuild(options?: HttpOptions): void;
   close(): Promise<void>;
+}
+
+/**
+ * What outlives a rebuild of the HTTP surface (a configuration reloaded): the signed-in sessions,
+ * and each limiter while its setting keeps its value (a changed one starts counting afresh).
+ */
+export interface HttpKeep {
+  sessions?: Sessions;
+  failures?: { perMinute: number; limiter: RateLimiterAbstract | undefined };
+  analyses?: { perMinute: number; limiter: RateLimiterAbstract | undefined };
 }
 
 export interface HttpOptions {
@@ -42,6 +59,8 @@ export interface HttpOptions {
   metrics?: ServerMetrics;
   /** `stopping` turns /healthz to 503 (`oas serve` sets it as it stops). */
   health?: HealthState;
+  /** Kept across builds of the surface (`listen` keeps one for its rebuilds). */
+  keep?: HttpKeep;
 }
 
 /**
@@ -55,6 +74,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   const { config } = app;
   const root = new Hono({ getPath: pathWithSingleSlashes });
   const metrics = options.metrics ?? createMetrics();
+  const keep = options.keep ?? {};
   root.use('*', metrics.middleware);
   // The client behind a trusted proxy (X-Forwarded-For), and single sign-on by its header: the
   // same address for the log, the failure limit and the rate limit (proxy-auth.ts).
@@ -79,22 +99,29 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     // or a trusted proxy's header makes authentication required; without any, the server is
     // loopback-only and everyone is its admin.
     const link = app.scale?.link;
+    if (keep.failures?.perMinute !== config.auth_failures_per_minute) {
+      keep.failures = { perMinute: config.auth_failures_per_minute, limiter: failureLimiter(config.auth_failures_per_minute, link?.commands) };
+    }
+    keep.sessions ??= link ? new RedisSessionStore(link.commands) : new SessionStore();
     const auth = createAuth({
       token: config.api_token,
       prefix: config.api_prefix,
       users: app.users,
-      failures: failureLimiter(config.auth_failures_per_minute, link?.commands),
+      failures: keep.failures.limiter,
       clientAddress: proxy.clientAddress,
       ...(proxy.proxyUser ? { proxyUser: proxy.proxyUser } : {}),
+      sessions: keep.sessions,
       onEvent: (event) => app.audit.write({ ...event, user: event.user ?? null }),
-      ...(link ? { sessions: new RedisSessionStore(link.commands) } : {}),
     });
     root.use('*', auth.middleware);
     root.route('/', auth.routes);
   }
   const link = app.scale?.link;
   if (link) root.use('*', redisGate(link, config.api_prefix));
-  const limiter = analysisLimiter(config.rate_limit_per_minute, link?.commands);
+  if (keep.analyses?.perMinute !== config.rate_limit_per_minute) {
+    keep.analyses = { perMinute: config.rate_limit_per_minute, limiter: analysisLimiter(config.rate_limit_per_minute, link?.commands) };
+  }
+  const limiter = keep.analyses.limiter;
   if (limiter) root.post(`${config.api_prefix}analyze`, rateLimitAnalyses(limiter, proxy.clientAddress));
   root.get('/metrics', requireRole('admin', { tokenRequired: Boolean(config.api_token) }), metrics.handler);
   // Redis gone in the middle of a request: 503 with one line, like the gate; else a 500.
@@ -121,7 +148,9 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
 
 export async function listen(app: App, options: HttpOptions = {}): Promise<RunningServer> {
   const { config } = app;
-  const server = serve({ fetch: createHttpApp(app, options).fetch, hostname: config.host, port: config.port });
+  const keep: HttpKeep = options.keep ?? {};
+  let fetch = createHttpApp(app, { ...options, keep }).fetch;
+  const server = serve({ fetch: (...args: Parameters<typeof fetch>) => fetch(...args), hostname: config.host, port: config.port });
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -131,6 +160,9 @@ export async function listen(app: App, options: HttpOptions = {}): Promise<Runni
   return {
     server,
     url: `http://${host}:${info.port}`,
+    rebuild: (changed = options) => {
+      fetch = createHttpApp(app, { ...changed, keep }).fetch;
+    },
     close: () => new Promise<void>((resolve) => {
       server.close(() => resolve());
       if ('closeAllConnections' in server) server.closeAllConnections();
