@@ -122,26 +122,30 @@ export class ReloadableLogger implements Logger {
 
 /**
  * Runs `reload` on each SIGHUP, one at a time: a signal arriving during a reload asks for one more
- * after it (the file may have changed again). Returns the function that removes the handler.
+ * after it (the file may have changed again). Returns the function that stops reloading (as the
+ * process stops): a later SIGHUP is then ignored, never the end of a graceful stop.
  */
 export function onSighup(reload: () => Promise<void>): () => void {
   let running: Promise<void> | undefined;
   let again = false;
+  let stopped = false;
   const run = (): void => {
     running = reload().catch(() => {}).finally(() => {
       running = undefined;
-      if (again) {
+      if (again && !stopped) {
         again = false;
         run();
       }
     });
   };
-  const handler = () => {
+  process.on('SIGHUP', () => {
+    if (stopped) return;
     if (running) again = true;
     else run();
+  });
+  return () => {
+    stopped = true;
   };
-  process.on('SIGHUP', handler);
-  return () => process.off('SIGHUP', handler);
 }
 
 function changedPaths(path: string, before: unknown, after: unknown, depth: number): string[] {
