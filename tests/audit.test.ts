@@ -7,7 +7,8 @@
  *   sign_in (success, and failure with its reason), bad_token, analysis_started (observable
  *   count, engines, origin api, web and mcp), results_read (API, the analysis view once complete,
  *   MCP get_results; an unknown id as a failure), export_read (its format), user_added,
- *   user_token, user_role and user_removed (by `oas users`, client `cli`).
+ *   user_token, user_role and user_removed (by `oas users`, client `cli`), config_reloaded on
+ *   SIGHUP (the keys that changed, never a value; an invalid file as a failure with its reason).
  * - Nothing secret in the file: not the API token, any user's token (old and new) or its hash,
  *   an engine's key; and no observable text.
  * - The file is 0600 in a folder created 0700; a restart appends after the old lines (and a file
@@ -336,6 +337,26 @@ describe('the audit trail of one server (SQLite) and oas users', { timeout: 90_0
     await call(session, 'list_engines');
     await call(session, 'extract_observables', { text: TEXT });
     assert.equal(linesOf(trail).length, before);
+  });
+
+  test('SIGHUP: config_reloaded with the keys that changed (never a value); an invalid file as a failure', async () => {
+    const original = readFileSync(file, 'utf8');
+    const config = JSON.parse(original) as { engines: Record<string, Record<string, unknown>> };
+    let before = linesOf(trail).length;
+    writeFileSync(file, JSON.stringify({ ...config, engines: { ...config.engines, abuseipdb: { api_key: NEW_ABUSE_KEY } } }, null, 2));
+    server.child.kill('SIGHUP');
+    await until(() => matching(linesOf(trail).slice(before), { action: 'config_reloaded' }).length > 0, 'config_reloaded');
+    const reloaded = oneNew(trail, before, { action: 'config_reloaded', outcome: 'success', user: null, client: 'cli' });
+    // The key's path (abuseipdb under its engine id), never its value.
+    assert.deepEqual((reloaded.changed as string[]).map((path) => path.replace(/^engines\.[a-z0-9_]+\./, 'engines.*.')), ['engines.*.api_key']);
+
+    before = linesOf(trail).length;
+    writeFileSync(file, `{ "engines": { "abuseipdb": { "api_key": "${NEW_ABUSE_KEY}" } } oops`);
+    server.child.kill('SIGHUP');
+    await until(() => matching(linesOf(trail).slice(before), { action: 'config_reloaded' }).length > 0, 'config_reloaded (refused)');
+    const refused = oneNew(trail, before, { action: 'config_reloaded', outcome: 'failure' });
+    assert.match(String(refused.reason), /not valid JSON/);
+    writeFileSync(file, original);
   });
 
   test('no token, key, hash or observable in the file; 0600 in a folder made 0700; a restart appends', async () => {
