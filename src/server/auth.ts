@@ -337,10 +337,14 @@ export function createAuth(options: AuthOptions): Auth {
   };
 
   const routes = new Hono();
-  routes.use('*', async (c, next) => {
-    await next();
-    pageHeaders(c);
-  });
+  // The sign-in pages' own headers, on their paths only: mounted at the root, a '*' here would
+  // also rewrite every answer of the API (a poll then costs a Response rebuilt with a CSP).
+  for (const path of ['/signin', '/signout']) {
+    routes.use(path, async (c, next) => {
+      await next();
+      pageHeaders(c);
+    });
+  }
 
   routes.get('/signin', (c) => {
     const next = safeNext(c.req.query('next'));
