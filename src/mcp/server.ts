@@ -6,8 +6,12 @@
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ToolError, type McpBackend } from './backend.js';
 import { InvalidArgumentsError, tools, type ToolOptions } from './tools.js';
+
+/** Between the last progress notification and the answer. */
+const PROGRESS_GAP_MS = 20;
 
 export interface McpServerOptions extends ToolOptions {
   version: string;
@@ -48,9 +52,12 @@ export function createMcpServer(backend: McpBackend, options: McpServerOptions):
     const token = request.params._meta?.progressToken;
     const call = {
       signal: extra.signal,
-      progress: async (done: number, total: number | undefined, message: string) => {
+      progress: async (done: number, total: number | undefined, message: string, last = false) => {
         if (token === undefined) return;
         await extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress: done, ...(total !== undefined ? { total } : {}), message } }).catch(() => {});
+        // The SDK's client handles a notification a tick later than a response: one read together
+        // with the answer that follows it would find its handler gone. A moment apart, it is not.
+        if (last) await sleep(PROGRESS_GAP_MS);
       },
     };
     const args = request.params.arguments ?? {};

@@ -25,8 +25,8 @@ export interface ToolAnswer {
 }
 
 export interface ToolCall {
-  /** Reports progress (sent only when the client asked for it). */
-  progress(done: number, total: number | undefined, message: string): Promise<void>;
+  /** Reports progress (sent only when the client asked for it); `last` before the answer. */
+  progress(done: number, total: number | undefined, message: string, last?: boolean): Promise<void>;
   signal: AbortSignal;
 }
 
@@ -143,7 +143,7 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
           state = await backend.state(id);
         }
         if (!state) throw new ToolError(`analysis not found: ${id}`);
-        if (state.complete && state.progress) await call.progress(state.progress.total, state.progress.total, 'complete');
+        if (state.complete && state.progress) await call.progress(state.progress.total, state.progress.total, 'complete', true);
         const observables = state.results.filter((r): r is ObservableResult => r !== null).map((r) => briefOf(r, backend.catalog));
         const progress = state.progress ?? null;
         const next = state.complete ? undefined

@@ -2,6 +2,9 @@
 import assert from 'node:assert/strict';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { startFakeHttp, type FakeHttpServer, type FakeRequest } from '../fakes/http.js';
+import { intelDefinitions, startInternalIntel, type InternalIntelFake, type IntelRecord } from '../fakes/internal-intel.js';
+import * as virustotal from '../fakes/virustotal.js';
 import { noStack } from './cli.js';
 
 export interface McpSession {
@@ -55,3 +58,34 @@ export class Gate {
 export interface Brief { observable: string; type: string; verdict: string; reasons: string[]; engines: Record<string, string> }
 export interface Analyzed { analysis_id: string; link: string; complete: boolean; progress: { done: number; total: number } | null; observables: Brief[]; next?: string }
 export interface Results { analysis_id: string; complete: boolean; results: Record<string, unknown>[]; left_out?: string }
+
+/**
+ * The upstreams the MCP tests point engines at, beside tests/helpers/upstreams.ts: the internal
+ * intel API with `records` and a `/gate/*` route held by `gate`, and a VirusTotal whose 401 for
+ * 1.1.1.1 echoes the key it got (no answer may carry it on). `extra` is the configuration for
+ * them: VirusTotal, the intel engines, a `gated` custom engine and the set `triage`.
+ */
+export async function startMcpUpstreams(gate: Gate, records: Record<string, IntelRecord>): Promise<{ intel: InternalIntelFake; vt: FakeHttpServer; extra: Record<string, unknown> }> {
+  const intel = await startInternalIntel({ records });
+  intel.server.route('GET /gate/*', async (req: FakeRequest) => {
+    await gate.wait();
+    return { json: { score: 7, seen: req.path.slice('/gate/'.length) } };
+  });
+  const routes = virustotal.fakeRoutes();
+  const ipRoute = routes[`GET ${virustotal.PREFIX}/ip_addresses/*`]!;
+  const vt = await startFakeHttp({
+    ...routes,
+    [`GET ${virustotal.PREFIX}/ip_addresses/*`]: (req) => (req.path.endsWith('/1.1.1.1')
+      ? { status: 401, json: { error: { code: 'WrongCredentialsError', message: `Wrong API key ${String(req.headers['x-apikey'])}` } } }
+      : typeof ipRoute === 'function' ? ipRoute(req) : ipRoute),
+  });
+  const extra = {
+    engines: { provider_24: virustotal.fakeSettings(vt.url) },
+    custom_engines: {
+      ...intelDefinitions(intel.url),
+      gated: { label: 'Gated intel', types: ['IPv4'], request: { url: `${intel.url}/gate/{value}` }, fields: { score: '/score' }, summary: 'gated score {score}' },
+    },
+    engine_sets: { triage: ['reverse_dns', 'intel'] },
+  };
+  return { intel, vt, extra };
+}
