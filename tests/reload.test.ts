@@ -10,7 +10,7 @@
  * The reload is awaited by its line on stderr; no timing assertion.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,8 +18,8 @@ import { startFakeHttp, type FakeHttpServer, type FakeRequest } from './fakes/ht
 import { ipAddress } from './fakes/virustotal.js';
 import { noStack } from './helpers/cli.js';
 import { freePort, redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
-import { BIN, spawnServe, spawnWorker, type ServeProcess, type WorkerProcess } from './helpers/serve.js';
-import { killAtExit, tempDir } from './helpers/temp.js';
+import { spawnServe, spawnWorker, type ServeProcess, type WorkerProcess } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 
 const TOKEN_1 = 'reload-test-token-one-8c1d2e';
 const TOKEN_2 = 'reload-test-token-two-5b7f0a';
@@ -71,40 +71,6 @@ class FakeVirusTotal {
   }
 }
 
-interface Server {
-  child: ChildProcess;
-  url: string;
-  log(): string;
-  stop(): Promise<void>;
-}
-
-/** `oas serve --config FILE` without --port (the file's port is the one in effect). */
-function serveFromFile(file: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = killAtExit(spawn(process.execPath, [BIN, 'serve', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] }));
-    let log = '';
-    child.stderr!.on('data', (d) => (log += d));
-    child.stdout!.on('data', (d) => {
-      log += d;
-      const match = /listening on (http:\/\/\S+)/.exec(log);
-      if (match) {
-        resolve({
-          child,
-          url: match[1]!,
-          log: () => log,
-          stop: async () => {
-            if (child.exitCode !== null || child.signalCode !== null) return;
-            const exit = new Promise((done) => child.once('exit', done));
-            child.kill('SIGTERM');
-            await exit;
-          },
-        });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}: ${log}`)));
-  });
-}
-
 const OUTCOME = /configuration (?:not )?reloaded: [^\n]*\n/g;
 
 /** SIGHUP, then the lines written from it up to its outcome line ("configuration reloaded" or "not reloaded"). */
@@ -147,7 +113,7 @@ describe('oas serve: SIGHUP', () => {
   let dir: string;
   let file: string;
   let port: number;
-  let server: Server;
+  let server: ServeProcess;
   /** The configuration as last written. */
   let settings: Record<string, unknown>;
 
@@ -164,7 +130,7 @@ describe('oas serve: SIGHUP', () => {
     port = await freePort();
     settings = { data_dir: join(dir, 'data'), port, api_token: TOKEN_1, engines: { virustotal: vtSettings(KEY_A) } };
     write({});
-    server = await serveFromFile(file);
+    server = await spawnServe(file, { port: null });
   });
 
   after(async () => {

@@ -123,7 +123,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     const local = named === undefined || named.some((name) => name.startsWith('@')) ? await definitions.catalog(variant, []) : undefined;
     const engines = named === undefined
       ? local!.defaults().map((e) => e.id)
-      : [...new Set(named.flatMap((name) => (name.startsWith('@') ? local?.sets.get(name.slice(1)) ?? [name] : [name])))];
+      : local?.expandKnownSets(named) ?? named;
     const client = new RemoteClient(target, token, timeoutMs);
     const spinner = options.quiet ? undefined : await startSpinner(target); // --quiet: no progress
     let analysis: { id: string; link: string; results: unknown[] };

@@ -6,8 +6,6 @@
  */
 import type { CredentialSpec, EngineDefinition, EngineContext, EngineTag, Evidence, RequestOptions } from '../engine/contract.js';
 import { CredentialsRefusedError } from '../engine/contract.js';
-import { parseJson } from '../http/client.js';
-import { HttpStatusError } from '../http/errors.js';
 import { HASH_TYPES, IP_TYPES, type Observable } from '../observables/types.js';
 import * as v from 'valibot';
 import type { BodyNode, CustomEngineSpec, EvidenceRule } from './definition.js';
@@ -18,6 +16,14 @@ import { renderTemplate, type Template } from './template.js';
 export type CustomResult = Record<string, unknown>;
 
 const DEFAULT_TIMEOUT_MS = 15_000;
+
+/**
+ * Start-up cost: the HTTP client's module (and node:http, node:dns behind it) is loaded by the
+ * first lookup, not when the catalog is built, so `oas engines` with custom engines does not pay
+ * for it (the call itself runs on that client already).
+ */
+let httpModules: Promise<[typeof import('../http/client.js'), typeof import('../http/errors.js')]> | undefined;
+const httpModule = () => (httpModules ??= Promise.all([import('../http/client.js'), import('../http/errors.js')]));
 
 /** The setting a secret's value is kept under (read only from its environment variable). */
 export function secretSetting(name: string): string {
@@ -76,6 +82,7 @@ async function lookup(spec: CustomEngineSpec, observable: Observable, ctx: Engin
     if (spec.request.form) options.form = Object.fromEntries(Object.entries(body as Record<string, unknown>).map(([k, value]) => [k, String(value)]));
     else options.json = body;
   }
+  const [{ parseJson }, { HttpStatusError }] = await httpModule();
   let response;
   try {
     response = await http.request(url, options);

@@ -137,16 +137,24 @@ export class Catalog {
 
   /** The engine names a list selects: each `@name` replaced by the members of that set. */
   expandSets(names: readonly string[]): string[] {
-    const unknown: string[] = [];
-    const expanded = names.flatMap((raw) => {
-      const name = raw.trim();
-      if (!name.startsWith('@')) return [name];
-      const set = this.sets.get(name.slice(1)) ?? this.sets.get(name.slice(1).toLowerCase());
-      if (!set) unknown.push(name.slice(1));
-      return set ?? [];
-    });
+    const unknown = names.map((n) => n.trim()).filter((n) => n.startsWith('@') && !this.setOf(n)).map((n) => n.slice(1));
     if (unknown.length > 0) throw new UnknownEngineSetError(unknown, [...this.sets.keys()]);
-    return expanded;
+    return this.expandKnownSets(names);
+  }
+
+  /**
+   * The same, leaving a `@name` this catalog has no set of as it is (for a server that may have
+   * it: `--server`), without duplicates.
+   */
+  expandKnownSets(names: readonly string[]): string[] {
+    return [...new Set(names.flatMap((raw) => {
+      const name = raw.trim();
+      return name.startsWith('@') ? this.setOf(name) ?? [name] : [name];
+    }))];
+  }
+
+  private setOf(name: string): readonly string[] | undefined {
+    return this.sets.get(name.slice(1)) ?? this.sets.get(name.slice(1).toLowerCase());
   }
 
   /**

@@ -33,7 +33,7 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
       // A set the local configuration defines is expanded here (a Cyberbro server knows none).
       const engines = request.engines === undefined
         ? local.catalog.defaults().map((e) => e.id)
-        : [...new Set(request.engines.flatMap((name) => (name.startsWith('@') ? local.catalog.sets.get(name.slice(1)) ?? [name] : [name])))];
+        : local.catalog.expandKnownSets(request.engines);
       return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false });
     }),
     state: (id) => withClient(async (client) => {

@@ -16,10 +16,14 @@ export interface ServeProcess {
   stop(): Promise<void>;
 }
 
-/** `env`: variables added to this process's environment (e.g. OAS_API_TOKEN). */
-export function spawnServe(configFile: string, options: { cwd?: string; args?: string[]; env?: Record<string, string> } = {}): Promise<ServeProcess> {
+/**
+ * `env`: variables added to this process's environment (e.g. OAS_API_TOKEN). `port`: `--port`
+ * (default 0, any free port); null for none (the configuration's port is the one in effect).
+ */
+export function spawnServe(configFile: string, options: { cwd?: string; args?: string[]; env?: Record<string, string>; port?: string | null } = {}): Promise<ServeProcess> {
+  const port = options.port === null ? [] : ['--port', options.port ?? '0'];
   return new Promise((resolve, reject) => {
-    const child = killAtExit(spawn(process.execPath, [BIN, 'serve', '--port', '0', '--config', configFile, ...(options.args ?? [])], {
+    const child = killAtExit(spawn(process.execPath, [BIN, 'serve', ...port, '--config', configFile, ...(options.args ?? [])], {
       cwd: options.cwd,
       env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
