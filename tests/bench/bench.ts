@@ -34,6 +34,7 @@ import type { Observable } from '../../src/observables/types.js';
 import type { ObservableResult } from '../../src/runner/result.js';
 import { appliesTo } from '../../src/runner/pivot.js';
 import { analysisView } from '../../src/view/analysis-view.js';
+import { fairnessRun } from './fairness.js';
 import { scaleRun } from './scale.js';
 import { CPU_TICK_MS, OAS_BIN, cpuMsOf, peakRssKiBOf, runNode, startServer, type ExitStats, type ServerProcess } from './proc.js';
 
@@ -523,6 +524,12 @@ title('Pages and extraction (library calls in the bench process)');
 // 8. Scale out on Redis (issue 16): 1 and 3 `oas worker` processes on one Redis (scale.ts).
 await setLatency(LATENCY_MS);
 await scaleRun({ settings, latencyMs: LATENCY_MS, upstreamCounts });
+
+// ---------------------------------------------------------------------------------------------
+// 9. Fair share: 10 one-observable analyses of one user while another's 5 x 2 000 IPs run, locally
+// and with 3 workers on Redis (fairness.ts).
+await setLatency(LATENCY_MS);
+await fairnessRun({ settings, latencyMs: LATENCY_MS, upstreamCounts });
 
 title('Processes');
 row('oas serve (W1-W4, cached, polls): peak RSS', `${mib(mainStats?.maxRssKiB)}, ${mainStats ? ms(mainStats.cpuMs) : 'n/a'} CPU over its life`);

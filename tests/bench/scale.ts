@@ -52,21 +52,24 @@ export interface ScaleFleet {
   upstreamCounts(): Promise<{ http: number; dns: number }>;
 }
 
-const row = (name: string, value: string) => console.log(`  ${name.padEnd(58)} ${value}`);
-const title = (text: string) => console.log(`\n${text}`);
-const ms = (value: number, digits = 0) => `${value.toFixed(digits)} ms`;
-const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
+export const row = (name: string, value: string) => console.log(`  ${name.padEnd(58)} ${value}`);
+export const title = (text: string) => console.log(`\n${text}`);
+export const ms = (value: number, digits = 0) => `${value.toFixed(digits)} ms`;
+export const seconds = (value: number) => `${(value / 1000).toFixed(2)} s`;
 const mib = (kib: number | undefined) => (kib === undefined ? 'n/a' : `${(kib / 1024).toFixed(0)} MiB`);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `n` distinct public IPv4 addresses (34.<octet>.x.y), a new octet per call. */
+/**
+ * `n` distinct public IPv4 addresses (34.<octet>.x.y), a new octet per call (shared by every
+ * caller in this process, so no two calls give the same address).
+ */
 let octet = 100;
-const ips = (n: number) => {
+export const ips = (n: number) => {
   octet++;
   return Array.from({ length: n }, (_, i) => `34.${octet}.${Math.floor(i / 250) % 256}.${(i % 250) + 1}`);
 };
 
-interface OasProcess {
+export interface OasProcess {
   name: string;
   pid: number;
   /** SIGTERM, wait for the exit (SIGKILL after 15 s). */
@@ -77,7 +80,7 @@ interface OasProcess {
  * `node [--import preload] bin/oas.js <args>` (no OAS_* from this environment), resolved once its
  * stdout matches `ready`.
  */
-async function startOas(name: string, args: string[], ready: RegExp, statsFile: string): Promise<OasProcess & { stdout: string }> {
+export async function startOas(name: string, args: string[], ready: RegExp, statsFile: string): Promise<OasProcess & { stdout: string }> {
   writeFileSync(statsFile, '');
   const child: ChildProcess = spawn(process.execPath, ['--import', PRELOAD, OAS_BIN, ...args], {
     cwd: ROOT,
@@ -119,7 +122,7 @@ async function startOas(name: string, args: string[], ready: RegExp, statsFile: 
   };
 }
 
-interface Completion {
+export interface Completion {
   ms: number;
   /** Until the POST's answer (the analysis stored, its jobs queued). */
   postMs: number;
@@ -128,13 +131,24 @@ interface Completion {
   timedOut: boolean;
 }
 
-/** POST /api/analyze, then is_analysis_complete every POLL_EVERY_MS until true (or the deadline). */
-async function analyzeUntilComplete(api: string, text: string, deadlineMs: number): Promise<Completion> {
+export interface AnalyzeOptions {
+  /** Default: this run's ENGINES. */
+  engines?: readonly string[];
+  /** Sent with every request (e.g. `authorization: Bearer <token>`). */
+  headers?: Record<string, string>;
+  /** Default: POLL_EVERY_MS. */
+  pollEveryMs?: number;
+}
+
+/** POST /api/analyze (ignore_cache), then is_analysis_complete every POLL_EVERY_MS until true (or the deadline). */
+export async function analyzeUntilComplete(api: string, text: string, deadlineMs: number, options: AnalyzeOptions = {}): Promise<Completion> {
+  const headers = options.headers ?? {};
+  const pollEveryMs = options.pollEveryMs ?? POLL_EVERY_MS;
   const started = performance.now();
   const posted = await fetch(`${api}analyze`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ text, engines: ENGINES, ignore_cache: true }),
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify({ text, engines: options.engines ?? ENGINES, ignore_cache: true }),
   });
   if (!posted.ok) throw new Error(`scale: POST analyze answered ${posted.status}: ${await posted.text()}`);
   const { analysis_id: id } = (await posted.json()) as { analysis_id: string };
@@ -142,17 +156,17 @@ async function analyzeUntilComplete(api: string, text: string, deadlineMs: numbe
   let polls = 0;
   for (;;) {
     polls++;
-    const poll = await fetch(`${api}is_analysis_complete/${id}`);
+    const poll = await fetch(`${api}is_analysis_complete/${id}`, { headers });
     if (!poll.ok) throw new Error(`scale: is_analysis_complete answered ${poll.status}: ${await poll.text()}`);
     if (((await poll.json()) as { complete: boolean }).complete) return { ms: performance.now() - started, postMs, id, polls, timedOut: false };
     if (performance.now() - started > deadlineMs) return { ms: performance.now() - started, postMs, id, polls, timedOut: true };
-    await sleep(POLL_EVERY_MS);
+    await sleep(pollEveryMs);
   }
 }
 
 /** Whether the results are whole: one row per observable, each engine answered, no error. */
-async function checkResults(api: string, id: string, expected: readonly string[]): Promise<string[]> {
-  const answer = await fetch(`${api}results/${id}`);
+export async function checkResults(api: string, id: string, expected: readonly string[], engines: readonly string[] = ENGINES, headers: Record<string, string> = {}): Promise<string[]> {
+  const answer = await fetch(`${api}results/${id}`, { headers });
   if (!answer.ok) return [`results answered ${answer.status}: ${(await answer.text()).slice(0, 200)}`];
   const results = (await answer.json()) as ObservableResult[];
   const problems: string[] = [];
@@ -163,7 +177,7 @@ async function checkResults(api: string, id: string, expected: readonly string[]
   if (seen.size !== results.length) problems.push(`${results.length - seen.size} duplicated rows`);
   const errors = results.flatMap((r) => Object.entries(r.errors ?? {}).map(([key, message]) => `${r.observable} ${key}: ${message}`));
   if (errors.length > 0) problems.push(`${errors.length} engine errors (first: ${errors[0]})`);
-  const unanswered = results.filter((r) => ENGINES.some((engine) => r[engine] === null || r[engine] === undefined));
+  const unanswered = results.filter((r) => engines.some((engine) => r[engine] === null || r[engine] === undefined));
   if (unanswered.length > 0) problems.push(`${unanswered.length} rows with an engine that did not answer (first: ${unanswered[0]!.observable})`);
   return problems;
 }
@@ -278,8 +292,13 @@ export async function scaleRun(fleet: ScaleFleet): Promise<void> {
   }
 }
 
-// `node dist/tests/bench/scale.js`: this part alone, with a fleet of its own.
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+/**
+ * A bench section run alone (`node dist/tests/bench/<section>.js`): when `moduleUrl` is the
+ * script node was started with, runs `section` with a fleet of its own (BENCH_LATENCY_MS,
+ * default 200), then closes the fleet.
+ */
+export async function runAlone(moduleUrl: string, section: (fleet: ScaleFleet) => Promise<void>): Promise<void> {
+  if (!process.argv[1] || moduleUrl !== pathToFileURL(process.argv[1]).href) return;
   const latencyMs = Number(process.env.BENCH_LATENCY_MS ?? 200);
   const fleet = new Worker(new URL('./fleet.js', import.meta.url), { workerData: { latencyMs } });
   const { settings } = ((await once(fleet, 'message')) as [{ settings: ScaleFleet['settings'] }])[0];
@@ -288,8 +307,11 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     fleet.postMessage({ type: 'counts' });
     return ((await reply) as [{ http: number; dns: number }])[0];
   };
-  await scaleRun({ settings, latencyMs, upstreamCounts });
+  await section({ settings, latencyMs, upstreamCounts });
   const exited = once(fleet, 'exit');
   fleet.postMessage({ type: 'close' });
   await exited;
 }
+
+// `node dist/tests/bench/scale.js`: this part alone, with a fleet of its own.
+await runAlone(import.meta.url, scaleRun);
