@@ -11,17 +11,20 @@ import { Quota, QuotaExhaustedError, type Clock } from '../src/runner/quota.js';
 import { reply, startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { runnerHarness } from './helpers/runner.js';
 
-/** Time passes only when someone sleeps. */
+/** Time passes only when someone sleeps, once everything that could run at that time has run. */
 function virtualClock(): Clock & { sleeps: number[] } {
   let now = 0;
   const sleeps: number[] = [];
   return {
     sleeps,
     now: () => now,
-    sleep: async (ms) => {
+    sleep: (ms) => new Promise((resolve) => {
       sleeps.push(ms);
-      now += ms;
-    },
+      setImmediate(() => {
+        now += ms;
+        resolve();
+      });
+    }),
   };
 }
 

@@ -4,6 +4,7 @@
  * its header marked complete once every row is written.
  */
 import type { Catalog } from '../engine/catalog.js';
+import type { Share } from '../runner/fair-queue.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Progress, Selection } from '../runner/types.js';
@@ -21,6 +22,15 @@ const SAVE_BATCH = 500;
  * 10 000-observable analysis stays bounded.
  */
 const OBSERVABLE_WINDOW = 256;
+
+/**
+ * Whose calls an analysis makes, for the fair order of the engines' slots: its owner is who
+ * started it (a user's name, `anonymous`, `cli`; analyses recorded before `started_by` existed
+ * count as `anonymous`), so one person's analyses share one part.
+ */
+export function shareOf(header: Pick<AnalysisHeader, 'id' | 'started_by'>): Share {
+  return { owner: header.started_by ?? 'anonymous', analysis: header.id };
+}
 
 /** An engine error of an analysis, for the server's log (the reason is already redacted). */
 export interface EngineErrorEvent {
@@ -54,6 +64,7 @@ export function launchAnalysis(
   const { id, observables } = header;
   const live: LiveAnalysis = { header: { ...header, progress: { ...header.progress } }, unsaved: new Map() };
   const perObservable = selections.length;
+  const share = shareOf(header);
   const total = observables.length * perObservable;
   let done = saved.size * perObservable;
   live.header.progress = { done, total };
@@ -106,6 +117,7 @@ export function launchAnalysis(
     try {
       const [result] = await runner.analyze([observable], selections, {
         ignoreCache: header.ignore_cache,
+        share,
         onProgress: (p) => {
           done += p.done - counted;
           counted = p.done;

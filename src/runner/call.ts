@@ -1,7 +1,8 @@
 /**
  * The cached call: one engine on one target. Its credentials are checked, its answer is read from
  * the cache (or from a write on its way there), identical calls in flight are shared, its quota
- * and the concurrency limits (the engine's own, then the global one) are waited for, its deadline
+ * and the concurrency limits (the engine's own, then the global one) are waited for in the fair
+ * order of its share (src/runner/fair-queue.ts: across owners, then analyses), its deadline
  * is enforced, and a failure becomes one line naming what to check. Answers are cached per
  * (engine, settings that change its answers, observable); nothing here knows about pivots or
  * dependencies (src/runner/pivot.ts).
@@ -16,6 +17,7 @@ import { HttpStatusError, TimeoutError, UpstreamError } from '../http/errors.js'
 import { redact } from '../http/redact.js';
 import type { Observable } from '../observables/types.js';
 import type { CallObserver, CallOutcomeKind, WaitEvent } from './types.js';
+import type { Share } from './fair-queue.js';
 import { Quota, QuotaExhaustedError, type EngineQuota, type QuotaFactory } from './quota.js';
 import { Semaphore } from './semaphore.js';
 
@@ -48,6 +50,8 @@ export interface CallScope {
   onWait: (reason: string, wait: WaitEvent) => void;
   /** False when a dependency failed: the answer may be incomplete, so it is not cached. */
   cacheable?: boolean;
+  /** Whose call it is: waiting calls get their slots in the fair order (src/runner/fair-queue.ts). */
+  share?: Share | undefined;
 }
 
 interface CachedEntry {
@@ -176,7 +180,7 @@ export class EngineCaller {
         `${engine.id}: ${reason}, waiting ${Math.ceil(ms / 1000)} s`,
         // A pause is the upstream's 429 (Retry-After) held for every call of the engine.
         waitOf(ms, reason, paused ? { kind: 'retry', status: 429 } : { kind: 'quota', limit: quota.limit, windowMs: quota.windowMs }),
-      ));
+      ), scope.share);
       if (turn) await turn;
     } catch (error) {
       if (error instanceof QuotaExhaustedError) {
@@ -211,7 +215,7 @@ export class EngineCaller {
       } finally {
         dispose();
       }
-    }));
+    }, scope.share), scope.share);
   }
 
   /** Tells the observer, if any, of a call's outcome; an observer's failure never fails a call. */

@@ -33,7 +33,7 @@ observable: Observable,
   for (const { key } of selections) result[key] = null;
   const selected = uniqueEngines(selections.map((s) => s.engine));
   const call = (engine: EngineDefinition, target: Observable, dependencies?: Record<string, unknown>, cacheable = true) =>
-    caller.call(engine, target, { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies, onWait, cacheable });
+    caller.call(engine, target, { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies, onWait, cacheable, share: options.share });
 
   // The address IP-only engines run on: the URL's IP host, else the pivot engine's first answer.
   const host = hostOf(observable);

@@ -3,6 +3,7 @@
  * analysis, and what the runner tells as it goes (counts, and the waits a display may show).
  */
 import type { EngineDefinition } from '../engine/contract.js';
+import type { Share } from './fair-queue.js';
 import type { ObservableResult } from './result.js';
 
 export interface Progress {
@@ -46,6 +47,11 @@ export interface Selection {
 
 export interface AnalyzeOptions {
   ignoreCache?: boolean;
+  /**
+   * Whose analysis it is (its owner and id): its calls wait for their slots in the fair order of
+   * src/runner/fair-queue.ts. None: one flow, first come, first served (the CLI).
+   */
+  share?: Share | undefined;
   signal?: AbortSignal;
   onProgress?: (progress: Progress) => void;
   /** Told as soon as each observable's result is final. */
