@@ -219,12 +219,13 @@ async function openScale(url: string, role: AppRole) {
   // A terminal should not wait for retries: the first refusal is the answer.
   const link = role === 'cli' ? await redisAnswering(url) : openRedis(url);
   const keyvs = openRedisKeyvs(url);
-  const dispatcher = role === 'server' ? queueDispatcher(link) : undefined;
+  const store = role === 'cli' ? undefined : new RedisAnalysisStore(link.commands);
+  const dispatcher = role === 'server' ? queueDispatcher(link, store!) : undefined;
   return {
     link,
     keyvs,
     quotas: redisQuotas(link.commands),
-    store: role === 'cli' ? undefined : new RedisAnalysisStore(link.commands),
+    store,
     dispatcher,
     close: async () => {
       await dispatcher?.close();

@@ -1,15 +1,23 @@
 /**
  * The BullMQ queue of engine work (`redis_url`): one job per observable of an accepted analysis,
- * carrying the analysis id, the observable's index and value, and the engine names (never a
- * credential: each worker reads its own configuration). Any worker takes any job; a job whose
- * worker died is taken over by another (BullMQ's stalled-job check), and one that failed for want
- * of Redis is tried again with a growing back-off.
+ * carrying the analysis id and owner, the observable's index and value, and the engine names
+ * (never a credential: each worker reads its own configuration). Any worker takes any job; a job
+ * whose worker died is taken over by another (BullMQ's stalled-job check), and one that failed
+ * for want of Redis is tried again with a growing back-off.
+ *
+ * Jobs are taken in the order of their priority (`jobPriority`), not of their arrival: the first
+ * observable of every analysis comes before the second of any, so a one-observable analysis
+ * queued behind a bulk one is next, bulk analyses progress side by side, and an owner's
+ * analyses started while others of theirs run are spread out so that they share that owner's
+ * part rather than take one part each.
  */
 import { Queue, type JobsOptions } from 'bullmq';
+import { shareOf } from '../analysis/launch.js';
 import type { AnalysisDispatcher } from '../analysis/service.js';
 import type { AnalysisHeader } from '../store/analysis-store.js';
 import type { Observable } from '../observables/types.js';
 import type { Selection } from '../runner/types.js';
+import type { RedisAnalysisStore } from './redis-analyses.js';
 import type { RedisLink } from './redis.js';
 
 export const QUEUE_NAME = 'observables';
@@ -26,6 +34,21 @@ export interface ObservableJob {
   ignore_cache: boolean;
   /** Observables in the analysis: when this many have a result, it is complete. */
   total: number;
+  /** Who started the analysis (`started_by`), for the fair order of the engines' slots. */
+  owner?: string;
+}
+
+/** BullMQ's largest priority (the lowest): 2^21 - 1. */
+export const LOWEST_PRIORITY = 2 ** 21 - 1;
+
+/**
+ * The priority of the job of observable `index` (1 is taken first; equal ones in arrival order):
+ * 1 + index x (1 + the owner's other analyses running when this one was accepted). Every
+ * analysis's first observable has priority 1; an owner's second analysis advances at half the
+ * pace of a newcomer's, their third at a third, and so on.
+ */
+export function jobPriority(index: number, othersRunning: number): number {
+  return Math.min(LOWEST_PRIORITY, 1 + index * (1 + Math.max(0, othersRunning)));
 }
 
 /** Tries of a job that fails (Redis gone while it ran): the back-off reaches 30 s, about 25 min in all. */
@@ -54,7 +77,7 @@ export function jobId(analysis: string, index: number): string {
  * the first analysis (BullMQ checks the Redis version when it opens, which needs Redis up), and
  * opened again after a failure that was Redis's.
  */
-export function queueDispatcher(link: RedisLink): AnalysisDispatcher & { close(): Promise<void> } {
+export function queueDispatcher(link: RedisLink, store: Pick<RedisAnalysisStore, 'runningOf'>): AnalysisDispatcher & { close(): Promise<void> } {
   let queue: Queue<ObservableJob> | undefined;
   const open = () => {
     const opened = new Queue<ObservableJob>(QUEUE_NAME, { connection: link.commands, prefix: QUEUE_PREFIX, defaultJobOptions: JOB_OPTIONS });
@@ -65,12 +88,16 @@ export function queueDispatcher(link: RedisLink): AnalysisDispatcher & { close()
     dispatch: async (header: AnalysisHeader, selections: readonly Selection[]) => {
       const engines = selections.map((s) => s.key);
       const total = header.observables.length;
+      const { owner } = shareOf(header);
       const current = queue ??= open();
       try {
+        // The header is stored already: it is one of the owner's running analyses.
+        const others = (await store.runningOf(owner)) - 1;
         await current.addBulk(header.observables.map((observable, index) => ({
           name: 'observable',
-          data: { analysis: header.id, index, observable: { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, total },
-          opts: { jobId: jobId(header.id, index) }, // the rest: the queue's JOB_OPTIONS
+          data: { analysis: header.id, index, observable: { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, total, owner },
+          // The rest: the queue's JOB_OPTIONS.
+          opts: { jobId: jobId(header.id, index), priority: jobPriority(index, others) },
         })));
       } catch (error) {
         if (queue === current) queue = undefined;

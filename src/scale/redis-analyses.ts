@@ -164,6 +164,16 @@ export class RedisAnalysisStore implements AnalysisStore {
     return (await this.redis.hkeys(this.rowsKey(id))).map(Number).filter(Number.isInteger);
   }
 
+  /** How many analyses not complete yet `owner` started (their `started_by`; unknown counts as `anonymous`). */
+  async runningOf(owner: string): Promise<number> {
+    const ids = await this.redis.smembers(this.running);
+    if (ids.length === 0) return 0;
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hget(this.key(id), 'started_by');
+    const owners = (await exec(pipeline)) as (string | null)[];
+    return owners.filter((who) => (who ?? 'anonymous') === owner).length;
+  }
+
   async unfinished(): Promise<AnalysisHeader[]> {
     const ids = await this.redis.smembers(this.running);
     const headers = await Promise.all(ids.map((id) => this.getHeader(id)));

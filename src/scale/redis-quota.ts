@@ -8,13 +8,16 @@
  *   oas:quota:<engine>          sorted set: one member per call started in the window
  *   oas:quota:<engine>:paused   exists while a 429 pauses the engine
  *
- * Calls of one process still queue in arrival order before asking Redis. When Redis cannot be
+ * Calls of one process queue in the fair order of src/runner/fair-queue.ts before asking Redis,
+ * the call next in line asking for the next slot: across workers, each worker's next call competes. When Redis cannot be
  * asked, this process's own quota (the same limit) decides, so a call is never lost to it.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import type { Share } from '../runner/fair-queue.js';
 import { describeWait, describeWindow, Quota, QuotaExhaustedError, type EngineQuota, type QuotaFactory, type QuotaWaitListener } from '../runner/quota.js';
+import { FairTurns } from '../runner/turns.js';
 import { KEY_PREFIX } from './redis-analyses.js';
 
 /** Returns {wait ms, paused 1/0}: wait 0 means the call was counted and may start. */
@@ -63,7 +66,8 @@ class RedisQuota implements EngineQuota {
   private readonly local: Quota;
   private readonly member = randomUUID();
   private calls = 0;
-  private turn: Promise<void> = Promise.resolve();
+  /** This process's calls waiting, the next in the fair order asking Redis. */
+  private readonly turns: FairTurns;
 
   constructor(
     private readonly redis: QuotaRedis,
@@ -73,13 +77,13 @@ class RedisQuota implements EngineQuota {
     private readonly maxWaitMs = 5 * 60_000,
   ) {
     this.local = new Quota(limit, windowMs, maxWaitMs);
+    this.turns = new FairTurns((tell) => this.waitForSlot(tell), limit === Number.POSITIVE_INFINITY ? 0 : windowMs);
   }
 
-  acquire(onWait?: QuotaWaitListener): Promise<void> {
-    const mine = this.turn.then(() => this.waitForSlot(onWait));
+  acquire(onWait?: QuotaWaitListener, share?: Share): Promise<void> {
     // Unlimited engines only ask whether a 429 paused them: no need to queue behind each other.
-    if (this.limit !== Number.POSITIVE_INFINITY) this.turn = mine.catch(() => {});
-    return mine;
+    if (this.limit === Number.POSITIVE_INFINITY) return this.waitForSlot(onWait);
+    return this.turns.wait(share, onWait);
   }
 
   pause(ms: number): void {

@@ -10,7 +10,7 @@
  */
 import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
-import type { EngineErrorEvent } from '../analysis/launch.js';
+import { shareOf, type EngineErrorEvent } from '../analysis/launch.js';
 import { READ_PAGE } from '../analysis/reader.js';
 import { completedHeader, countRow, noVerdicts } from '../analysis/verdict-counts.js';
 import type { AnalysisHeader } from '../store/analysis-store.js';
@@ -162,7 +162,8 @@ async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalo
   }
   let result: ObservableResult;
   try {
-    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache })) as [ObservableResult];
+    const share = shareOf({ id: job.analysis, started_by: job.owner });
+    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache, share })) as [ObservableResult];
   } catch (error) {
     // Never expected (engine failures are results), but an accepted analysis must finish.
     result = { observable: job.observable.value, type: job.observable.type, reversed_success: false, errors: { analysis: `internal error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` } };
