@@ -201,11 +201,15 @@ export class EngineCaller {
         onWait: (ms, reason, status) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`, waitOf(ms, reason, { kind: 'retry', ...(status === undefined ? {} : { status }) })),
         onThrottled: (ms) => quota.pause(ms),
       });
+      // The deadline also covers lookups that ignore the abort signal. The listener goes before
+      // the context is disposed: disposing aborts the signal, and a TimeoutError made for a call
+      // already answered would cost a stack trace per call for nothing.
+      let onAbort: () => void = () => {};
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () => reject(ctx.signal.reason instanceof TimeoutError ? ctx.signal.reason : new TimeoutError(settings.timeout_ms));
+        ctx.signal.addEventListener('abort', onAbort, { once: true });
+      });
       try {
-        // The deadline also covers lookups that ignore the abort signal.
-        const aborted = new Promise<never>((_, reject) => {
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason instanceof TimeoutError ? ctx.signal.reason : new TimeoutError(settings.timeout_ms)), { once: true });
-        });
         const value = await Promise.race([engine.run(target, ctx), aborted]);
         ran(value === null || value === undefined ? 'not_found' : 'ok');
         return { ok: true, value: value ?? null };
@@ -213,6 +217,7 @@ export class EngineCaller {
         ran('error');
         return { ok: false, error: describeFailure(error, secretsOf(engine, settings), engine) };
       } finally {
+        ctx.signal.removeEventListener('abort', onAbort);
         dispose();
       }
     }, scope.share), scope.share);
