@@ -14,87 +14,85 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import * as v from 'valibot';
-import { defineEngine } from '../src/engine/contract.js';
 import type { Observable } from '../src/observables/types.js';
 import type { Share } from '../src/runner/fair-queue.js';
-import { Quota, type Clock } from '../src/runner/quota.js';
+import { Quota } from '../src/runner/quota.js';
 import { Semaphore } from '../src/runner/semaphore.js';
 import { jobPriority, LOWEST_PRIORITY } from '../src/scale/queue.js';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { noStack, runOas } from './helpers/cli.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
-import { runnerHarness } from './helpers/runner.js';
+import { limitedEngine, runnerHarness } from './helpers/runner.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { tempDir } from './helpers/temp.js';
+import { virtualClock } from './helpers/virtual-clock.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const share = (owner: string, analysis: string): Share => ({ owner, analysis });
 
-/** Queues `n` acquires of `share` on `semaphore`; each, once granted, appends `label` to `order`. */
-function queue(semaphore: Semaphore, who: Share, n: number, order: string[], releases: (() => void)[]): void {
-  for (let i = 0; i < n; i++) {
-    void semaphore.acquire(who).then((release) => {
-      order.push(`${who.analysis}#${i}`);
-      releases.push(release);
-    });
-  }
-}
-
 /** Lets every granted acquire run its continuation. */
 const settle = () => new Promise((done) => setImmediate(done));
 
+/**
+ * A semaphore whose grants are recorded in `order` (`<analysis>#<n>`, n counting that analysis's
+ * calls): `queue` makes calls that wait for a slot, `releaseOldest` frees the slot held longest.
+ */
+function recorded(limit: number) {
+  const semaphore = new Semaphore(limit);
+  const order: string[] = [];
+  const releases: (() => void)[] = [];
+  return {
+    semaphore,
+    order,
+    queue: async (who: Share | undefined, n: number) => {
+      for (let i = 0; i < n; i++) {
+        void semaphore.acquire(who).then((release) => {
+          order.push(who ? `${who.analysis}#${i}` : `#${i}`);
+          releases.push(release);
+        });
+      }
+      await settle();
+    },
+    releaseOldest: async (times = 1) => {
+      for (let i = 0; i < times; i++) {
+        releases.shift()!();
+        await settle();
+      }
+    },
+    held: () => releases.length,
+  };
+}
+
 describe('the fair order of an engine\'s slots', () => {
   test('an analysis with one pending call is dispatched before the next call of an analysis with thousands', async () => {
-    const semaphore = new Semaphore(2);
-    const order: string[] = [];
-    const releases: (() => void)[] = [];
-    queue(semaphore, share('automation', 'bulk'), 3000, order, releases);
-    await settle();
-    assert.deepEqual(order, ['bulk#0', 'bulk#1'], 'the bulk analysis holds both slots');
-    queue(semaphore, share('analyst', 'lookup'), 1, order, releases);
-    await settle();
-    releases.shift()!();
-    await settle();
-    assert.equal(order[2], 'lookup#0', 'the freed slot goes to the one-call analysis');
+    const slots = recorded(2);
+    await slots.queue(share('automation', 'bulk'), 3000);
+    assert.deepEqual(slots.order, ['bulk#0', 'bulk#1'], 'the bulk analysis holds both slots');
+    await slots.queue(share('analyst', 'lookup'), 1);
+    await slots.releaseOldest();
+    assert.equal(slots.order[2], 'lookup#0', 'the freed slot goes to the one-call analysis');
     // The bulk analysis then takes every slot again, in the order of its calls.
-    for (let i = 0; i < 10; i++) {
-      releases.shift()!();
-      await settle();
-    }
-    assert.deepEqual(order.slice(3), Array.from({ length: 10 }, (_, i) => `bulk#${i + 2}`));
-    assert.equal(semaphore.pending, 3000 - 12);
+    await slots.releaseOldest(10);
+    assert.deepEqual(slots.order.slice(3), Array.from({ length: 10 }, (_, i) => `bulk#${i + 2}`));
+    assert.equal(slots.semaphore.pending, 3000 - 12);
   });
 
   test('the same owner\'s small analysis also goes before their own bulk one', async () => {
-    const semaphore = new Semaphore(1);
-    const order: string[] = [];
-    const releases: (() => void)[] = [];
-    queue(semaphore, share('alice', 'bulk'), 500, order, releases);
-    await settle();
-    queue(semaphore, share('alice', 'lookup'), 1, order, releases);
-    await settle();
-    releases.shift()!();
-    await settle();
-    assert.deepEqual(order, ['bulk#0', 'lookup#0']);
+    const slots = recorded(1);
+    await slots.queue(share('alice', 'bulk'), 500);
+    await slots.queue(share('alice', 'lookup'), 1);
+    await slots.releaseOldest();
+    assert.deepEqual(slots.order, ['bulk#0', 'lookup#0']);
   });
 
   test('fair across people first: ten bulk analyses of one owner share one part with another owner\'s one', async () => {
-    const semaphore = new Semaphore(1);
-    const order: string[] = [];
-    const releases: (() => void)[] = [];
-    const hold = await semaphore.acquire(share('nobody', 'first'));
-    for (let a = 0; a < 10; a++) queue(semaphore, share('automation', `x${a}`), 100, order, releases);
-    queue(semaphore, share('analyst', 'y'), 100, order, releases);
-    await settle();
-    hold();
-    for (let i = 0; i < 40; i++) {
-      await settle();
-      releases.shift()!();
-    }
-    await settle();
-    const first40 = order.slice(0, 40);
+    const slots = recorded(1);
+    await slots.queue(share('nobody', 'first'), 1);
+    for (let a = 0; a < 10; a++) await slots.queue(share('automation', `x${a}`), 100);
+    await slots.queue(share('analyst', 'y'), 100);
+    await slots.releaseOldest(41);
+    const first40 = slots.order.slice(1, 41);
     assert.equal(first40.filter((label) => label.startsWith('y#')).length, 20, `one call in two is the analyst's: ${first40.join(' ')}`);
     // The automation's twenty go round its ten analyses: two calls each.
     const perAnalysis = new Map<string, number>();
@@ -105,56 +103,27 @@ describe('the fair order of an engine\'s slots', () => {
   });
 
   test('two bulk analyses converge to equal shares of the slots', async () => {
-    const semaphore = new Semaphore(10);
-    const order: string[] = [];
-    const releases: (() => void)[] = [];
-    queue(semaphore, share('a', 'first'), 1000, order, releases);
-    await settle();
-    queue(semaphore, share('b', 'second'), 1000, order, releases);
-    // Each round frees the oldest slot; after a few rounds each holds half.
-    for (let i = 0; i < 60; i++) {
-      await settle();
-      releases.shift()!();
-    }
-    await settle();
-    const holding = order.slice(-10);
+    const slots = recorded(10);
+    await slots.queue(share('a', 'first'), 1000);
+    await slots.queue(share('b', 'second'), 1000);
+    // Each round frees the slot held longest; after a few rounds each holds half.
+    await slots.releaseOldest(60);
+    const holding = slots.order.slice(-10);
     assert.equal(holding.filter((l) => l.startsWith('first')).length, 5, holding.join(' '));
   });
 
   test('one analysis alone, or calls without a share, use every slot first come, first served', async () => {
     for (const who of [share('cli', 'only'), undefined]) {
-      const semaphore = new Semaphore(3);
-      const order: number[] = [];
-      const releases: (() => void)[] = [];
-      for (let i = 0; i < 50; i++) {
-        void semaphore.acquire(who).then((release) => {
-          order.push(i);
-          releases.push(release);
-        });
-      }
-      await settle();
-      assert.equal(order.length, 3, 'every slot used at once');
-      while (releases.length > 0) {
-        releases.shift()!();
-        await settle();
-      }
-      assert.deepEqual(order, Array.from({ length: 50 }, (_, i) => i));
-      assert.equal(semaphore.pending, 0);
+      const slots = recorded(3);
+      await slots.queue(who, 50);
+      assert.equal(slots.order.length, 3, 'every slot used at once');
+      await slots.releaseOldest(50);
+      assert.deepEqual(slots.order, Array.from({ length: 50 }, (_, i) => (who ? `only#${i}` : `#${i}`)));
+      assert.equal(slots.semaphore.pending, 0);
+      assert.equal(slots.held(), 0);
     }
   });
 });
-
-/** Time passes only when someone sleeps, once everything that could run at that time has run. */
-function virtualClock(): Clock {
-  let now = 0;
-  return {
-    now: () => now,
-    sleep: (ms) => new Promise((resolve) => setImmediate(() => {
-      now += ms;
-      resolve();
-    })),
-  };
-}
 
 describe('two analyses sharing a 4-calls-a-window engine', () => {
   test('the quota\'s next window goes first to the analysis that has had none', async () => {
@@ -194,17 +163,7 @@ describe('two analyses sharing a 4-calls-a-window engine', () => {
 
   describe('through the runner, with a real window', () => {
     let fake: FakeHttpServer;
-    const limited = defineEngine({
-      id: 'limited',
-      service: 'limitedsvc',
-      label: 'Limited',
-      description: 'test engine with a quota of 4 calls a window',
-      tags: ['IP'],
-      types: ['IPv4'],
-      defaults: { timeout_ms: 5000, base_url: '', rate_limit: 4, rate_window_ms: 250 },
-      summary: () => '',
-      run: async (o: Observable, ctx) => ctx.http.json(`${String(ctx.settings.base_url)}/${o.value}`, v.object({ ip: v.string() })),
-    });
+    const limited = limitedEngine(4, 250);
     before(async () => {
       fake = await startFakeHttp({ 'GET /ip/*': (req) => ({ json: { ip: req.path.slice(4) } }) });
     });

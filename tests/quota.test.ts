@@ -4,29 +4,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import * as v from 'valibot';
-import { defineEngine } from '../src/engine/contract.js';
 import type { Observable } from '../src/observables/types.js';
-import { Quota, QuotaExhaustedError, type Clock } from '../src/runner/quota.js';
+import { Quota, QuotaExhaustedError } from '../src/runner/quota.js';
 import { reply, startFakeHttp, type FakeHttpServer } from './fakes/http.js';
-import { runnerHarness } from './helpers/runner.js';
-
-/** Time passes only when someone sleeps, once everything that could run at that time has run. */
-function virtualClock(): Clock & { sleeps: number[] } {
-  let now = 0;
-  const sleeps: number[] = [];
-  return {
-    sleeps,
-    now: () => now,
-    sleep: (ms) => new Promise((resolve) => {
-      sleeps.push(ms);
-      setImmediate(() => {
-        now += ms;
-        resolve();
-      });
-    }),
-  };
-}
+import { limitedEngine, runnerHarness } from './helpers/runner.js';
+import { virtualClock } from './helpers/virtual-clock.js';
 
 describe('Quota', () => {
   test('at most `limit` starts in any window; later calls wait their turn in order', async () => {
@@ -66,17 +48,7 @@ describe('quotas through the runner', () => {
   let fake: FakeHttpServer;
   const times: number[] = [];
 
-  const limited = defineEngine({
-    id: 'limited',
-    service: 'limitedsvc',
-    label: 'Limited',
-    description: 'test engine with a small quota',
-    tags: ['IP'],
-    types: ['IPv4'],
-    defaults: { timeout_ms: 3000, base_url: '', rate_limit: 2, rate_window_ms: 300 },
-    summary: () => '',
-    run: async (o: Observable, ctx) => ctx.http.json(`${String(ctx.settings.base_url)}/${o.value}`, v.object({ ip: v.string() })),
-  });
+  const limited = limitedEngine(2, 300);
 
   before(async () => {
     fake = await startFakeHttp({

@@ -5,6 +5,7 @@
  */
 import { after } from 'node:test';
 import Keyv from 'keyv';
+import * as v from 'valibot';
 import reverseDns from '../../engines/reverse_dns.js';
 import { Catalog } from '../../src/engine/catalog.js';
 import { defineEngine, type EngineDefinition } from '../../src/engine/contract.js';
@@ -90,3 +91,21 @@ export const neighbour = defineEngine<{ seen: string }>({
   summary: (r) => r.seen,
   run: async (observable) => ({ seen: observable.value }),
 });
+
+/**
+ * An engine `limited` on IPv4 with a quota of `rateLimit` calls per `windowMs`: it asks
+ * `<base_url>/<ip>` and expects `{ ip }` (a fake's route), for tests of quotas through the runner.
+ */
+export function limitedEngine(rateLimit: number, windowMs: number) {
+  return defineEngine({
+    id: 'limited',
+    service: 'limitedsvc',
+    label: 'Limited',
+    description: `test engine with a quota of ${rateLimit} calls per ${windowMs} ms`,
+    tags: ['IP'],
+    types: ['IPv4'],
+    defaults: { timeout_ms: 5000, base_url: '', rate_limit: rateLimit, rate_window_ms: windowMs },
+    summary: () => '',
+    run: async (o: Observable, ctx) => ctx.http.json(`${String(ctx.settings.base_url)}/${o.value}`, v.object({ ip: v.string() })),
+  });
+}
