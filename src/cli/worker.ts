@@ -52,8 +52,6 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     }
     for (const { line } of reloadLines(outcome)) say(line);
   });
-  process.stdout.write(`oas worker: taking engine jobs from Redis at ${link.label} (concurrency ${config.worker_concurrency})\n`);
-
   return new Promise<number>((resolve) => {
     let stopping = false;
     const stop = () => {
@@ -82,5 +80,8 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    // Announced once SIGTERM stops it cleanly: whoever waits for this line may stop it at once (a
+    // signal before the handler would end the process by the default action, not exit 0).
+    process.stdout.write(`oas worker: taking engine jobs from Redis at ${link.label} (concurrency ${config.worker_concurrency})\n`);
   });
 }
