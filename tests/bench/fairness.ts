@@ -198,7 +198,8 @@ async function setUpRun(fleet: ScaleFleet, kind: 'local' | 'redis', base: Record
     for (const [i, s] of small.entries()) {
       const time = s.run.timedOut ? `>${DEADLINE_MS / 1000} s, unfinished` : ms(s.run.ms);
       const ratio = !s.run.timedOut && figures.smallAloneMedian !== undefined ? ` (${(s.run.ms / figures.smallAloneMedian).toFixed(1)}x alone)` : '';
-      row(`     lookup ${String(i + 1).padStart(2)} posted at ${seconds(s.postedAt)}${s.duringBulk ? ', bulk running' : ', bulk done   '}`, `${time}${ratio}`);
+      const post = s.run.timedOut ? '' : `; POST answered in ${ms(s.run.postMs)}, ${s.run.polls} polls`;
+      row(`     lookup ${String(i + 1).padStart(2)} posted at ${seconds(s.postedAt)}${s.duringBulk ? ', bulk running' : ', bulk done   '}`, `${time}${ratio}${post}`);
     }
     const smallDone = small.filter((s) => !s.run.timedOut).map((s) => s.run.ms);
     if (smallDone.length === SMALL_ANALYSES) {
