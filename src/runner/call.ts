@@ -83,6 +83,9 @@ export class EngineCaller {
   private readonly perEngine: Map<string, Semaphore>;
   private readonly quotas: Map<string, EngineQuota>;
   private readonly settings = new Map<string, EngineSettings>();
+  /** Each engine's limiter and quota, found once in the shared state (by their settings' values). */
+  private readonly limiters = new Map<string, Semaphore>();
+  private readonly engineQuotas = new Map<string, EngineQuota>();
   private readonly fingerprints = new Map<string, string>();
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly unwritten: Map<string, CachedEntry>;
@@ -238,6 +241,8 @@ export class EngineCaller {
   }
 
   private engineLimiter(engine: EngineDefinition, settings: EngineSettings): Semaphore {
+    const mine = this.limiters.get(engine.id);
+    if (mine) return mine;
     const size = Math.max(1, settings.concurrency);
     const key = `${engine.id}\n${size}`;
     let limiter = this.perEngine.get(key);
@@ -245,11 +250,14 @@ export class EngineCaller {
       limiter = new Semaphore(size);
       this.perEngine.set(key, limiter);
     }
+    this.limiters.set(engine.id, limiter);
     return limiter;
   }
 
   /** The engine's quota: `rate_limit` calls per `rate_window_ms`, or unlimited (still pausable on 429). */
   private quotaFor(engine: EngineDefinition, settings: EngineSettings): EngineQuota {
+    const mine = this.engineQuotas.get(engine.id);
+    if (mine) return mine;
     const limit = typeof settings.rate_limit === 'number' ? settings.rate_limit : Number.POSITIVE_INFINITY;
     const windowMs = typeof settings.rate_window_ms === 'number' ? settings.rate_window_ms : 60_000;
     const maxWait = typeof settings.quota_max_wait_ms === 'number' ? settings.quota_max_wait_ms : undefined;
@@ -259,6 +267,7 @@ export class EngineCaller {
       quota = this.options.quotaOf ? this.options.quotaOf(engine.id, limit, windowMs, maxWait) : new Quota(limit, windowMs, maxWait);
       this.quotas.set(key, quota);
     }
+    this.engineQuotas.set(engine.id, quota);
     return quota;
   }
 

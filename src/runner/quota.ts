@@ -64,7 +64,7 @@ export class Quota implements EngineQuota {
    */
   acquire(onWait?: QuotaWaitListener, share?: Share): Promise<void> | undefined {
     // Nobody waiting and a slot free: no queue (most engines have no quota at all).
-    if (this.turns.size === 0 && this.slotNow() === 0) {
+    if (this.turns.size === 0 && this.nextSlot().wait === 0) {
       this.turns.started(share);
       return undefined;
     }
@@ -76,12 +76,10 @@ export class Quota implements EngineQuota {
     this.pausedUntil = Math.max(this.pausedUntil, this.clock.now() + ms);
   }
 
-  /** Counts a call that may start now and returns 0, or returns how long the next one must wait. */
-  private slotNow(): number {
-    return this.nextSlot().wait;
-  }
-
-  /** As slotNow, and whether the wait is a 429's pause rather than the quota's window. */
+  /**
+   * Counts a call that may start now and returns a wait of 0, or returns how long the next one
+   * must wait and whether that is a 429's pause rather than the quota's window.
+   */
   private nextSlot(): { wait: number; paused: boolean } {
     const now = this.clock.now();
     const paused = this.pausedUntil - now;

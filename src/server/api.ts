@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { jsonChunks } from '../analysis/output.js';
 import { InputError, TooManyObservablesError } from '../analysis/request.js';
 import type { AnalysisService } from '../analysis/service.js';
-import { auditedId, originOf, type AuditRequest } from './audit.js';
+import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 
 export interface ApiOptions {
   prefix: string;
@@ -40,7 +40,7 @@ const requestSchema = v.object({
 
 export function createApi(options: ApiOptions): Hono {
   const { prefix, analyses } = options;
-  const audit = options.audit ?? (() => {});
+  const audit = options.audit ?? NO_AUDIT_REQUEST;
   const app = new Hono();
 
   app.onError(options.onError ?? ((error, c) => {

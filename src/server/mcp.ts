@@ -14,7 +14,7 @@ import { ToolError, type McpBackend } from '../mcp/backend.js';
 import { localBackend } from '../mcp/local-backend.js';
 import { createMcpServer } from '../mcp/server.js';
 import { hasRole } from '../store/users.js';
-import { auditedId, type AuditRequest } from './audit.js';
+import { auditedId, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 import { forbiddenMessage } from './auth.js';
 import { remoteAddress } from './rate-limit.js';
 
@@ -31,7 +31,7 @@ export interface McpRouteOptions {
 
 export function createMcpRoute(options: McpRouteOptions): Hono {
   const { app, limiter } = options;
-  const audit = options.audit ?? (() => {});
+  const audit = options.audit ?? NO_AUDIT_REQUEST;
   const { config } = app;
   const routes = new Hono();
   const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });

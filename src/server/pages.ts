@@ -11,7 +11,7 @@ import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
 import type { MeView } from '../view/types.js';
 import { notFound, sendChunks } from './api.js';
-import { auditedId, originOf, type AuditRequest } from './audit.js';
+import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 import { loadAssets } from './assets.js';
 import { escapeHtml } from './html.js';
 import { renderShell } from './shell.js';
@@ -44,7 +44,7 @@ const QUERY_MAX = 2000;
 
 export function createPages(options: PagesOptions): Hono {
   const { config, catalog, analyses } = options;
-  const audit = options.audit ?? (() => {});
+  const audit = options.audit ?? NO_AUDIT_REQUEST;
   const assets = loadAssets();
   const app = new Hono();
 
