@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UnknownEngineError } from '../src/engine/catalog.js';
 import { appOnUpstreams } from './helpers/app.js';
-import { noStack, runOas, type Run } from './helpers/cli.js';
+import { noStack, runOas, runProcess, type Run } from './helpers/cli.js';
+import { BIN } from './helpers/serve.js';
 import { moduleRecorder } from './helpers/module-log.js';
 import { tempDir } from './helpers/temp.js';
 
@@ -74,6 +75,14 @@ describe('oas analyze --help', () => {
     const broken = await oas(['analyze', '--help', '--config', join(dir, 'missing.json')]);
     assert.equal(broken.code, 0, broken.stderr);
     assert.match(broken.stdout, /Engines per observable type/);
+  });
+
+  test('help piped into a reader that goes away: exit 0, not a word on stderr (no EPIPE stack trace)', async () => {
+    for (const args of ['analyze --help', '--help', 'engines --help', 'help analyze']) {
+      // `true` exits at once without reading: every write of the help meets a closed pipe.
+      const run = await runProcess('bash', ['-c', `"${process.execPath}" "${BIN}" ${args} | true; echo "exit \${PIPESTATUS[0]}" >&2`], { cwd: dir, env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
+      assert.equal(run.stderr, 'exit 0\n', `oas ${args}`);
+    }
   });
 
   test('other commands and their help pay nothing for it', async () => {

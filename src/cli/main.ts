@@ -152,7 +152,21 @@ function buildProgram(analyzeHelp?: string): Command {
   return program;
 }
 
+/**
+ * `oas analyze --help | head -3`: a reader of standard output that goes away is no error of
+ * oas's (no EPIPE stack trace from commander's synchronous help). Commands that stream their
+ * output add their own handling (quietOnClosedOutput); any other failure to write is one line.
+ */
+function quietOnClosedStdout(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED' || process.stdout.listenerCount('error') > 1) return;
+    process.stderr.write(`oas: cannot write to standard output: ${error.code ?? error.message}\n`);
+    process.exit(EXIT_FAILED);
+  });
+}
+
 export async function main(argv: string[]): Promise<number> {
+  quietOnClosedStdout();
   const program = buildProgram(await analyzeHelpText(argv.slice(2)));
   try {
     process.exitCode = undefined;
