@@ -27,6 +27,8 @@ interface Example {
   command: string;
   /** Its code block, in README order. */
   block: number;
+  /** For a `$ oas ...` line of a terminal capture: the lines the capture shows it printing. */
+  prints?: string[];
 }
 
 /** The commands of the README's code blocks that run oas (and the lines they depend on). */
@@ -42,13 +44,17 @@ export function readmeExamples(readme: string): Example[] {
       if (previous?.endsWith('\\')) joined[joined.length - 1] = `${previous.slice(0, -1).trimEnd()} ${line.trim()}`;
       else joined.push(line);
     }
-    for (const raw of joined) {
+    joined.forEach((raw, index) => {
       const line = lang === 'sh' ? raw.trim() : raw.startsWith('$ ') ? raw.slice(2).trim() : '';
-      if (line === '' || line.startsWith('#')) continue;
+      if (line === '' || line.startsWith('#')) return;
       const command = stripComment(line);
-      if (lang !== 'sh' || /(^|[|;&]\s*|^\S+=\S+\s+)oas\b/.test(command)) examples.push({ command, block });
+      if (lang !== 'sh') {
+        // A terminal capture: what follows the command, up to the next command or the block's end.
+        const next = joined.findIndex((other, i) => i > index && other.startsWith('$ '));
+        examples.push({ command, block, prints: joined.slice(index + 1, next === -1 ? undefined : next) });
+      } else if (/(^|[|;&]\s*|^\S+=\S+\s+)oas\b/.test(command)) examples.push({ command, block });
       else if (/^(export|curl|cat) /.test(command)) examples.push({ command, block });
-    }
+    });
   });
   return examples;
 }
@@ -82,7 +88,8 @@ function given(command: string, g: Given): string {
     .replaceAll('8080', String(g.port8080))
     .replaceAll('8081', String(g.port8081))
     .replaceAll('/etc/oas/oas.config.json', g.config)
-    .replace('OAS_API_TOKEN=...', `OAS_API_TOKEN=${g.token}`);
+    .replace('OAS_API_TOKEN=...', `OAS_API_TOKEN=${g.token}`)
+    .replace('ABUSE_CH_AUTH_KEY=...', `ABUSE_CH_AUTH_KEY=${ABUSE_CH_KEY}`);
   if (g.redis) out = out.replaceAll('redis://127.0.0.1:6379', g.redis.url);
   if (g.securedRedis) out = out.replaceAll('redis.internal:6379', `127.0.0.1:${g.securedRedis.port}`);
   if (g.analysisId) out = out.replaceAll('5d0c...', g.analysisId);
@@ -179,6 +186,9 @@ async function stopped(child: ChildProcess): Promise<number | string | null> {
   }
 }
 
+/** A capture's lines as compared: trailing spaces and blank lines off, the analysis id a placeholder. */
+const capture = (text: string) => text.trimEnd().split('\n').map((line) => line.trimEnd().replace(/analysis [0-9a-f-]{36}$/, 'analysis <id>'));
+
 const isLongRunning = (command: string) => /\boas (serve|worker)\b/.test(command);
 
 describe('README examples', () => {
@@ -234,6 +244,8 @@ describe('README examples', () => {
           const ran = await bash(command, blockEnv);
           assert.equal(ran.code, 0, `${command}\nstdout: ${ran.stdout.slice(0, 2000)}\nstderr: ${ran.stderr}`);
           assert.doesNotMatch(ran.stderr, /\n\s+at .+:\d+:\d+/, 'no stack trace');
+          // A terminal capture shows what the command prints, as it prints it (the analysis id aside).
+          if (example.prints) assert.deepEqual(capture(ran.stdout), capture(example.prints.join('\n')), `the README's capture of ${command}`);
         }
         // Written files exist and are what they say.
         for (const example of block) {
@@ -257,6 +269,14 @@ describe('README examples', () => {
       }
     });
   }
+
+  test('"Your own engines" ran with its JSON in the folder\'s oas.config.json, as the README says', () => {
+    const file = JSON.parse(readFileSync(join(cwd, 'oas.config.json'), 'utf8')) as Record<string, unknown>;
+    const shown = readmeCustomEngines(README, urlhaus.url);
+    assert.deepEqual(file['custom_engines'], shown.custom_engines);
+    assert.deepEqual(file['engine_sets'], shown.engine_sets);
+    assert.match(README, /It goes in the configuration file: `oas\.config\.json` in the folder you run oas from/);
+  });
 
   test('the engine set of "Your own engines" ran its custom engine, a form POST with the key', () => {
     const calls = urlhaus.server.hits('POST /v1/host/');
