@@ -16,7 +16,10 @@ import { freePort } from './helpers/redis.js';
 import { completedResults, spawnServe, startAnalysis, type ServeProcess } from './helpers/serve.js';
 import { tempDir } from './helpers/temp.js';
 import { engineHarness } from './helpers/engine.js';
-import { defineEngine } from '../src/engine/contract.js';
+import { defineEngine, type EngineContext } from '../src/engine/contract.js';
+import { errorReason } from '../src/http/oauth.js';
+import { redact } from '../src/http/redact.js';
+import { upstreamReason } from '../src/http/refusal.js';
 import type { Observable } from '../src/observables/types.js';
 
 const KEY = 'ipinfo-key-Wq8xZ2mN5pR7';
@@ -133,5 +136,36 @@ describe('a timeout names the request it was waiting for, never one already answ
     } finally {
       await Promise.all([harness.close(), fake.close()]);
     }
+  });
+});
+
+describe('an upstream\'s long reason: its first sentence, secrets masked (issue 32)', () => {
+  const SECRET = 'sk-live. Zq81-secret';
+  const http = { redact: (text: string) => redact(text, [SECRET]) } as unknown as EngineContext['http'];
+  const ctx = { http } as unknown as EngineContext;
+
+  test('refusal.ts: the first sentence of a long message, the rest (advice, links, ids) left out; a short one whole', () => {
+    assert.equal(upstreamReason(JSON.stringify({ message: 'Invalid API key. Please visit https://example.test/account to get a new one. Request id 42.' }), ctx), 'Invalid API key.');
+    assert.equal(upstreamReason(JSON.stringify({ error: { title: 'Forbidden', message: 'Your plan does not include this endpoint. Upgrade at https://example.test/pricing.' } }), ctx),
+      'Forbidden: Your plan does not include this endpoint.');
+    assert.equal(upstreamReason('Key expired, e.g. after 90 days without a call. Renew it in your account at https://example.test/keys.', ctx),
+      'Key expired, e.g. after 90 days without a call.', 'an abbreviation does not end a sentence');
+    assert.equal(upstreamReason('api v1.2 is gone', ctx), 'api v1.2 is gone');
+    assert.equal(upstreamReason(JSON.stringify({ message: 'Missing application roles. API required roles: Ip.Read.All' }), ctx),
+      'Missing application roles. API required roles: Ip.Read.All', 'short: whole');
+  });
+
+  test('refusal.ts: a secret holding ". " is masked before the cut', () => {
+    assert.equal(upstreamReason(JSON.stringify({ detail: `Key ${SECRET} refused. Check it in your account settings, then try again: https://example.test/keys.` }), ctx), 'Key *** refused.');
+  });
+
+  test('oauth.ts: the description\'s first sentence without the OAuth code, trace and correlation ids left out, on one line or several', () => {
+    const description = 'AADSTS7000215: Invalid client secret provided. Ensure the secret being sent in the request is the client secret value, not the client secret ID, for a secret added to app \'0000\'.';
+    const trace = 'Trace ID: 7c1f Correlation ID: 9a2b Timestamp: 2026-01-09 10:00:00Z';
+    for (const text of [`${description} ${trace}`, `${description}\r\n${trace}`]) {
+      assert.equal(errorReason(JSON.stringify({ error: 'invalid_client', error_description: text, error_codes: [7000215] }), http), 'AADSTS7000215: Invalid client secret provided.');
+    }
+    assert.equal(errorReason(JSON.stringify({ error: 'invalid_client' }), http), 'invalid_client', 'the code alone when there is no description');
+    assert.equal(errorReason(JSON.stringify({ errors: [{ code: 401, message: `access denied, invalid client ${SECRET}. Create a new API client in the Falcon console.` }] }), http), 'access denied, invalid client ***.');
   });
 });

@@ -263,11 +263,15 @@ export class EngineError extends Error {
 
 /**
  * The upstream refused the engine's credentials (a 401/403, or its own words for it), as one line:
- * `<service>: authentication failed (<detail>)`. The runner adds which setting to check.
+ * `<service>: authentication failed (<detail>)`. The runner adds which setting to check: those of
+ * `settings` when the upstream said which credential it refused (`client_secret`), else every
+ * secret credential of the engine.
  */
 export class CredentialsRefusedError extends EngineError {
   override name = 'CredentialsRefusedError';
-  constructor(service: string, detail: string) {
+  readonly settings: readonly string[] | undefined;
+  constructor(service: string, detail: string, settings?: readonly string[]) {
     super(`${service}: authentication failed (${detail})`);
+    this.settings = settings;
   }
 }

@@ -13,12 +13,15 @@
  *   retried once (`withBearer`).
  * - Token requests go through the call's `ctx.http` (proxy, TLS, deadline, retries on 429/5xx).
  *   A refused token request is one line: `CrowdStrike: authentication failed (HTTP 401
- *   Unauthorized: access denied, invalid client)`, the client secret and the token masked.
+ *   Unauthorized: access denied, invalid client)`, the first sentence of the upstream's reason,
+ *   the client secret and the token masked. When the token endpoint says which credential it
+ *   refused (Microsoft's `error_codes`: an invalid or expired secret, an unknown application),
+ *   the error names that setting only (`engines.provider_14.client_secret or OAS_MDE_CLIENT_SECRET`).
  */
 import { createHash } from 'node:crypto';
 import * as v from 'valibot';
 import { CredentialsRefusedError, type EngineContext } from '../engine/contract.js';
-import { oneLine } from '../lookup/wording.js';
+import { reasonLine } from '../lookup/wording.js';
 import type { HttpClient, HttpResponse } from '../engine/contract.js';
 import { parseJson } from './client.js';
 import { HttpStatusError, UpstreamError, statusError } from './errors.js';
@@ -34,6 +37,11 @@ export interface TokenSpec {
   clientSecret: string;
   /** Further form fields (`grant_type`, `resource`, `scope`); `client_id` and `client_secret` are added. */
   form?: Readonly<Record<string, string>>;
+  /**
+   * The engine's settings holding the client id and secret, as its credentials declare them
+   * (default `client_id`, `client_secret`): a refusal names the one to check.
+   */
+  settings?: { clientId: string; clientSecret: string };
 }
 
 /** Seconds before the announced expiry at which a token is no longer used. */
@@ -68,19 +76,24 @@ const TokenSchema = v.looseObject({
   expires_in: v.nullish(v.union([v.number(), v.string()])),
 });
 
-/** Reasons in error bodies: OAuth2 (`error`, `error_description`), CrowdStrike (`errors[]`), Microsoft Graph-style (`error.{code,message}`). */
+/**
+ * Reasons in error bodies: OAuth2 (`error`, `error_description`; Microsoft adds `error_codes`),
+ * CrowdStrike (`errors[]`), Microsoft Graph-style (`error.{code,message}`).
+ */
 const ReasonSchema = v.looseObject({
   error: v.nullish(v.union([v.string(), v.looseObject({ code: v.nullish(v.string()), message: v.nullish(v.string()) })])),
   error_description: v.nullish(v.string()),
+  error_codes: v.nullish(v.array(v.unknown())),
   errors: v.nullish(v.array(v.looseObject({ code: v.nullish(v.unknown()), message: v.nullish(v.string()) }))),
   message: v.nullish(v.string()),
 });
 
 /**
  * The reason an OAuth2 server or an API gives in an error body, on one line with secrets masked
- * by `http`: `invalid_client: AADSTS7000215: Invalid client secret provided.`,
- * `access denied, invalid bearer token`... Only the first line of a description (Azure appends
- * trace and correlation ids on further lines).
+ * by `http`, cut to its first sentence: `AADSTS7000215: Invalid client secret provided.`,
+ * `access denied, invalid bearer token`... An OAuth2 description stands without its code
+ * (`invalid_client`), which says less; what follows the first sentence (Azure's advice, then its
+ * trace and correlation ids) is left out.
  */
 export function errorReason(body: string, http: HttpClient): string | undefined {
   let parts: (string | null | undefined)[] = [];
@@ -88,7 +101,7 @@ export function errorReason(body: string, http: HttpClient): string | undefined 
     const parsed = v.safeParse(ReasonSchema, JSON.parse(body));
     if (!parsed.success) return undefined;
     const { error, error_description: description, errors, message } = parsed.output;
-    if (typeof error === 'string') parts = [error, description];
+    if (typeof error === 'string') parts = [description?.trim() ? description : error];
     else if (error) parts = [error.code, error.message];
     else if (errors && errors.length > 0) parts = [errors[0]!.message];
     else parts = [message];
@@ -100,7 +113,34 @@ export function errorReason(body: string, http: HttpClient): string | undefined 
     .map((part) => part?.split(/\r?\n/)[0]?.trim())
     .filter((part): part is string => Boolean(part))
     .join(': ');
-  return reason ? oneLine(http.redact(reason), 200) : undefined;
+  return reason ? reasonLine(http.redact(reason)) : undefined;
+}
+
+/** Microsoft identity platform codes (`error_codes`, AADSTS...) that say which credential was refused. */
+const SECRET_REFUSED = new Set([
+  7000215, // invalid client secret
+  7000222, // client secret expired
+  7000218, // no client secret sent
+]);
+const CLIENT_ID_REFUSED = new Set([
+  700016, // no application with this identifier in the directory
+]);
+
+/** The setting of the credential a token endpoint's error body says it refused, if it says so. */
+function refusedSetting(body: string, spec: TokenSpec): string | undefined {
+  let codes: unknown[] | null | undefined;
+  try {
+    const parsed = v.safeParse(ReasonSchema, JSON.parse(body));
+    codes = parsed.success ? parsed.output.error_codes : undefined;
+  } catch {
+    return undefined;
+  }
+  const settings = spec.settings ?? { clientId: 'client_id', clientSecret: 'client_secret' };
+  for (const code of codes ?? []) {
+    if (SECRET_REFUSED.has(Number(code))) return settings.clientSecret;
+    if (CLIENT_ID_REFUSED.has(Number(code))) return settings.clientId;
+  }
+  return undefined;
 }
 
 function keyOf(spec: TokenSpec): string {
@@ -149,8 +189,9 @@ async function requestToken(ctx: EngineContext, spec: TokenSpec): Promise<Token>
     throw error;
   }
   if (response.status >= 300) {
-    const reason = errorReason(response.text(), http);
-    throw new CredentialsRefusedError(spec.service, statusError(response.status, reason).message);
+    const body = response.text();
+    const refused = refusedSetting(body, spec);
+    throw new CredentialsRefusedError(spec.service, statusError(response.status, errorReason(body, http)).message, refused ? [refused] : undefined);
   }
   let answer: v.InferOutput<typeof TokenSchema>;
   try {

@@ -4,7 +4,7 @@
  */
 import * as v from 'valibot';
 import { EngineError, type EngineContext } from '../engine/contract.js';
-import { oneLine } from '../lookup/wording.js';
+import { reasonLine } from '../lookup/wording.js';
 import type { HttpResponse } from '../engine/contract.js';
 import { HttpStatusError, statusError } from './errors.js';
 
@@ -31,9 +31,10 @@ const ReasonSchema = v.looseObject({
 });
 
 /**
- * The reason an upstream gives in an error body, on one line with secrets masked:
- * `{"error": "..."}`, `{"error": {"title", "message"}}` (ipinfo), `{"message": "..."}`,
- * `{"detail": "..."}`, or a short plain-text body. HTML pages (proxies, load balancers) say nothing.
+ * The reason an upstream gives in an error body, on one line with secrets masked, cut to its
+ * first sentence (the rest is advice, links, request ids): `{"error": "..."}`,
+ * `{"error": {"title", "message"}}` (ipinfo), `{"message": "..."}`, `{"detail": "..."}`, or a
+ * short plain-text body. HTML pages (proxies, load balancers) say nothing.
  */
 export function upstreamReason(body: string, ctx: EngineContext): string | undefined {
   let reason: string | undefined;
@@ -50,7 +51,7 @@ export function upstreamReason(body: string, ctx: EngineContext): string | undef
     const text = body.trim();
     if (text !== '' && !text.startsWith('<') && text.length <= 300) reason = text;
   }
-  return reason ? oneLine(ctx.http.redact(reason)) : undefined;
+  return reason ? reasonLine(ctx.http.redact(reason)) : undefined;
 }
 
 /** `HTTP 403 Forbidden: <the upstream's reason>` for a refused call. */

@@ -34,3 +34,24 @@ export function oneLine(text: string, max = 200): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
+
+/**
+ * The first sentence of an upstream's reason: up to the first `.`, `!` or `?` followed by a space
+ * and something other than a lowercase letter (so `e.g. the` and `v1.2` do not end it). What
+ * follows is advice, links or trace ids (`Ensure the secret... Trace ID: ...`), not the reason.
+ */
+export function firstSentence(text: string): string {
+  return /^.*?[.!?](?=\s+[^\s\p{Ll}])/su.exec(text)?.[0] ?? text;
+}
+
+/** Up to this many characters, an upstream's reason is kept whole (`Missing application roles. API required roles: Ip.Read.All`). */
+export const SHORT_REASON = 80;
+
+/**
+ * An upstream's reason made fit for a one-line error: whitespace collapsed, cut to its first
+ * sentence when longer than SHORT_REASON, length capped.
+ */
+export function reasonLine(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return oneLine(flat.length > SHORT_REASON ? firstSentence(flat) : flat, max);
+}

@@ -362,7 +362,8 @@ function notConfigured(engine: EngineDefinition, missing: readonly CredentialSpe
 
 /**
  * What to check after a failure, named by the settings that govern it: the timeout's settings,
- * or for a 401/403 from an engine with a key, the key's setting and environment variable.
+ * or for a 401/403 from an engine with a key, the key's setting and environment variable (only
+ * the refused one's when the upstream said which).
  */
 function whatToCheck(error: unknown, engine: EngineDefinition, keySent: boolean): string {
   if (error instanceof TimeoutError) return ` (limit: ${engine.custom ? 'custom_engines' : 'engines'}.${engine.id}.timeout_ms or engine_timeout_ms)`;
@@ -370,7 +371,11 @@ function whatToCheck(error: unknown, engine: EngineDefinition, keySent: boolean)
     ? error.status === 401 || error.status === 403
     : error instanceof CredentialsRefusedError;
   if (refused) {
-    const keys = secretCredentials(engine);
+    // The credential the upstream named (its client secret rather than its client id), else all.
+    const named = error instanceof CredentialsRefusedError && error.settings
+      ? secretCredentials(engine).filter((c) => error.settings!.includes(c.setting))
+      : [];
+    const keys = named.length > 0 ? named : secretCredentials(engine);
     const where = keys.map((c) => whereToSet(engine, c)).join(', ');
     if (keys.length > 0) return keySent ? ` (key refused: check ${where})` : ` (no key sent: set ${where})`;
   }

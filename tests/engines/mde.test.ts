@@ -356,19 +356,19 @@ describe('provider_14 token: one per process, shared, refreshed, never on disk',
     assert.equal(m.mde.tokenRequests(), 2);
   });
 
-  test('wrong client secret: Azure\'s 401 invalid_client on one line (no trace ids), the client id masked, no API call', async () => {
+  test('wrong client secret: the first sentence of Azure\'s 401 on one line (no trace ids, no advice after it), no API call', async () => {
     const m = mount();
     await watch.rejectsWith(m.run('8.8.8.8', 'IPv4', { client_secret: WRONG_SECRET }),
-      /^Microsoft Defender for Endpoint: authentication failed \(HTTP 401 Unauthorized: invalid_client: AADSTS7000215: Invalid client secret provided\. .*app '\*\*\*'\.\)$/);
+      /^Microsoft Defender for Endpoint: authentication failed \(HTTP 401 Unauthorized: AADSTS7000215: Invalid client secret provided\.\)$/);
     assert.equal(m.mde.apiCalls.length, 0);
   });
 
   test('unknown client id and unknown tenant: Azure\'s 400 on one line', async () => {
     const m = mount();
     await watch.rejectsWith(m.run('8.8.8.8', 'IPv4', { client_id: 'mde-app-unknown-0000' }),
-      /^Microsoft Defender for Endpoint: authentication failed \(HTTP 400 Bad Request: unauthorized_client: AADSTS700016: Application with identifier '\*\*\*' was not found/);
+      /^Microsoft Defender for Endpoint: authentication failed \(HTTP 400 Bad Request: AADSTS700016: Application with identifier '\*\*\*' was not found/);
     await watch.rejectsWith(m.run('8.8.8.8', 'IPv4', { tenant_id: 'not-my-tenant' }),
-      /^Microsoft Defender for Endpoint: authentication failed \(HTTP 400 Bad Request: invalid_request: AADSTS90002: Tenant 'not-my-tenant' not found\./);
+      /^Microsoft Defender for Endpoint: authentication failed \(HTTP 400 Bad Request: AADSTS90002: Tenant 'not-my-tenant' not found\.\)$/);
     assert.equal(m.mde.apiCalls.length, 0);
   });
 
@@ -578,7 +578,23 @@ describe('provider_14 through the runner', () => {
     const [result] = await runner(m, { tenant_id: TENANT, client_id: CLIENT_ID, client_secret: WRONG_SECRET }).analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['mde']);
     watch.result(result);
     assert.equal(result!.mde, null);
-    assert.match(result!.errors!.mde!, /^Microsoft Defender for Endpoint: authentication failed \(HTTP 401 Unauthorized: invalid_client: AADSTS7000215: /);
+    assert.match(result!.errors!.mde!, /^Microsoft Defender for Endpoint: authentication failed \(HTTP 401 Unauthorized: AADSTS7000215: /);
+  });
+
+  test('a refused client secret (issue 32): one short line, Azure\'s first sentence and the setting of the secret', async () => {
+    const m = mount();
+    const [result] = await runner(m, { tenant_id: TENANT, client_id: CLIENT_ID, client_secret: WRONG_SECRET }).analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['mde']);
+    watch.result(result);
+    const error = result!.errors!.mde!;
+    assert.equal(error, 'Microsoft Defender for Endpoint: authentication failed (HTTP 401 Unauthorized: AADSTS7000215: Invalid client secret provided.) (key refused: check engines.provider_14.client_secret or OAS_MDE_CLIENT_SECRET)');
+    assert.ok(error.length <= 210, `${error.length} characters`);
+  });
+
+  test('an unknown client id (issue 32): the setting of the client id, not the secret\'s', async () => {
+    const m = mount();
+    const [result] = await runner(m, { tenant_id: TENANT, client_id: 'mde-app-unknown-0000', client_secret: SECRET }).analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['mde']);
+    watch.result(result);
+    assert.equal(result!.errors!.mde, 'Microsoft Defender for Endpoint: authentication failed (HTTP 400 Bad Request: AADSTS700016: Application with identifier \'***\' was not found in the directory \'72f988bf-86f1-41af-91ab-2d7cd011db47\'.) (key refused: check engines.provider_14.client_id or OAS_MDE_CLIENT_ID)');
   });
 
   test('leaks: no secret and no issued token in the SQLite data directory (bug 18: no token file either)', async () => {
