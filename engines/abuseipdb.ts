@@ -5,9 +5,9 @@
  *
  * Result as the reference's, every key always present: `ip_address` (the queried IP), `reports`,
  * `risk_score`, `is_whitelisted`, `country_code`, `country_name`, `usage_type`, `isp`, `domain`,
- * `hostnames`, `is_tor`, `last_reported_at` (null when never reported) and `link` (the public
- * check page, never carrying the key). An address nobody reported is not "not found": it is the
- * documented result with `reports: 0` and `risk_score: 0`.
+ * `hostnames`, `is_tor`, `last_reported_at` (null when never reported; as sent otherwise, `""`
+ * included) and `link` (the public check page, never carrying the key). An address nobody
+ * reported is not "not found": it is the documented result with `reports: 0` and `risk_score: 0`.
  *
  * Differences from the reference (engines.md 1.9, 8 items 3 and 19):
  * - A bad key (401/403), the quota (429, retried within the deadline as Retry-After says), a
@@ -15,9 +15,10 @@
  *   AbuseIPDB's own reason (`errors[0].detail`) is added, with the key masked.
  * - Quirk fixed: the reference used `.get(key, default)`, so an upstream `null` stayed `null`
  *   in fields typed str/int/bool/list; here the default applies to `null` too, so every field
- *   has its documented type (except `last_reported_at`, documented as possibly null). Likewise
- *   `""` is the default, flags sent as 0/1 or "true"/"false" are booleans, counts sent as numeric
- *   text are numbers, and one host name in place of the `hostnames` list is a list of it.
+ *   has its documented type (except `last_reported_at`, documented as possibly null). A text
+ *   sent as `""` stays `""` (issue 32), flags sent as 0/1 or "true"/"false" are booleans,
+ *   counts sent as numeric text are numbers, and one host name in place of the `hostnames` list
+ *   is a list of it.
  * - `isp`, `domain`, `hostnames` and `is_tor`, for which the reference had no default (a missing
  *   key gave null), get `""`, `[]` and false like the other fields.
  * - The key is never sent empty (v0.11 did): the runner refuses to call without one, and so
@@ -82,7 +83,7 @@ export interface AbuseIpdbResult {
   domain: string;
   hostnames: string[];
   is_tor: boolean;
-  /** ISO 8601 time of the latest report; null when never reported. */
+  /** ISO 8601 time of the latest report as sent; null when never reported (absent or null). */
   last_reported_at: string | null;
   /** `https://www.abuseipdb.com/check/<ip>`. */
   link: string;
@@ -116,7 +117,7 @@ export async function abuseIpdbLookup(observable: Observable, ctx: EngineContext
     domain: data.domain ?? '',
     hostnames: data.hostnames,
     is_tor: data.isTor,
-    last_reported_at: data.lastReportedAt || null,
+    last_reported_at: data.lastReportedAt,
     link: `${CHECK_PAGE}/${ip}`,
   };
 }

@@ -178,8 +178,9 @@ function newestFirst(pulses: readonly Pulse[]): Pulse[] {
   return pulses.map((p, i) => ({ p, i, at: time(p) })).sort((a, b) => b.at - a.at || a.i - b.i).map(({ p }) => p);
 }
 
+/** A family's name: its `display_name`, else (absent or empty) its `id`. */
 function familyName(family: Family): string | null {
-  return typeof family === 'string' ? family : family.display_name ?? family.id;
+  return typeof family === 'string' ? family : family.display_name || family.id;
 }
 
 /** Names in first-seen order, de-duplicated case-insensitively, blanks dropped. */

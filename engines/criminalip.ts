@@ -25,7 +25,8 @@
  *   null, or as one entry instead of a list, is read as `[]` / a list of it. Issue flags sent as
  *   0/1, "true"/"false" or null are read as booleans (null → false); a port's `is_vulnerability`
  *   stays null only when Criminal IP says nothing. Numbers sent as numeric strings (counts,
- *   coordinates) are read as numbers.
+ *   coordinates) are read as numbers. A text Criminal IP sends, `""` included, is kept as sent
+ *   (issue 32: `ids.data[].url: ""` stays `""`, as in the reference); absent or null is null.
  */
 import { STATUS_CODES } from 'node:http';
 import * as v from 'valibot';
@@ -206,7 +207,8 @@ function toResult(answer: Answer, ip: string): CriminalIpResult {
         })),
       }
       : null,
-    ip: answer.ip || ip,
+    // The queried address when Criminal IP leaves `ip` out; what it sends otherwise.
+    ip: answer.ip ?? ip,
     issues: answer.issues
       ? Object.fromEntries(ISSUE_FLAGS.map((f) => [f, answer.issues?.[f] === true])) as CriminalIpIssues
       : null,
@@ -255,7 +257,7 @@ export function criminalIpSummary(result: CriminalIpResult): string {
   if (result.ids && result.ids.count > 0) parts.push(count(result.ids.count, 'IDS event'));
   const owner = result.whois?.data[0];
   if (owner) {
-    const as = [owner.as_no !== null ? `AS${owner.as_no}` : null, owner.as_name ?? owner.org_name].filter(Boolean).join(' ');
+    const as = [owner.as_no !== null && owner.as_no !== '' ? `AS${owner.as_no}` : null, owner.as_name || owner.org_name].filter(Boolean).join(' ');
     const where = [as, owner.org_country_code].filter(Boolean).join(', ');
     if (where) parts.push(where);
   }
@@ -312,7 +314,7 @@ export function criminalIpDetails(result: CriminalIpResult, target: string): Det
   const flags = result.issues
     ? (Object.entries(ISSUE_LABELS) as [IssueFlag, string][]).filter(([flagName]) => result.issues?.[flagName]).map(([, label]) => label)
     : [];
-  const as = owner ? [owner.as_no !== null ? `AS${owner.as_no}` : null, owner.as_name].filter(Boolean).join(' ') : '';
+  const as = owner ? [owner.as_no !== null && owner.as_no !== '' ? `AS${owner.as_no}` : null, owner.as_name].filter(Boolean).join(' ') : '';
   const place = owner ? [owner.city, owner.region, owner.org_country_code].filter(Boolean).join(', ') : '';
   const alerts = (ids?.data ?? []).slice(0, 3).map((event) => field(
     'IDS alert',

@@ -35,8 +35,9 @@
  * - Nothing in Falcon's answers is needed but their being JSON objects (issue 26): a device
  *   resource without `device_count` (or null, "") is 0 devices; an indicator's lists sent as null
  *   or left out are `[]`, one string in place of a list is a list of it; `malicious_confidence`
- *   sent as "" is null; dates sent as numeric strings are read as epoch seconds. Falcon's "nothing
- *   here" 404 is recognised by its `errors` key with no resources, `errors: null` included.
+ *   is kept as sent, `""` included (issue 32), null when left out; dates sent as numeric strings
+ *   are read as epoch seconds. Falcon's "nothing here" 404 is recognised by its `errors` key with
+ *   no resources, `errors: null` included.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpClient, type HttpResponse } from '../src/engine/contract.js';
@@ -304,7 +305,7 @@ export function crowdStrikeDetails(result: CrowdStrikeResult): DetailField[] {
   const found = result.indicator_found ? result : null;
   return fields(
     field('Devices', result.device_count),
-    field('Falcon Intelligence', found ? `malicious confidence ${found.malicious_confidence ?? 'unknown'}` : 'not found'),
+    field('Falcon Intelligence', found ? `malicious confidence ${found.malicious_confidence || 'unknown'}` : 'not found'),
     field('Actors', found?.actors),
     field('Malware families', found?.malware_families),
     field('Threat types', found?.threat_types),

@@ -17,7 +17,8 @@
  *   key): without `hits.total`, `total` is the number of hits sent; `hits.hits` left out or null
  *   is no hit, one hit in place of a list is read as a list of it; a hit without `branch` links
  *   to the file on `HEAD` (GitHub's default branch), one without `path` to the repository's page
- *   (description "").
+ *   (description ""); an empty `branch` or `path` is used as missing for the link only, the
+ *   description keeps the path as sent.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext } from '../src/engine/contract.js';
@@ -36,8 +37,8 @@ const GITHUB = 'https://github.com';
 
 /** `"owner/repo"`, or before 2025-08-27 `{"raw": "owner/repo"}`. */
 const Text = v.union([v.string(), v.pipe(v.looseObject({ raw: v.string() }), v.transform((wrapped) => wrapped.raw))]);
-/** The same when present; absent, null or `""` → null. */
-const OptionalText = v.optional(v.pipe(v.nullable(Text), v.transform((value) => value || null)), null);
+/** The same when present, `""` included (issue 32); absent or null → null. */
+const OptionalText = v.optional(v.nullable(Text), null);
 
 /** A hit needs its repository (what it is a hit of); branch and path are read when present. */
 const HitSchema = v.looseObject({ repo: Text, branch: OptionalText, path: OptionalText });
@@ -99,12 +100,13 @@ export async function codeSearchLookup(observable: Observable, ctx: EngineContex
 
 /**
  * The file's page on GitHub; branch and path encoded per segment (their `/` kept). Without a
- * branch, `HEAD` (GitHub's default branch); without a path, the repository's page.
+ * branch (or an empty one), `HEAD` (GitHub's default branch); without a path (or an empty one), the
+ * repository's page.
  */
 function fileUrl(repo: string, branch: string | null, path: string | null): string {
   const segments = (text: string) => text.split('/').map(encodeURIComponent).join('/');
   if (!path) return `${GITHUB}/${repo}`;
-  return `${GITHUB}/${repo}/blob/${segments(branch ?? 'HEAD')}/${segments(path.replace(/^\/+/, ''))}`;
+  return `${GITHUB}/${repo}/blob/${segments(branch || 'HEAD')}/${segments(path.replace(/^\/+/, ''))}`;
 }
 
 /** `3 code hits: owner1/repo1, owner2/repo2`; `no code hits`. */

@@ -34,8 +34,8 @@ import { field, fields as cardFields, sourceLink } from '../src/lookup/fields.js
 
 /**
  * One listed URL as Safe Browsing reports it; extra members are kept as received. Read when
- * present: `url` (absent, null or "": the URL asked about, filled in by the lookup) and
- * `threatTypes` (absent or null: `[]`, one type alone: a list of it).
+ * present: `url` (absent or null: the URL asked about, filled in by the lookup; `""` kept as
+ * sent, issue 32) and `threatTypes` (absent or null: `[]`, one type alone: a list of it).
  */
 const ThreatUrlSchema = v.looseObject({
   url: text(),
@@ -215,7 +215,8 @@ export function safeBrowsingDetails(result: SafeBrowsingResult, target: string):
   return cardFields(
     field('Status', result.threat_found),
     field('Threat types', result.threat_types),
-    ...listed.slice(0, 5).map((threat) => field('Listed URL', threat.threatTypes.length > 0 ? `${threat.url} (${threat.threatTypes.join(', ')})` : threat.url)),
+    // A listed URL Google left empty is the one asked about.
+    ...listed.slice(0, 5).map((threat) => field('Listed URL', threat.threatTypes.length > 0 ? `${threat.url || target} (${threat.threatTypes.join(', ')})` : threat.url || target)),
     listed.length > 5 ? field('More listed URLs', listed.length - 5) : null,
     sourceLink('Site status', SITE_STATUS + encodeURIComponent(target)),
   );

@@ -14,12 +14,13 @@
  *   (engines.md 8 item 15): userinfo, ports and IPv6 literals no longer break it. A URL whose
  *   host is an IP address is not looked up: the API searches domains.
  * - The fields the result is read for are always there, with their default when Hudson Rock
- *   leaves them out or sends null, "" or 0 in another form: e-mail `stealers` [] and the two
- *   service totals 0; domain `total`, `totalStealers`, `employees`, `users`, `third_parties`,
- *   `totalUrls` 0, the two `last_*_compromised` dates null, `is_shopify` false, `applications`
- *   and `thirdPartyDomains` []; in a stealer, the computer, system, date and family null and its
- *   totals 0. One object in place of a list is a list of it, null entries are dropped. The
- *   reference passed the body through as sent, missing keys missing.
+ *   leaves them out or sends null (or, for counts and flags, "" or 0 in another form): e-mail
+ *   `stealers` [] and the two service totals 0; domain `total`, `totalStealers`, `employees`,
+ *   `users`, `third_parties`, `totalUrls` 0, the two `last_*_compromised` dates null,
+ *   `is_shopify` false, `applications` and `thirdPartyDomains` []; in a stealer, the computer,
+ *   system, date and family null and its totals 0. A text sent as "" stays "" (issue 32). One
+ *   object in place of a list is a list of it, null entries are dropped. The reference passed
+ *   the body through as sent, missing keys missing.
  * - An answer carrying Hudson Rock's `error` is an error with its words, not a result; a 429 is
  *   retried as the upstream asks instead of becoming `null`.
  *

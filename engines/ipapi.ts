@@ -15,10 +15,12 @@
  *   upstream's reason, the key masked) instead of becoming null; 429/5xx are retried.
  * - The fields read downstream are read leniently (issue 26), so the result differs from the
  *   upstream object there: the eight `is_*` flags are always present as booleans (absent, null,
- *   0 or "" → false, 1 or "true" → true; the reference copied them, or left them out); an empty
- *   or null `location.city/state/country/country_code`, `vpn.service/url/type` or `asn.org` is
- *   null (before "Unknown" for `asn.org`); an `asn` of 0, false, "" or [] is the Unknown ASN.
- *   Only `ip` is needed (absent or "" → an error naming it, where the reference gave `null`).
+ *   0 or "" → false, 1 or "true" → true; the reference copied them, or left them out); a null or
+ *   absent `location.city/state/country/country_code` or `vpn.service/url/type` is null, and a
+ *   null or absent `asn.org` "Unknown" (a text sent, `""` included, is kept as sent: issue 32);
+ *   an `asn` of 0, false, "" or [] is the Unknown ASN, and an empty `asn.asn` the "Unknown" ASN
+ *   number. Only `ip` is needed (absent or "" → an error naming it, where the reference gave
+ *   `null`); an `error` sent as "" is no error.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
@@ -34,7 +36,7 @@ import { field, fields, sourceLink } from '../src/lookup/fields.js';
 /**
  * ipapi.is' answer. Needed: a JSON object with `ip` (checked below). Only the fields read
  * downstream are typed, each read when present: the `is_*` flags are booleans (absent, null, 0
- * or "" → false), the texts of `asn`, `location` and `vpn` are null when absent or "";
+ * or "" → false), the texts of `asn`, `location` and `vpn` are null when absent or null;
  * everything else (company, abuse, datacenter, rir, elapsed_ms...) is kept as it comes.
  */
 const AsnSchema = v.looseObject({
@@ -64,7 +66,7 @@ type IpapiAnswer = v.InferOutput<typeof IpapiSchema>;
 export interface IpapiAsn {
   /** "AS13335", or "Unknown" when ipapi.is knows no ASN. */
   asn: string;
-  /** Owner of the ASN, or "Unknown". */
+  /** Owner of the ASN as sent (`""` included), or "Unknown" when ipapi.is gives none. */
   org: string;
   route?: string;
   descr?: string;
@@ -112,7 +114,7 @@ export async function ipapiLookup(observable: Observable, ctx: EngineContext): P
   });
   if (response.status >= 300) throw refusedError(response, ctx);
   const answer = parseJson(response.text(), IpapiSchema);
-  if (answer.error !== null) throw new UpstreamError(`ipapi.is: ${oneLine(ctx.http.redact(answer.error))}`);
+  if (answer.error !== null && answer.error.trim() !== '') throw new UpstreamError(`ipapi.is: ${oneLine(ctx.http.redact(answer.error))}`);
   if (answer.ip === undefined || answer.ip.trim() === '') throw new BadResponseError('unexpected answer from upstream at ip: missing');
   const { error: _error, ...rest } = answer;
   return { ...rest, ip: answer.ip, asn: normaliseAsn(answer.asn) } as IpapiResult;
@@ -123,16 +125,16 @@ function normaliseAsn(asn: IpapiAnswer['asn']): IpapiAsn {
   if (!asn || typeof asn !== 'object' || Array.isArray(asn)) return { ...UNKNOWN_ASN };
   const number = typeof asn.asn === 'string' ? asn.asn.trim().replace(/^AS/i, '') : asn.asn;
   if (number === undefined || number === null || number === '') {
-    return { ...asn, asn: 'Unknown', org: asn.org || 'Unknown' } as IpapiAsn;
+    return { ...asn, asn: 'Unknown', org: asn.org ?? 'Unknown' } as IpapiAsn;
   }
-  return { ...asn, asn: `AS${number}`, org: asn.org || 'Unknown' } as IpapiAsn;
+  return { ...asn, asn: `AS${number}`, org: asn.org ?? 'Unknown' } as IpapiAsn;
 }
 
 
 /** `AS13335 Cloudflare, Inc. · US, San Francisco · datacenter · VPN (NordVPN) · abuser`. */
 export function ipapiSummary(result: IpapiResult): string {
   const parts: string[] = [];
-  if (result.asn.asn !== 'Unknown') parts.push(result.asn.org !== 'Unknown' ? `${result.asn.asn} ${result.asn.org}` : result.asn.asn);
+  if (result.asn.asn !== 'Unknown') parts.push(result.asn.org && result.asn.org !== 'Unknown' ? `${result.asn.asn} ${result.asn.org}` : result.asn.asn);
   const place = [result.location?.country_code, result.location?.city].filter((p) => typeof p === 'string' && p !== '');
   if (place.length > 0) parts.push(place.join(', '));
   if (result.is_bogon) parts.push('bogon');

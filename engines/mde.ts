@@ -29,10 +29,11 @@
  *   one-line `Microsoft Defender for Endpoint: authentication failed (...)`, secrets masked;
  *   403, 5xx, 429 (after retries), a malformed answer and a timeout are reported, not `null`.
  * - The URL link's `url` parameter is URL-encoded (the reference pasted the raw URL).
- * - Only the stats object is needed (issue 26). A file field sent as null or "" is "Unknown",
- *   as an absent one was in the reference (which copied null and "" as they were); a
- *   `isValidCertificate` sent as 0/1 or "true"/"false" is the boolean it means. The stats keys
- *   are returned as MDE sent them; a date left out, null or "" stays so (as in the reference).
+ * - Only the stats object is needed (issue 26). A file field sent as null is "Unknown", as an
+ *   absent one was in the reference (which copied null as it was); one sent as "" stays "" (as in
+ *   the reference, issue 32); a `isValidCertificate` sent as 0/1 or "true"/"false" is the
+ *   boolean it means. The stats keys are returned as MDE sent them; a date left out, null or ""
+ *   stays so (as in the reference).
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpClient, type HttpResponse } from '../src/engine/contract.js';
@@ -88,12 +89,13 @@ const StatsSchema = v.looseObject({
 });
 
 /**
- * The file call's fields, each read when present: absent, null or "" is the reference's
- * "Unknown"; `isValidCertificate` sent as 0/1 or "true"/"false" is read as a boolean.
+ * The file call's fields, each read when present: absent or null is the reference's "Unknown",
+ * a text is kept as sent (`""` included); `isValidCertificate` sent as 0/1 or "true"/"false" is
+ * read as a boolean, sent as `""` kept as `""` (it says neither yes nor no).
  */
 const FileInfoSchema = jsonObject({
   ...Object.fromEntries(FILE_FIELDS.map((name) => [name, text()])),
-  isValidCertificate: v.optional(v.pipe(v.unknown(), v.transform((value) => (value === '' ? null : value)), flagOrNull()), null),
+  isValidCertificate: v.optional(v.union([v.literal(''), flagOrNull()]), null),
 });
 
 /** MDE's error body: `{"error": {"code": "ResourceNotFound", "message": "...", "target": "..."}}`. */

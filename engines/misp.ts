@@ -28,8 +28,9 @@
  * - The request goes through the shared client, so `proxy_url` and `ssl_verify` apply.
  * - An answer is read leniently (issue 26): only a JSON object is needed. A missing, null or
  *   empty `response` or `Attribute` is no match, one attribute object in place of the list is
- *   that attribute, null entries are skipped, an empty or numeric `Event.info` is "Unknown" or its
- *   text. The reference failed (`null`) on a missing `response` and on a non-list `Attribute`.
+ *   that attribute, null entries are skipped, a missing or null `Event.info` is "Unknown", a
+ *   numeric one its text, an empty one "" as sent (issue 32, as the reference). The reference
+ *   failed (`null`) on a missing `response` and on a non-list `Attribute`.
  * - Errors are errors, not `null` (engines.md 8 item 3): a refused key (401/403) is a one-line
  *   authentication error naming MISP with MISP's reason, key masked; other HTTP errors (429 and
  *   5xx after the client's retries), a malformed body and a timeout are reported too.
@@ -85,7 +86,7 @@ const AnswerSchema = jsonObject({
 const ErrorSchema = v.looseObject({ name: v.nullish(v.string()), message: v.nullish(v.string()) });
 
 export interface MispEvent {
-  /** `Event.info`, "Unknown" when absent. */
+  /** `Event.info` as sent (`""` included), "Unknown" when absent or null. */
   title: string;
   /** `<base_url>/events/view/<event id>`; null when the attribute names no event. */
   url: string | null;
@@ -155,7 +156,7 @@ export async function mispLookup(observable: Observable, ctx: EngineContext): Pr
     if (byEvent.has(eventId)) continue;
     byEvent.set(eventId, {
       event: {
-        title: attribute.Event?.info || 'Unknown',
+        title: attribute.Event?.info ?? 'Unknown',
         url: eventId !== null ? `${base}/events/view/${encodeURIComponent(eventId)}` : null,
         timestamp: attribute.timestamp === null || attribute.timestamp === undefined ? null : String(attribute.timestamp),
       },
@@ -206,7 +207,7 @@ export function mispSummary(result: MispResult): string {
   if (result.count === 0) return 'no attribute';
   const parts = [count(result.count, 'attribute')];
   const latest = result.events[0];
-  if (latest) parts.push(`latest event: ${latest.title}`);
+  if (latest?.title) parts.push(`latest event: ${latest.title}`);
   if (result.first_seen && result.last_seen) {
     parts.push(result.first_seen === result.last_seen ? `seen ${result.first_seen}` : `seen ${result.first_seen} to ${result.last_seen}`);
   }
@@ -238,7 +239,8 @@ export function mispDetails(result: MispResult): DetailField[] {
     field('Attributes', result.count),
     field('First seen', result.first_seen),
     field('Last seen', result.last_seen),
-    ...result.events.map((event, i) => field(`Event ${i + 1}`, event.title, event.url)),
+    // An event whose title MISP sent empty shows its link instead.
+    ...result.events.map((event, i) => field(`Event ${i + 1}`, event.title || event.url, event.url)),
     sourceLink('Open in MISP', result.link),
   );
 }

@@ -8,8 +8,9 @@
  * has no authentication of its own, a reverse proxy in front of it may).
  *
  * Result as the reference's, exactly these keys: `status` (`HIT` when at least one list matched,
- * else `CLEAN`) and `warninglists` (the names of the matching lists, the daemon's order, `Unknown`
- * for a list without a name). Not on any list is `{"status": "CLEAN", "warninglists": []}`.
+ * else `CLEAN`) and `warninglists` (the names of the matching lists as sent, the daemon's order,
+ * `Unknown` for a list without a name, `""` for one named `""`). Not on any list is
+ * `{"status": "CLEAN", "warninglists": []}`.
  *
  * Differences from the reference:
  * - Bug fixed (engines.md 9.3 "Bug", 8 items 3 and 5): every failure is reported in `errors` —
@@ -25,7 +26,8 @@
  *   of trailing `/` removed (the reference removed one).
  * - An answer is read leniently (issue 26): only a JSON object is needed. `matches` absent, null,
  *   "" or {} is CLEAN (as the reference), one match object in place of the list is that match,
- *   null entries are skipped, a numeric list name is its text; `value` and `matched` are not read
+ *   null entries are skipped, a numeric list name is its text, a name sent as "" stays "" (issue
+ *   32; summary, evidence and card call it "unnamed list"); `value` and `matched` are not read
  *   (the reference did not read them either). A match that is not an object still fails.
  * - The token never appears in a result or an error, neither as is nor in its Basic form.
  * - A refused token (401/403 from the reverse proxy) is a one-line authentication error naming
@@ -48,7 +50,7 @@ export const MISP_FEEDBACK_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6', '
 
 /** One matching list; the daemon also sends `slug`, `description`, `list_type`, `category`... */
 const MatchSchema = jsonObject({
-  /** Absent, null or "" → "Unknown" (below). */
+  /** Absent or null → "Unknown" (below); `""` kept as sent. */
   name: text(),
 });
 
@@ -101,10 +103,15 @@ export async function mispFeedbackLookup(observable: Observable, ctx: EngineCont
   return { status: warninglists.length > 0 ? 'HIT' : 'CLEAN', warninglists };
 }
 
+/** A list's name for people: one sent empty is "unnamed list". */
+function shownName(name: string): string {
+  return name.trim() !== '' ? name : 'unnamed list';
+}
+
 /** `on 2 warning lists: List of known IPv4 public DNS resolvers, ...`; `on no warning list`. */
 export function mispFeedbackSummary(result: MispFeedbackResult): string {
   if (result.warninglists.length === 0) return 'on no warning list';
-  return `on ${count(result.warninglists.length, 'warning list')}: ${result.warninglists.join(', ')}`;
+  return `on ${count(result.warninglists.length, 'warning list')}: ${result.warninglists.map(shownName).join(', ')}`;
 }
 
 /**
@@ -115,7 +122,7 @@ export function mispFeedbackSummary(result: MispFeedbackResult): string {
  */
 export function mispFeedbackEvidence(result: MispFeedbackResult | null): Evidence | undefined {
   if (!result || result.status !== 'HIT' || !Array.isArray(result.warninglists) || result.warninglists.length === 0) return undefined; // on no list: no judgement
-  const lists = result.warninglists.slice(0, 2).join('; ') + (result.warninglists.length > 2 ? `; and ${result.warninglists.length - 2} more` : '');
+  const lists = result.warninglists.slice(0, 2).map((name) => (typeof name === 'string' ? shownName(name) : String(name))).join('; ') + (result.warninglists.length > 2 ? `; and ${result.warninglists.length - 2} more` : '');
   // On a warning list: a well-known value, likely a false positive.
   return { level: 'clean', reason: `on warning list${result.warninglists.length > 1 ? 's' : ''} ${oneLine(lists, 240)}: likely false positive` };
 }
@@ -124,7 +131,7 @@ export function mispFeedbackEvidence(result: MispFeedbackResult | null): Evidenc
 export function mispFeedbackDetails(result: MispFeedbackResult): DetailField[] {
   return fields(
     field('Status', result.status === 'HIT' ? 'HIT (on a warning list: likely benign or well known)' : 'CLEAN (on no warning list)'),
-    ...result.warninglists.map((name, i) => field(`Warning list ${i + 1}`, name)),
+    ...result.warninglists.map((name, i) => field(`Warning list ${i + 1}`, shownName(name))),
   );
 }
 

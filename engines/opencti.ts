@@ -27,13 +27,15 @@
  *   `data` nor `errors` is an error, as `null` was in the reference) and, in the search's,
  *   `globalSearch`. Read when present: `edges` (absent, null or one edge object in place of the
  *   list → none / that one; an edge without node is skipped), every node and indicator field
- *   ("" is null, 0/1 and "" for `revoked` are booleans, numbers sent as text are numbers).
+ *   (a text kept as sent, `""` included (issue 32), 0/1 and "" for `revoked` are booleans,
+ *   numbers sent as text are numbers; a date that is no date, "" included, gives a null day).
  *   Where the reference had nothing to copy it failed; oas gives instead:
  *   - `global_count`: the number of edges returned when `pageInfo.globalCount` is absent (the
  *     best count at hand; at most 100, like `entity_counts`);
- *   - a node without `entity_type` is counted under "Unknown";
- *   - an indicator without `id` is not linked nor asked about: the first indicator that has one
- *     is (the reference asked for `undefined`).
+ *   - a node without `entity_type` is counted under "Unknown" (one whose type is "" under "", as
+ *     sent; summary and card call it "Unknown");
+ *   - an indicator without `id` (or with an empty one) is not linked nor asked about: the first
+ *     indicator that has one is (the reference asked for `undefined`).
  * - Bug fixed (engines.md 8 item 15): a URL's search value is its host from the shared URL parser
  *   (userinfo and IPv6 literals handled); a domain containing "http" (`httpbin.org`) is searched
  *   as the domain it is, not cut as a URL.
@@ -310,8 +312,8 @@ export async function openCtiLookup(observable: Observable, ctx: EngineContext):
     valid_until: null,
     confidence: null,
   };
-  // The first indicator that has an id: one without cannot be linked nor asked about.
-  const id = nodes.find((node) => node.entity_type === 'Indicator' && node.id !== null)?.id;
+  // The first indicator that has an id: one without (or with "") cannot be linked nor asked about.
+  const id = nodes.find((node) => node.entity_type === 'Indicator' && node.id !== null && node.id.trim() !== '')?.id;
   if (!id) return result;
   result.latest_indicator_link = `${base}/dashboard/observations/indicators/${encodeURIComponent(id)}`;
   const detail = (await graphql(ctx, endpoint, key, { query: INDICATOR_QUERY, variables: { id } }, IndicatorDataSchema)).indicator;
@@ -334,10 +336,10 @@ function isMatch(result: OpenCtiResult): result is OpenCtiMatch {
 export function openCtiSummary(result: OpenCtiResult): string {
   const types = Object.entries(result.entity_counts);
   if (types.length === 0) return result.global_count > 0 ? count(result.global_count, 'object') : 'no match';
-  const parts = [`${count(result.global_count, 'object')}: ${types.map(([type, n]) => `${type} ${n}`).join(', ')}`];
+  const parts = [`${count(result.global_count, 'object')}: ${types.map(([type, n]) => `${type || 'Unknown'} ${n}`).join(', ')}`];
   if (result.latest_created_at) parts.push(`latest ${result.latest_created_at}`);
   if (isMatch(result) && result.latest_indicator_link) {
-    const indicator = [`indicator ${result.latest_indicator_name ?? '(unnamed)'}`];
+    const indicator = [`indicator ${result.latest_indicator_name || '(unnamed)'}`];
     if (result.x_opencti_score !== null) indicator.push(`score ${result.x_opencti_score}`);
     if (result.revoked) indicator.push('revoked');
     parts.push(indicator.join(', '));
@@ -376,9 +378,9 @@ export function openCtiDetails(result: OpenCtiResult): DetailField[] {
   const match = isMatch(result) ? result : null;
   return fields(
     field('Matches', result.global_count),
-    field('Entity types', Object.entries(result.entity_counts).map(([type, n]) => `${type}: ${n}`)),
+    field('Entity types', Object.entries(result.entity_counts).map(([type, n]) => `${type || 'Unknown'}: ${n}`)),
     field('Latest created', result.latest_created_at),
-    match && field('Latest indicator', match.latest_indicator_name ?? match.latest_indicator_link, match.latest_indicator_link),
+    match && field('Latest indicator', match.latest_indicator_name || match.latest_indicator_link, match.latest_indicator_link),
     match && field('Score', match.x_opencti_score),
     match && field('Confidence', match.confidence),
     match && field('Revoked', match.revoked),

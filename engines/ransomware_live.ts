@@ -6,7 +6,8 @@
  *
  * Result as the reference's, every key always present: `found`, `count` (victims kept),
  * `victims` (upstream order, each exactly `{post_title, group_name, website, discovered,
- * permalink}`, a value `null` when absent upstream, `discovered` passed through unchanged) and
+ * permalink}`, a value `null` when absent (or null) upstream, as sent otherwise (`""` included),
+ * `discovered` passed through unchanged) and
  * `search_url` (the search on the public site; **not** `link`). No hit is
  * `{found: false, count: 0, victims: [], search_url}`, not `null`. The envelope's own `count`,
  * `query` and `client` (an echo of the calling account) are ignored; an item of `victims` that is
@@ -22,7 +23,7 @@
  *   `victims` that carries an error message (`detail`, `error` or `message`).
  * - Read when present (issue 26): `victims` sent as one victim object instead of a list is a list
  *   of it (the reference skipped it as "no victim"), and as `{}` or "" is no victim; a victim
- *   field sent as "" is null, as an absent one (the reference passed "" through).
+ *   field sent as "" stays "", as the reference passed it through (issue 32).
  * - No key, no call (as the reference; the runner refuses before any request, and so does the
  *   lookup when called directly). The key never appears in a result or an error.
  * - The host of a URL comes from the shared WHATWG parser (as HEAD's; an IPv6 literal without
@@ -49,8 +50,8 @@ const SEARCH_PAGE = 'https://www.ransomware.live/search';
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-/** A victim field: text when present; absent, null or "" → null. A number or an object is no victim field. */
-const text = v.optional(v.pipe(v.nullable(v.string()), v.transform((value) => value || null)), null);
+/** A victim field: text when present, `""` included (issue 32); absent or null → null. A number or an object is no victim field. */
+const text = v.optional(v.nullable(v.string()), null);
 
 /**
  * The envelope of `/victims/search`: an object; `victims` read when present (null, "" or `{}`:

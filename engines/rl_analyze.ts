@@ -32,8 +32,11 @@
  *   and `ssl_verify` apply (the reference forced a direct connection).
  * - Bug fixed (engines.md 8 item 19): `base_url` and `api_key` are required credentials; without
  *   them the runner refuses the call before any request (the reference sent it anyway).
- * - A URL answer without `analysis` is no failure: it just adds no threat names. `null` entries
- *   are dropped from every `threats` list (the reference kept them), so it is a list of strings.
+ * - A URL answer without `analysis` is no failure: it just adds no threat names. `null` and empty
+ *   entries are dropped from every `threats` list (the reference kept them), so it is a list of
+ *   threat names.
+ * - A sample's `classification` is kept as sent, upper-cased (`""` stays `""`, as in the
+ *   reference, issue 32); one left out or null is `UNKNOWN` (the reference failed).
  * - A domain is asked lower-cased without a trailing dot; a trailing `/` on base_url is ignored.
  * - Nothing in an answer is needed but its being a JSON object (issue 26): counts absent, null or
  *   "" are 0 and counts sent as text their number; `third_party_reputations`, its `statistics`,
@@ -290,7 +293,7 @@ function isNetwork(result: RlAnalyzeResult): result is RlUrlResult | RlNetworkRe
  */
 export function rlAnalyzeSummary(result: RlAnalyzeResult): string {
   if (isFile(result)) {
-    const parts = [result.report_color, `${result.classification}, risk ${result.riskscore}`, `${result.scanners}/${result.reports} scanners`];
+    const parts = [result.report_color, `${result.classification || 'unclassified'}, risk ${result.riskscore}`, `${result.scanners}/${result.reports} scanners`];
     const threats = result.threats.filter((t) => t.toUpperCase() !== result.classification);
     if (threats.length > 0) parts.push(threats.join(', '));
     return parts.join(' · ');

@@ -16,10 +16,10 @@
  *
  * Differences from the reference (engines.md 1.9, 8 item 3): HTTP failures and malformed answers
  * are errors, not `null`; an IOC field of a type that cannot be read as text (an object, a list)
- * is a malformed answer, not copied. An empty string in an IOC's text fields or `timestamp` is
- * null (the reference copied `""`), so "absent" has one form. A number sent for a text field
- * (a numeric `risk`, `report`) is its text. `ids` sent as 0/1 or "" is false/true (the
- * reference copied the number). The report id is percent-encoded in `link`.
+ * is a malformed answer, not copied. An empty string in an IOC's text fields, `timestamp` or `id`
+ * is kept as `""`, as the reference copied it (issue 32); an empty `report` gives no `link`. A
+ * number sent for a text field (a numeric `risk`, `report`) is its text. `ids` sent as 0/1 or ""
+ * is false/true (the reference copied the number). The report id is percent-encoded in `link`.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineContext, type Evidence } from '../src/engine/contract.js';
@@ -116,9 +116,9 @@ function toIoc(item: Ioc): RostiIoc {
     ids: item.ids ?? null,
     report: item.report,
     link: item.report ? REPORTS + encodeURIComponent(item.report) : null,
-    timestamp: item.timestamp === '' ? null : item.timestamp ?? null,
+    timestamp: item.timestamp ?? null,
     risk: item.risk,
-    id: item.id === '' ? null : item.id ?? null,
+    id: item.id ?? null,
   };
 }
 

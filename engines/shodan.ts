@@ -17,7 +17,7 @@
  *   absent or null are `[]`, as in the reference; so are the added lists. One value in place of
  *   a list is a list of it, null entries are skipped, `vulns` keyed by CVE id (as in banners)
  *   is read as its ids, an empty `error` is no error; a banner without a port is left out of
- *   `services`.
+ *   `services`. A text Shodan sends is kept as sent, `""` included (issue 32).
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
@@ -50,8 +50,9 @@ const VulnsSchema = v.optional(v.union([
 ]), []);
 
 /**
- * Shodan's host answer: only a JSON object is needed, every field is read when present (absent,
- * null or "" → null or [], one value in place of a list → a list of it, null entries skipped).
+ * Shodan's host answer: only a JSON object is needed, every field is read when present (absent
+ * or null → null or [], a list sent as "" → [], a text kept as sent, `""` included; one value in
+ * place of a list → a list of it, null entries skipped).
  */
 const HostSchema = jsonObject({
   ip_str: text(),
@@ -118,7 +119,7 @@ export async function shodanLookup(observable: Observable, ctx: EngineContext): 
   if (response.status === 404 && NO_INFORMATION.test(upstreamReason(response.text(), ctx) ?? '')) return null;
   if (response.status >= 300) throw refusedError(response, ctx);
   const answer = parseJson(response.text(), HostSchema);
-  if (answer.error !== null) {
+  if (answer.error !== null && answer.error.trim() !== '') {
     if (NO_INFORMATION.test(answer.error)) return null;
     throw new UpstreamError(`Shodan: ${oneLine(ctx.http.redact(answer.error))}`);
   }

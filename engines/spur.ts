@@ -22,8 +22,8 @@
  * - Spur's answer is read leniently (issue 26): only a JSON object is needed. `tunnels` absent,
  *   null or empty is "Not anonymous" (as in the reference), one tunnel object in place of the
  *   list is that tunnel (the reference could not read one), null
- *   tunnels are skipped; the fields the summary and card read take null/"" as absent, so an
- *   odd field never fails the lookup whose `data` is returned as Spur sent it.
+ *   tunnels are skipped; the summary and card skip fields that are null or "", so an odd field
+ *   never fails the lookup whose `data` is returned as Spur sent it.
  * - The older page is parsed with cheerio (the title as text, entities decoded), not by string
  *   cutting over raw HTML; an empty "()" label reads "Not anonymous" rather than "".
  */
@@ -52,8 +52,9 @@ const TunnelSchema = v.looseObject({
 /**
  * Spur's context object (engines.md 5.26). Only a JSON object is needed; what the engine reads
  * (`tunnels[].operator` for the result, the rest for the summary and the card) is read when
- * present: absent, null or "" → null or [], one value in place of a list → a list of it, null
- * entries skipped. The answer itself is returned untouched as `data`.
+ * present: absent or null → null or [] (a list sent as "" → []), a text as sent, one value in
+ * place of a list → a list of it, null entries skipped. The answer itself is returned untouched
+ * as `data`.
  */
 const ContextSchema = jsonObject({
   ip: text(),

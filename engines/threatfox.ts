@@ -4,7 +4,8 @@
  * `{"query": "search_ioc", "search_term": <term>}` and the abuse.ch key in the `Auth-Key` header.
  *
  * Result as the reference's: `count` (IOCs found), `malware_printable` (their distinct malware
- * families, "Unknown" for an IOC without one) and `link` (the search on ThreatFox's site).
+ * families as sent, "Unknown" for an IOC without one, `""` for one that names it `""`) and `link`
+ * (the search on ThreatFox's site).
  * "No result" is that result with `count` 0, not `null`.
  *
  * Differences from the reference:
@@ -16,8 +17,9 @@
  * - The term is percent-encoded in `link` (an IPv6 address's colons).
  * - Errors are errors, not `null` (engines.md 8 item 3): HTTP failures, a malformed answer, and a
  *   `query_status` other than `ok`/`no_result` (e.g. `illegal_search_term`), reported with
- *   ThreatFox's own words, redacted. An answer without `query_status` is read like `ok` (the
- *   reference did not look at it either: it counted `data` whenever it was a list).
+ *   ThreatFox's own words, redacted. An answer without `query_status` (or with an empty one) is
+ *   read like `ok` (the reference did not look at it either: it counted `data` whenever it was a
+ *   list).
  * - `data` as one IOC object instead of a list counts as a list of it, and null items in it are
  *   skipped (the reference counted them, then failed on them: `null`). The key is never sent empty (engines.md 8 item 19): the
  *   runner refuses to call the engine without one, and no `Auth-Key` header goes out without a key.
@@ -36,7 +38,7 @@ import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 const BROWSE = 'https://threatfox.abuse.ch/browse.php?search=ioc%3A';
 
-/** An IOC: only its family is read ("Unknown" when absent or null); the rest is ignored. */
+/** An IOC: only its family is read ("Unknown" when absent or null, `""` kept); the rest is ignored. */
 const IocSchema = jsonObject({
   malware_printable: v.nullish(v.string()),
 });
@@ -98,7 +100,7 @@ async function search(observable: Observable, ctx: EngineContext, key: string): 
     headers: key ? { 'auth-key': key } : {},
   });
   const status = answer.query_status;
-  if (status !== null && status !== 'ok' && status !== 'no_result') {
+  if (status !== null && status.trim() !== '' && status !== 'ok' && status !== 'no_result') {
     const detail = typeof answer.data === 'string' && answer.data.trim() ? ` (${answer.data})` : '';
     throw new EngineError(ctx.http.redact(`ThreatFox: ${oneLine(`${status}${detail}`)}`));
   }
@@ -106,15 +108,20 @@ async function search(observable: Observable, ctx: EngineContext, key: string): 
   const iocs = status === 'no_result' || typeof answer.data === 'string' ? [] : parseWith(IocsSchema, answer.data, 'data');
   return {
     count: iocs.length,
-    malware_printable: [...new Set(iocs.map((ioc) => ioc.malware_printable || 'Unknown'))],
+    malware_printable: [...new Set(iocs.map((ioc) => ioc.malware_printable ?? 'Unknown'))],
     link: BROWSE + encodeURIComponent(term),
   };
+}
+
+/** Family names for people: one sent empty is "unnamed family". */
+function shownFamilies(families: readonly unknown[]): string[] {
+  return families.map((family) => (typeof family === 'string' && family.trim() === '' ? 'unnamed family' : String(family)));
 }
 
 /** `2 IOCs: Cobalt Strike, Emotet`; `no IOC`. */
 function summary(result: ThreatFoxResult): string {
   if (result.count === 0) return 'no IOC';
-  return `${count(result.count, 'IOC')}: ${result.malware_printable.join(', ')}`;
+  return `${count(result.count, 'IOC')}: ${shownFamilies(result.malware_printable).join(', ')}`;
 }
 
 /**
@@ -124,7 +131,7 @@ function summary(result: ThreatFoxResult): string {
 export function threatFoxEvidence(result: ThreatFoxResult | null): Evidence | undefined {
   if (!result || typeof result.count !== 'number') return undefined;
   if (result.count === 0) return { level: 'clean', reason: 'not listed' };
-  const families = (result.malware_printable ?? []).join(', ');
+  const families = shownFamilies(result.malware_printable ?? []).join(', ');
   return { level: 'malicious', reason: `${count(result.count, 'IOC')}${families ? `: ${families}` : ''}` };
 }
 
@@ -132,7 +139,7 @@ export function threatFoxEvidence(result: ThreatFoxResult | null): Evidence | un
 export function threatFoxDetails(result: ThreatFoxResult): DetailField[] {
   return fields(
     field('IOCs', result.count),
-    field('Malware families', result.malware_printable),
+    field('Malware families', shownFamilies(result.malware_printable)),
     sourceLink('Open in ThreatFox', result.link),
   );
 }

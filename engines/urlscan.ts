@@ -40,7 +40,10 @@ import { field, fields, listText, sourceLink } from '../src/lookup/fields.js';
 const WEB_SEARCH = 'https://urlscan.io/search/#';
 const TOP_DOMAINS = 5;
 
-/** One scan; everything read when present (no page domain counts as "Unknown", as in the reference). */
+/**
+ * One scan; everything read when present (no page domain counts as "Unknown", as in the
+ * reference; a domain sent as "" counts as "", as there too: issue 32).
+ */
 const ScanSchema = jsonObject({
   task: v.nullish(v.looseObject({ time: text() })),
   page: v.nullish(v.looseObject({ domain: text() })),
@@ -131,7 +134,7 @@ export function urlscanDetails(result: UrlscanResult): DetailField[] {
   return fields(
     field('Scans', result.scan_count),
     field('Last scan', result.last_scan),
-    field('Top page domains', listText(result.top_domains.map((d) => `${d.domain} (${d.count})`), TOP_DOMAINS)),
+    field('Top page domains', listText(result.top_domains.map((d) => `${d.domain || '(empty)'} (${d.count})`), TOP_DOMAINS)),
     sourceLink('Open in urlscan.io', result.link),
   );
 }

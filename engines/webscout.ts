@@ -21,6 +21,10 @@
  *   `osint.services[].tags` absent, null or "" are `[]` (the reference copied null or failed),
  *   one string in place of a list is a list of it; `network_type`, `network_service` and
  *   `network_service_region` absent or null are `""` (the reference gave null for the latter two).
+ * - A text webscout sends is kept as sent, `""` included, as the reference did (issue 32): the
+ *   "Unknown" defaults of `network_provider`, `as_org`, `description` and the city in `location`
+ *   (and the queried address for `ip`) stand for a field left out or null, not for `""`. Only
+ *   `country_code` is "Unknown" for `""` too, as in the reference.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
@@ -35,9 +39,10 @@ import { oneLine } from '../src/lookup/wording.js';
 import { field, fields } from '../src/lookup/fields.js';
 
 /**
- * What webscout says about the address, every field read when present: absent, null or "" is
- * the reference's default (below), flags sent as 0/1, "" or "true"/"false" are booleans, one
- * string or object in place of a list is a list of it, null entries are skipped.
+ * What webscout says about the address, every field read when present: absent or null is the
+ * reference's default (below), a text is kept as sent (`""` included), flags sent as 0/1, "" or
+ * "true"/"false" are booleans, one string or object in place of a list is a list of it (a list
+ * sent as "" is []), null entries are skipped.
  */
 const DataSchema = v.looseObject({
   ip: text(),
@@ -72,14 +77,14 @@ export interface WebscoutResult {
   country_code: string;
   /** `United States` or `Unknown`. */
   country_name: string;
-  /** `"<country_name>, <city>"` (city `Unknown` when missing). */
+  /** `"<country_name>, <city>"` (city `Unknown` when missing, as sent otherwise). */
   location: string;
   hostnames: string[];
   /** Always null (the reference's placeholder). */
   domains_on_ip: null;
   /** `hosting`, `residential`... or `""`. */
   network_type: string;
-  /** Company operating the network, or `Unknown`. */
+  /** Company operating the network as sent, or `Unknown` when missing. */
   network_provider: string;
   /** `CDN`, `ISP`... or `""`. */
   network_service: string;
@@ -87,7 +92,7 @@ export interface WebscoutResult {
   network_provider_services: string[];
   /** OSINT tags seen for the address (`scanner`, `botnet`...), first-seen order, no duplicates. */
   behavior: string[];
-  /** AS organisation, or `Unknown`. */
+  /** AS organisation as sent, or `Unknown` when missing. */
   as_org: string;
   /** `"AS13335"` or `"Unknown"`. */
   asn: string;
@@ -121,41 +126,42 @@ export async function webscoutLookup(observable: Observable, ctx: EngineContext)
   const country = countryName(countryCode);
   const asNumber = typeof d.as?.as_number === 'string' ? d.as.as_number.trim().replace(/^AS/i, '') : d.as?.as_number;
   return {
-    ip: d.ip || ip,
+    ip: d.ip ?? ip,
     risk_score: null,
     is_proxy: d.anonymization?.proxy ?? false,
     is_tor: d.anonymization?.tor ?? false,
     is_vpn: d.anonymization?.vpn ?? false,
     country_code: countryCode,
     country_name: country,
-    location: `${country}, ${d.location?.city || UNKNOWN}`,
+    location: `${country}, ${d.location?.city ?? UNKNOWN}`,
     hostnames: d.hostnames,
     domains_on_ip: null,
     network_type: d.network?.type ?? '',
-    network_provider: d.company?.name || UNKNOWN,
+    network_provider: d.company?.name ?? UNKNOWN,
     network_service: d.network?.service ?? '',
     network_service_region: d.network?.region ?? '',
     network_provider_services: d.company?.business ?? [],
     behavior: [...new Set((d.osint?.services ?? []).flatMap((service) => service.tags))],
-    as_org: d.as?.organization || UNKNOWN,
+    as_org: d.as?.organization ?? UNKNOWN,
     asn: asNumber ? `AS${asNumber}` : UNKNOWN,
-    description: d.company?.description || UNKNOWN,
+    description: d.company?.description ?? UNKNOWN,
   };
 }
 
 /** `AS13335 CLOUDFLARENET · United States, Los Angeles · hosting (CDN) · VPN · behaviour scanner, botnet`. */
 export function webscoutSummary(result: WebscoutResult): string {
   const parts: string[] = [];
-  const owner = [result.asn, result.as_org].filter((s) => s !== UNKNOWN).join(' ');
+  const owner = [result.asn, result.as_org].filter((s) => s !== '' && s !== UNKNOWN).join(' ');
   if (owner) parts.push(owner);
-  const place = result.location.split(', ').filter((p) => p !== UNKNOWN);
+  const place = result.location.split(', ').filter((p) => p !== '' && p !== UNKNOWN);
   if (place.length > 0) parts.push(place.join(', '));
   if (result.network_type) parts.push(result.network_service ? `${result.network_type} (${result.network_service})` : result.network_type);
   if (result.is_vpn) parts.push('VPN');
   if (result.is_proxy) parts.push('proxy');
   if (result.is_tor) parts.push('Tor');
   if (result.behavior.length > 0) parts.push(`behaviour ${result.behavior.join(', ')}`);
-  return parts.length > 0 ? parts.join(' · ') : `${result.ip}: no data`;
+  if (parts.length > 0) return parts.join(' · ');
+  return result.ip ? `${result.ip}: no data` : 'no data';
 }
 
 /**

@@ -8,9 +8,19 @@ const Item = jsonObject({ name: v.string() });
 const Answer = jsonObject({ on: flag(), n: num(), m: numOrNull(), s: text(), items: list(Item) });
 
 test('absent, null and empty forms read as the defaults', () => {
-  for (const empty of [{}, { on: null, n: null, m: null, s: null, items: null }, { on: '', n: '', m: '', s: '', items: '' }]) {
+  for (const empty of [{}, { on: null, n: null, m: null, s: null, items: null }]) {
     assert.deepEqual(parseWith(Answer, empty), { on: false, n: 0, m: null, s: null, items: [] });
   }
+  assert.deepEqual(parseWith(Answer, { on: '', n: '', m: '', s: '', items: '' }), { on: false, n: 0, m: null, s: '', items: [] });
+});
+
+test('text(): a present value is kept as sent, "" and 0 included (issue 32)', () => {
+  const Texts = jsonObject({ s: text() });
+  assert.equal(parseWith(Texts, { s: '' }).s, '');
+  assert.equal(parseWith(Texts, { s: ' ' }).s, ' ');
+  assert.equal(parseWith(Texts, { s: 0 }).s, '0');
+  assert.equal(parseWith(Texts, { s: null }).s, null);
+  assert.equal(parseWith(Texts, {}).s, null);
 });
 
 test('other spellings of false and true, numbers as text, one object for a list, null items', () => {

@@ -3,6 +3,8 @@
  * documented default when the upstream leaves it out or sends an empty value in another form.
  * Real services omit fields, send `0` or `""` for false, `null` for an empty list, or one object
  * where a one-element list was expected; none of that should turn an answer into an engine error.
+ * Leniency is for what is absent or unreadable as the expected type: a value that is there is
+ * returned as sent (`text()` keeps `""`, issue 32).
  * A value that cannot be understood at all (an object where a number belongs) still fails, with
  * the path of the field, through `parseWith`.
  *
@@ -62,12 +64,16 @@ function numberOrNullValue() {
   );
 }
 
-/** A string when present (a number is taken as its text); absent, null or `""` → null. */
+/**
+ * A string when present, kept as sent, `""` included (a number is taken as its text: `0` → `"0"`);
+ * absent or null → null. `""` is a value the upstream sent (issue 32): an engine that wants to
+ * show "nothing" for it decides so itself.
+ */
 export function text() {
   return v.optional(
     v.pipe(
       v.nullable(v.union([v.string(), v.number()])),
-      v.transform((value): string | null => (value === null || value === '' ? null : String(value))),
+      v.transform((value): string | null => (value === null ? null : String(value))),
     ),
     null,
   );

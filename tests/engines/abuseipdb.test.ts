@@ -363,7 +363,7 @@ describe('provider_03 against a loopback AbuseIPDB', () => {
       domain: '',
       hostnames: ['tor-exit.example.org'],
       is_tor: true,
-      last_reported_at: null,
+      last_reported_at: '', // as sent (issue 32; it was null before)
       link: 'https://www.abuseipdb.com/check/185.220.101.1',
     });
     fake.route('GET /odd/check', reply.json({ data: { hostnames: [null, 'a.example', null], isTor: 0, isWhitelisted: 'true', totalReports: '' } }));

@@ -375,9 +375,35 @@ describe('provider_05: minimal and degenerate answers (issue 26)', () => {
     assert.deepEqual(await run(harness('status-only'), '192.0.2.77'), EMPTY);
   });
 
-  test('null and "" for every optional part: the same documented result', async () => {
-    assert.deepEqual(await run(harness('nulls'), '192.0.2.77'), EMPTY);
+  test('null and "" for every optional part: the same documented result, a text sent as "" kept (issue 32)', async () => {
+    // `ip: ""` is a value Criminal IP sent: kept (it was the queried address before issue 32).
+    assert.deepEqual(await run(harness('nulls'), '192.0.2.77'), { ...EMPTY, ip: '' });
     assert.deepEqual(await run(harness('strings'), '192.0.2.77'), EMPTY);
+  });
+
+  test('issue 32: texts sent as "" stay "" (ids.data[].url as in the reference); summary and card show no empty field', async () => {
+    fake.route(`GET /empty-texts/${PATH}`, reply.json({
+      status: 200,
+      ip: '192.0.2.77',
+      ids: { count: 1, data: [{ classification: '', confirmed_time: '', message: 'ET SCAN', source_system: '', url: '' }] },
+      current_opened_port: { count: 1, data: [{ port: 22, product_name: '', product_version: '', protocol: '', socket_type: '', confirmed_time: '' }] },
+      whois: { count: 1, data: [{ as_name: '', as_no: '', city: '', region: '', org_name: 'Example Org', org_country_code: '', confirmed_time: '' }] },
+    }));
+    const result = await run(harness('empty-texts'), '192.0.2.77');
+    assert.deepEqual(result?.ids, { count: 1, data: [{ classification: '', confirmed_time: '', message: 'ET SCAN', source_system: '', url: '' }] });
+    assert.deepEqual(result?.current_opened_port?.data[0], {
+      port: 22, is_vulnerability: null, product_name: '', product_version: '', protocol: '', socket_type: '', confirmed_time: '',
+    });
+    assert.deepEqual(result?.whois?.data[0], {
+      as_name: '', as_no: '', city: '', region: '', org_name: 'Example Org', postal_code: null,
+      latitude: null, longitude: null, org_country_code: '', confirmed_time: '',
+    });
+    // An empty AS name gives way to the organisation; no "AS" without a number, no empty part.
+    assert.equal(engine.summary!(result!), '0 abuse records · 1 open port · 1 IDS event · Example Org');
+    const details = engine.details!(result!, '192.0.2.77');
+    assert.ok(details.every((f) => f.value.trim() !== '' && !/\(\)|^AS$/.test(f.value)), JSON.stringify(details));
+    assert.deepEqual(details.find((f) => f.label === 'IDS alert'), { label: 'IDS alert', value: 'ET SCAN' });
+    assert.deepEqual(details.find((f) => f.label === 'Open ports'), { label: 'Open ports', value: '22/tcp' });
   });
 
   test('0/1 and "true"/"false" flags, numeric strings, one entry for a list, null entries, missing counts', async () => {

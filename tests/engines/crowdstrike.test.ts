@@ -500,7 +500,13 @@ describe('provider_04: minimal and degenerate answers (issue 26)', () => {
         malware_families: [],
       },
     });
-    assert.deepEqual(await m.run('a.example', 'FQDN'), { ...BARE_FOUND(1), published_date: '2024-01-01', actors: ['FANCYBEAR'], kill_chain: ['C2'] });
+    // `malicious_confidence: ""` is a value Falcon sent: kept as "" (issue 32; it was null before).
+    const result = await m.run('a.example', 'FQDN') as CrowdStrikeResult;
+    assert.deepEqual(result, { ...BARE_FOUND(1), published_date: '2024-01-01', actors: ['FANCYBEAR'], kill_chain: ['C2'], malicious_confidence: '' });
+    // Summary, evidence and card read "" as no grade, never as an empty word.
+    assert.equal(engine.summary!(result), 'in Falcon Intelligence · actors FANCYBEAR · seen on 1 device');
+    assert.equal(engine.evidence!(result)?.reason, 'Falcon Intelligence indicator · actors FANCYBEAR · seen on 1 device of your tenant');
+    assert.deepEqual(engine.details!(result, 'a.example').find((f) => f.label === 'Falcon Intelligence')?.value, 'malicious confidence unknown');
   });
 
   test('Falcon\'s 404 with errors: null is still "nothing here"', async () => {

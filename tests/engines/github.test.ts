@@ -226,18 +226,20 @@ describe('provider_07: minimal and degenerate answers (issue 26)', () => {
     assert.deepEqual(await lookup({ hits: { total: 2, hits: [null, { repo: 'owner1/repo1', branch: 'main', path: 'a.txt' }] } }), { results: [FILE], total: 2 });
   });
 
-  test('a hit without branch links on HEAD; without path (or null, "") to the repository', async () => {
-    assert.deepEqual(await lookup({ hits: { total: 3, hits: [
+  test('a hit without branch (or "") links on HEAD; without path (or null, "") to the repository', async () => {
+    assert.deepEqual(await lookup({ hits: { total: 4, hits: [
       { repo: 'owner1/repo1', path: 'a.txt' },
       { repo: 'owner2/repo2', branch: null, path: null },
       { repo: { raw: 'owner3/repo3' }, branch: { raw: 'dev' }, path: '' },
+      { repo: 'owner4/repo4', branch: '', path: 'b.txt' },
     ] } }), {
       results: [
         { title: 'owner1/repo1', url: 'https://github.com/owner1/repo1/blob/HEAD/a.txt', description: 'a.txt' },
         { title: 'owner2/repo2', url: 'https://github.com/owner2/repo2', description: '' },
         { title: 'owner3/repo3', url: 'https://github.com/owner3/repo3', description: '' },
+        { title: 'owner4/repo4', url: 'https://github.com/owner4/repo4/blob/HEAD/b.txt', description: 'b.txt' },
       ],
-      total: 3,
+      total: 4,
     });
   });
 

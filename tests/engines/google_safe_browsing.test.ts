@@ -325,6 +325,8 @@ describe('safe_browsing: minimal and degenerate answers (issue 26)', () => {
     single: { threats: { url: URL_ASKED, threatTypes: 'SOCIAL_ENGINEERING' } },
     // Null threats, a threat without url, one without types, null types among them.
     degenerate: { threats: [null, { threatTypes: ['MALWARE', null] }, { url: 'http://malware.example/dl', threatTypes: null }] },
+    // A threat whose url Google sent as "".
+    'empty-url': { threats: [{ url: '', threatTypes: ['MALWARE'] }] },
   };
   const lookup = async (name: string) => {
     const h = engineHarness(engine, { settings: { base_url: `${fake.url}/${name}/v5alpha1`, api_key: KEY, retries: 0 } });
@@ -366,6 +368,12 @@ describe('safe_browsing: minimal and degenerate answers (issue 26)', () => {
       details: [{ url: URL_ASKED, threatTypes: ['MALWARE'] }, { url: 'http://malware.example/dl', threatTypes: [] }],
       threat_types: ['MALWARE'],
     });
+  });
+
+  test('issue 32: a url sent as "" is kept in details as received; the card shows the URL asked about', async () => {
+    const result = await lookup('empty-url') as SafeBrowsingResult;
+    assert.deepEqual(result, { threat_found: 'Threat found', details: [{ url: '', threatTypes: ['MALWARE'] }], threat_types: ['MALWARE'] });
+    assert.deepEqual(engine.details!(result, URL_ASKED).find((f) => f.label === 'Listed URL'), { label: 'Listed URL', value: `${URL_ASKED} (MALWARE)` });
   });
 });
 

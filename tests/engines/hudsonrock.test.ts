@@ -362,13 +362,26 @@ describe('provider_08: minimal and degenerate answers', () => {
     }, 'example.com', 'FQDN') as DomainExposure;
     assert.deepEqual(result, {
       ...DOMAIN_EMPTY,
-      total: 5, employees: 2, users: 3, last_user_compromised: '2026-01-05T00:00:00.000Z',
+      // `last_employee_compromised: ""` is what Hudson Rock sent: kept (issue 32; it was null before).
+      total: 5, employees: 2, users: 3, last_employee_compromised: '', last_user_compromised: '2026-01-05T00:00:00.000Z',
       applications: [{ keyword: 'vpn', occurrence: 3 }],
       thirdPartyDomains: [{ domain: 'partner.example' }],
       stealerFamilies: null, data: null,
     });
     assert.equal(engine.summary(result), '5 compromised (2 employees, 3 users), last 2026-01-05');
     assert.equal(engine.evidence!(result)?.level, 'suspicious');
+    assert.equal(engine.details!(result, 'example.com').some((f) => f.label === 'Last employee compromised'), false);
+  });
+
+  test('issue 32: a stealer\'s texts sent as "" stay ""; summary and card skip them', async () => {
+    const result = await read({
+      stealers: [{ computer_name: '', operating_system: '', date_compromised: '', stealer_family: '' }],
+    }, 'jane.doe@example.com', 'Email') as EmailExposure;
+    assert.deepEqual(result.stealers, [{
+      computer_name: '', operating_system: '', date_compromised: '', stealer_family: '', total_corporate_services: 0, total_user_services: 0,
+    }]);
+    assert.equal(engine.summary(result), '1 infected computer');
+    assert.deepEqual(engine.details!(result, 'jane.doe@example.com').map((f) => f.label), ['Infected computers', 'Corporate services', 'User services']);
   });
 
   test('a count that is no number: an error naming it', async () => {

@@ -333,19 +333,27 @@ describe('provider_11 minimal and degenerate answers (issue 26)', () => {
     });
   });
 
-  test('asn null, 0, false, "", [] or {}: the Unknown ASN; its org empty: Unknown', async () => {
-    for (const asn of [null, 0, false, '', [], {}, { asn: '', org: '' }]) {
+  test('asn null, 0, false, "", [] or {}: the Unknown ASN; its org null: Unknown, "": kept (issue 32)', async () => {
+    for (const asn of [null, 0, false, '', [], {}, { asn: '', org: null }]) {
       assert.deepEqual(await run({ ip: '203.0.113.9', asn }), { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: 'Unknown' } }, JSON.stringify(asn));
     }
     assert.deepEqual(await run({ ip: '203.0.113.9', asn: { asn: 64500, org: null } }), { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'AS64500', org: 'Unknown' } });
+    // An org sent as "" is what ipapi.is said (it was "Unknown" before issue 32); the summary shows no empty name.
+    const result = await run({ ip: '203.0.113.9', asn: { asn: 64500, org: '' } }) as IpapiResult;
+    assert.deepEqual(result, { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'AS64500', org: '' } });
+    assert.equal(engine.summary(result), 'AS64500');
+    assert.deepEqual(await run({ ip: '203.0.113.9', asn: { asn: '', org: '' } }), { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: '' } });
   });
 
-  test('location and vpn with null or "" fields: null', async () => {
-    assert.deepEqual(await run({ ip: '203.0.113.9', location: { city: '', country_code: null, latitude: 1.5 }, vpn: { service: '' } }), {
-      ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: 'Unknown' },
-      location: { city: null, state: null, country: null, country_code: null, latitude: 1.5 },
-      vpn: { service: null, url: null, type: null },
+  test('location and vpn with null fields: null; with "" fields: "" as sent (issue 32)', async () => {
+    const result = await run({ ip: '203.0.113.9', location: { city: '', country_code: null, latitude: 1.5 }, vpn: { service: '' }, is_vpn: true }) as IpapiResult;
+    assert.deepEqual(result, {
+      ip: '203.0.113.9', ...FLAGS, is_vpn: true, asn: { asn: 'Unknown', org: 'Unknown' },
+      location: { city: '', state: null, country: null, country_code: null, latitude: 1.5 },
+      vpn: { service: '', url: null, type: null },
     });
+    assert.equal(engine.summary(result), 'VPN');
+    assert.deepEqual(engine.details!(result, '203.0.113.9').map((f) => f.label), ['Flags', 'Open in ipapi.is']);
     assert.deepEqual(await run({ ip: '203.0.113.9', location: null, vpn: null }), { ip: '203.0.113.9', ...FLAGS, asn: { asn: 'Unknown', org: 'Unknown' }, location: null, vpn: null });
   });
 

@@ -472,9 +472,16 @@ describe('provider_14: minimal and degenerate answers (issue 26)', () => {
     assert.deepEqual(await answering('files', HASH, {}, {}).run(HASH, 'SHA1'), { link: `${PORTAL}/file/${HASH}`, ...UNKNOWN_FILE });
   });
 
-  test('file fields sent as null or "": "Unknown"; a certificate flag as 0/1 or "true"/"false": a boolean', async () => {
-    const nulls = Object.fromEntries(Object.keys(UNKNOWN_FILE).map((name, i) => [name, i % 2 === 0 ? null : '']));
+  test('file fields sent as null: "Unknown"; as "": "" (issue 32); a certificate flag as 0/1 or "true"/"false": a boolean', async () => {
+    const nulls = Object.fromEntries(Object.keys(UNKNOWN_FILE).map((name) => [name, null]));
     assert.deepEqual(await answering('files', HASH, {}, nulls).run(HASH, 'SHA1'), { link: `${PORTAL}/file/${HASH}`, ...UNKNOWN_FILE });
+    // A value MDE sent is kept, "" included, as the reference copied it (it was "Unknown" before issue 32).
+    const empties = Object.fromEntries(Object.keys(UNKNOWN_FILE).map((name) => [name, '']));
+    const result = await answering('files', HASH, {}, empties).run(HASH, 'SHA1') as MdeResult;
+    assert.deepEqual(result, { link: `${PORTAL}/file/${HASH}`, ...empties });
+    assert.equal(mdeSummary(result), 'no prevalence');
+    assert.equal(engine.evidence!(result), undefined);
+    assert.deepEqual(engine.details!(result, HASH).map((f) => f.label), ['Open in Microsoft Defender']);
     for (const [sent, read] of [[0, false], [1, true], ['false', false], ['True', true]] as const) {
       assert.deepEqual(await answering('files', HASH, {}, { isValidCertificate: sent, signer: 'Acme' }).run(HASH, 'SHA1'),
         { link: `${PORTAL}/file/${HASH}`, ...UNKNOWN_FILE, signer: 'Acme', isValidCertificate: read }, String(sent));

@@ -467,14 +467,20 @@ describe('provider_15 minimal and degenerate answers (issue 26)', () => {
       ...none(), count: 1, events: [{ title: 'Cobalt Strike C2 list', url: `${upstream.fake.url}/lenient/events/view/12`, timestamp: '1704067200' }],
       first_seen: '2024-01-01', last_seen: '2024-01-01',
     });
-    assert.deepEqual(await run({ response: { Attribute: [null, { event_id: 3, timestamp: 1717200000, Event: { info: '' } }, null, { event_id: '4', Event: { id: 4, info: 2024 } }] } }), {
+    // `info: ""` is the title MISP sent: kept (issue 32; it was "Unknown" before), as the reference.
+    const result = await run({ response: { Attribute: [null, { event_id: 3, timestamp: 1717200000, Event: { info: '' } }, null, { event_id: '4', Event: { id: 4, info: 2024 } }] } }) as MispResult;
+    assert.deepEqual(result, {
       ...none(), count: 2,
       events: [
-        { title: 'Unknown', url: `${upstream.fake.url}/lenient/events/view/3`, timestamp: '1717200000' },
+        { title: '', url: `${upstream.fake.url}/lenient/events/view/3`, timestamp: '1717200000' },
         { title: '2024', url: `${upstream.fake.url}/lenient/events/view/4`, timestamp: null },
       ],
       first_seen: '2024-06-01', last_seen: '2024-06-01',
     });
+    // No "latest event: " without a title; the card links the untitled event by its address.
+    assert.equal(engine.summary(result), '2 attributes · seen 2024-06-01');
+    assert.deepEqual(engine.details!(result, '1.2.3.4').find((f) => f.label === 'Event 1'),
+      { label: 'Event 1', value: `${upstream.fake.url}/lenient/events/view/3`, href: `${upstream.fake.url}/lenient/events/view/3` });
   });
 
   test('a list of {Attribute} parts: all their attributes', async () => {

@@ -423,9 +423,12 @@ describe('misp_feedback minimal and degenerate answers (issue 26)', () => {
     assert.deepEqual(await run({ matched: true, matches: { slug: 'public-dns-v4', name: 'List of known IPv4 public DNS resolvers' } }), {
       status: 'HIT', warninglists: ['List of known IPv4 public DNS resolvers'],
     });
-    assert.deepEqual(await run({ matches: [null, { name: '' }, { name: null }, {}, { name: 1918 }] }), {
-      status: 'HIT', warninglists: ['Unknown', 'Unknown', 'Unknown', '1918'],
-    });
+    // A name sent as "" is kept (issue 32; it was "Unknown" before); people read "unnamed list".
+    const result = await run({ matches: [null, { name: '' }, { name: null }, {}, { name: 1918 }] }) as MispFeedbackResult;
+    assert.deepEqual(result, { status: 'HIT', warninglists: ['', 'Unknown', 'Unknown', '1918'] });
+    assert.equal(engine.summary(result), 'on 4 warning lists: unnamed list, Unknown, Unknown, 1918');
+    assert.equal(engine.evidence!(result)?.reason, 'on warning lists unnamed list; Unknown; and 2 more: likely false positive');
+    assert.equal(engine.details!(result, '8.8.8.8').find((f) => f.label === 'Warning list 1')?.value, 'unnamed list');
   });
 
   test('what cannot be read still fails, naming the field', async () => {

@@ -561,14 +561,29 @@ describe('provider_16 minimal and degenerate answers (issue 26)', () => {
   test('an indicator without id is skipped for the next one; its detail minimal, or with 0/""/text forms', async () => {
     const edges = [{ node: { entity_type: 'Indicator' } }, { node: { id: 'i2', entity_type: 'Indicator', created_at: '2025-05-02T10:00:00.000Z' } }];
     const found = { ...none(2), entity_counts: { Indicator: 2 }, latest_created_at: '2025-05-02', ...NO_INDICATOR, latest_indicator_link: `${fake.url}/lenient/dashboard/observations/indicators/i2` };
-    for (const detail of [{}, { indicator: null }, { indicator: {} }, { indicator: { name: '', x_opencti_score: null, revoked: null, valid_from: '', valid_until: null, confidence: '' } }]) {
+    for (const detail of [{}, { indicator: null }, { indicator: {} }, { indicator: { name: null, x_opencti_score: null, revoked: null, valid_from: '', valid_until: null, confidence: '' } }]) {
       assert.deepEqual(await run({ globalSearch: { edges } }, detail), found, JSON.stringify(detail));
       assert.deepEqual(JSON.parse(fake.requests[1]!.body).variables, { id: 'i2' });
     }
+    // A name sent as "" is what OpenCTI said: kept (issue 32; it was null before); summary and card show no empty name.
+    const unnamed = await run({ globalSearch: { edges } }, { indicator: { name: '', x_opencti_score: 50 } }) as OpenCtiMatch;
+    assert.deepEqual(unnamed, { ...found, latest_indicator_name: '', x_opencti_score: 50 });
+    assert.equal(engine.summary(unnamed), '2 objects: Indicator 2 · latest 2025-05-02 · indicator (unnamed), score 50');
+    assert.deepEqual(engine.details!(unnamed, 'x').find((f) => f.label === 'Latest indicator')?.value, found.latest_indicator_link);
     assert.deepEqual(await run({ globalSearch: { edges } }, { indicator: { name: 'evil.example.com', x_opencti_score: '80', revoked: 0, valid_from: '2025-05-02T10:00:00.000Z', confidence: '75' } }), {
       ...found, latest_indicator_name: 'evil.example.com', x_opencti_score: 80, revoked: false, valid_from: '2025-05-02', confidence: 75,
     });
     assert.equal((await run({ globalSearch: { edges } }, { indicator: { revoked: '1' } }) as OpenCtiMatch).revoked, true);
+  });
+
+  test('issue 32: an indicator whose id is "" is skipped like one without; an entity_type "" is counted as sent', async () => {
+    const edges = [{ node: { id: '', entity_type: 'Indicator' } }, { node: { id: 'i2', entity_type: 'Indicator' } }, { node: { id: 'd1', entity_type: '' } }];
+    const result = await run({ globalSearch: { edges } }, { indicator: { name: 'evil.example.com' } }) as OpenCtiMatch;
+    assert.deepEqual(result.entity_counts, { Indicator: 2, '': 1 });
+    assert.equal(result.latest_indicator_link, `${fake.url}/lenient/dashboard/observations/indicators/i2`);
+    assert.deepEqual(JSON.parse(fake.requests[1]!.body).variables, { id: 'i2' });
+    assert.equal(engine.summary(result), '3 objects: Indicator 2, Unknown 1 · indicator evil.example.com');
+    assert.equal(engine.details!(result, 'x').find((f) => f.label === 'Entity types')?.value, 'Indicator: 2, Unknown: 1');
   });
 
   test('what cannot be read still fails, naming the missing or wrong part', async () => {

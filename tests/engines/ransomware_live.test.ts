@@ -321,10 +321,16 @@ describe('ransomware_live: minimal and degenerate answers (issue 26)', () => {
     for (const prefix of ['nothing', 'empty-forms', 'empty-string']) assert.deepEqual(await run(prefix), NONE, prefix);
   });
 
-  test('one victim in place of the list; its "" and null fields are null', async () => {
-    assert.deepEqual(await run('single'), {
-      found: true, count: 1, victims: [{ ...BARE, post_title: 'Example Corp', permalink: 'https://www.ransomware.live/id/x' }], search_url: SEARCH_URL,
+  test('one victim in place of the list; its null fields are null, its "" fields "" as sent (issue 32)', async () => {
+    // The "" fields were null before issue 32; the reference passes them through.
+    const result = await run('single');
+    assert.deepEqual(result, {
+      found: true, count: 1, victims: [{ ...BARE, post_title: 'Example Corp', group_name: '', discovered: '', permalink: 'https://www.ransomware.live/id/x' }], search_url: SEARCH_URL,
     });
+    assert.equal(engine.summary(result), '1 victim: Example Corp');
+    assert.equal(engine.evidence!(result)?.reason, 'listed as ransomware victim (Example Corp): the domain is a victim, not an attacker');
+    assert.deepEqual(engine.details!(result, 'example.com').find((f) => f.label === 'Victim'),
+      { label: 'Victim', value: 'Example Corp', href: 'https://www.ransomware.live/id/x' });
   });
 
   test('a victim without any field: still a victim, every field null', async () => {

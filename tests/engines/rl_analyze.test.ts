@@ -405,10 +405,15 @@ describe('provider_18: minimal and degenerate answers (issue 26)', () => {
       report_type: 'network', report_color: 'yellow', reports: 5, malicious: 0, suspicious: 1, threats: ['Web.Phish', 'phishing'],
       link: link('deg-url', `/url/${quotePlus(URL_VALUE)}/analysis/url/`),
     });
-    assert.deepEqual(await run('deg-file', HASH), {
-      report_type: 'file', report_color: 'yellow', reports: 29, scanners: 0, classification: 'UNKNOWN', riskscore: 7, threats: [],
+    // `classification: ""` is what the appliance sent: kept, upper-cased as the reference does (issue 32; it was "UNKNOWN" before).
+    const file = await run('deg-file', HASH) as RlFileResult;
+    assert.deepEqual(file, {
+      report_type: 'file', report_color: 'yellow', reports: 29, scanners: 0, classification: '', riskscore: 7, threats: [],
       link: link('deg-file', `/${HASH}/`),
     });
+    assert.equal(engine.summary(file), 'yellow · unclassified, risk 7 · 0/29 scanners');
+    assert.equal(engine.evidence!(file), undefined);
+    assert.equal(engine.details!(file, HASH).some((f) => f.label === 'Classification'), false);
   });
 
   test('an answer that is not an object, or a section that is a list: clean errors naming it', async () => {

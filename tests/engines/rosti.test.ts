@@ -219,16 +219,23 @@ describe('provider_19 minimal and degenerate answers (issue 26)', () => {
       ],
       meta: { total: '3', has_more: 0 },
     }));
-    assert.deepEqual(await harness.run('evil.example.com', 'FQDN'), {
+    // Texts, `timestamp` and `id` sent as "" are kept as sent (issue 32; they were null before), as the reference copied them.
+    const result = await harness.run('evil.example.com', 'FQDN') as RostiResult;
+    assert.deepEqual(result, {
       count: 3,
       results: [
-        { ...BARE, value: 'evil.example.com', ids: false, risk: '3' },
+        { ...BARE, value: 'evil.example.com', type: '', date: '', comment: '', ids: false, report: '', timestamp: '', risk: '3', id: '' },
         { ...BARE, value: 'evil.example.com', ids: true, report: '2025', link: 'https://rosti.bin.re/reports/2025' },
         { ...BARE, value: 'evil.example.com', ids: false },
       ],
       total: 3,
       has_more: false,
     });
+    // No empty report, category or date in the summary or the card.
+    assert.equal(engine.summary(result), '3 IOCs in 1 report');
+    assert.deepEqual(engine.details!(result, 'evil.example.com').map((f) => [f.label, f.value]), [
+      ['IOCs', '3'], ['Risk', '3'], ['Matched values', 'evil.example.com'], ['Report', '2025'],
+    ]);
     const { harness: more } = await setup(reply.json({ data: [], meta: { total: null, has_more: '1' } }));
     assert.deepEqual(await more.run('evil.example.com', 'FQDN'), { ...NONE, has_more: true });
   });

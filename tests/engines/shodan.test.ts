@@ -292,7 +292,10 @@ describe('provider_20 minimal and degenerate answers (issue 26)', () => {
   test('every field null or ""; lists "" or {}; an empty error', async () => {
     const nulls = Object.fromEntries(['ip_str', 'ports', 'tags', 'hostnames', 'domains', 'org', 'isp', 'asn', 'os', 'country_code', 'city', 'vulns', 'last_update', 'data', 'error'].map((k) => [k, null]));
     assert.deepEqual(await run(nulls), empty);
-    assert.deepEqual(await run({ ip_str: '', ports: '', tags: {}, hostnames: '', domains: [], org: '', vulns: {}, data: '', error: '' }), empty);
+    // `org: ""` is what Shodan sent: kept (issue 32; it was null before); an empty `error` is still no error.
+    const result = await run({ ip_str: '', ports: '', tags: {}, hostnames: '', domains: [], org: '', vulns: {}, data: '', error: '' }) as ShodanResult;
+    assert.deepEqual(result, { ...empty, org: '' });
+    assert.deepEqual(engine.details!(result, '192.0.2.10').map((f) => f.label), ['Open ports', 'Open in Shodan']);
   });
 
   test('one value in place of a list, null entries, vulns keyed by CVE, banners without port or transport', async () => {

@@ -135,12 +135,13 @@ describe('provider_22 against a loopback ThreatFox', () => {
     assert.equal(engine.details, threatFoxDetails);
   });
 
-  test('an IOC without a family: "Unknown"', async () => {
+  test('an IOC without a family: "Unknown"; one whose family is "": "" as sent (issue 32)', async () => {
     const { harness: unknown } = await setup(reply.json({
       query_status: 'ok',
       data: [ioc('1', 'a.example', null, null), ioc('2', 'a.example:80', 'win.emotet', 'Emotet'), ioc('3', 'a.example:81', null, '')],
     }));
-    assert.deepEqual((await unknown.run('a.example', 'FQDN') as ThreatFoxResult).malware_printable, ['Unknown', 'Emotet']);
+    // The third IOC's "" family was "Unknown" before issue 32; the reference keeps "".
+    assert.deepEqual((await unknown.run('a.example', 'FQDN') as ThreatFoxResult).malware_printable, ['Unknown', 'Emotet', '']);
   });
 
   test('URL: its host is searched (userinfo and port dropped)', async () => {
@@ -193,6 +194,14 @@ describe('provider_22: minimal and degenerate answers', () => {
     assert.deepEqual(await read({ query_status: 'ok', data: {} }), { count: 0, malware_printable: [], link: LINK });
     assert.deepEqual(await read({ query_status: 'ok', data: [null, { malware_printable: null }, null, { ioc: 'x', malware_printable: 'Emotet' }] }),
       { count: 2, malware_printable: ['Unknown', 'Emotet'], link: LINK });
+  });
+
+  test('issue 32: a family sent as "" is kept as sent (it was "Unknown" before); an empty query_status is read as none', async () => {
+    const result = await read({ query_status: '', data: [{ malware_printable: '' }, { malware_printable: 'Emotet' }] }) as ThreatFoxResult;
+    assert.deepEqual(result, { count: 2, malware_printable: ['', 'Emotet'], link: LINK });
+    assert.equal(engine.summary(result), '2 IOCs: unnamed family, Emotet');
+    assert.equal(engine.evidence!(result)?.reason, '2 IOCs: unnamed family, Emotet');
+    assert.equal(engine.details!(result, 'evil.example.com').find((f) => f.label === 'Malware families')?.value, 'unnamed family, Emotet');
   });
 
   test('no_result with a list or nothing: count 0', async () => {

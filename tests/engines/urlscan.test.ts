@@ -236,9 +236,12 @@ describe('provider_23 minimal and degenerate answers (issue 26)', () => {
 
   test('minimal scans: no task, no page, null or "" domain and time', async () => {
     const { harness } = await setup(reply.json({ results: [{}, { task: null, page: null }, { task: { time: '' }, page: { domain: '' } }, { page: { domain: 'example.com' } }], total: null }));
-    assert.deepEqual(await harness.run('example.com', 'FQDN'), {
-      ...none(4), top_domains: [{ domain: 'Unknown', count: 3 }, { domain: 'example.com', count: 1 }],
+    // A domain sent as "" is counted as "" (issue 32; it was counted as "Unknown" before), as the reference.
+    const result = await harness.run('example.com', 'FQDN') as UrlscanResult;
+    assert.deepEqual(result, {
+      ...none(4), top_domains: [{ domain: 'Unknown', count: 2 }, { domain: '', count: 1 }, { domain: 'example.com', count: 1 }],
     });
+    assert.equal(engine.details!(result, 'example.com').find((f) => f.label === 'Top page domains')?.value, 'Unknown (2), (empty) (1), example.com (1)');
   });
 });
 

@@ -329,16 +329,21 @@ describe('provider_25 minimal and degenerate answers (issue 26)', () => {
     });
   });
 
-  test('every section null, every field null or ""', async () => {
+  test('every section null, every field null or "" (texts sent as "" kept, issue 32)', async () => {
     assert.deepEqual(await run({ status: 'success', data: { ip: null, location: null, network: null, company: null, as: null, anonymization: null, osint: null, hostnames: null } }), DEFAULTS);
-    assert.deepEqual(await run({
+    // The texts sent as "" are what webscout said: kept, as the reference (they were the defaults
+    // before issue 32); only country_code reads "" as Unknown, as the reference does.
+    const result = await run({
       status: 'success',
       data: {
         ip: '', location: { country_iso: '', city: '' }, network: { type: '', service: null, region: '' },
         company: { name: '', business: '', description: null }, as: { as_number: '', organization: '' },
         anonymization: {}, osint: { services: null }, hostnames: '',
       },
-    }), DEFAULTS);
+    }) as WebscoutResult;
+    assert.deepEqual(result, { ...DEFAULTS, ip: '', location: 'Unknown, ', network_provider: '', as_org: '' });
+    assert.equal(engine.summary(result), 'no data');
+    assert.deepEqual(engine.details!(result, '203.0.113.9'), [{ label: 'Anonymization', value: 'none' }]);
   });
 
   test('one value in place of a list; null entries and tags', async () => {
