@@ -8,15 +8,16 @@
  * `results` object verbatim (`url`, `in_database`, and for known URLs `phish_id`,
  * `phish_detail_page`, `verified`, `verified_at`, `valid`).
  *
- * What an answer needs: a `results` object with `in_database` (without it nothing can be said
- * about the URL). Everything else is read when present and kept as sent: `url` may be missing
- * (the result then has none), flags may come as booleans, "y"/"n", "true"/"false", 1/0 or "",
- * and `meta` is not read at all.
+ * What an answer needs: a `results` object. Everything in it is read when present and kept as
+ * sent: `url` may be missing (the result then has none), flags may come as booleans, "y"/"n",
+ * "true"/"false", 1/0 or "", and `meta` is not read at all. A `results` without `in_database`
+ * (or with it null) is still the result, verbatim as in the reference (issue 32), but it says
+ * nothing about the URL: its summary and card read "no database status given" and it gives no
+ * evidence.
  *
  * Differences from the reference (engines.md 5.20):
- * - An answer without `results`, or whose `results` has no `in_database`, is an error carrying
- *   PhishTank's `errortext` when there is one (the reference returned `null`, or a result that
- *   said nothing); throttling (429 / 509) is retried as the upstream asks.
+ * - An answer without `results` is an error carrying PhishTank's `errortext` when there is one
+ *   (the reference returned `null`); throttling (429 / 509) is retried as the upstream asks.
  * - A URL with an empty path and a query (`http://example.com?a=1`) gets its `/` before the query
  *   (`http://example.com/?a=1`); the reference appended it after, checking another URL.
  * - The user agent is `phishtank/oas` (a setting), not `phishtank/Cyberbro`: PhishTank asks each
@@ -34,10 +35,10 @@ import { field, fields, sourceLink } from '../src/lookup/fields.js';
 /** PhishTank documents booleans; older answers used "y"/"n". Both are kept as sent. */
 const Flag = v.nullish(v.union([v.boolean(), v.string(), v.number()]));
 
-/** The needed `in_database`, and what is read when present; absent keys stay absent (verbatim). */
+/** What is read when present, `in_database` included; absent keys stay absent (verbatim). */
 const ResultsSchema = v.looseObject({
   url: v.nullish(v.string()),
-  in_database: v.union([v.boolean(), v.string(), v.number()], 'expected a boolean'),
+  in_database: v.nullish(v.union([v.boolean(), v.string(), v.number()], 'expected a boolean')),
   phish_id: v.nullish(v.union([v.string(), v.number()])),
   phish_detail_page: v.nullish(v.string()),
   verified: Flag,
@@ -86,25 +87,38 @@ function yes(flag: unknown): boolean {
   return flag === true || flag === 1;
 }
 
-/** `verified phish`, `verified, not a phish`, `not verified yet`, or null when not in the database. */
+/** What a result without `in_database` says: nothing about the URL. */
+const NO_STATUS = 'no database status given';
+
+/** Whether PhishTank said if the URL is in its database (`in_database` absent or null: it did not). */
+function saysInDatabase(result: PhishTankResult): boolean {
+  return result.in_database !== undefined && result.in_database !== null;
+}
+
+/**
+ * `verified phish`, `verified, not a phish`, `not verified yet`; NO_STATUS when PhishTank gave no
+ * `in_database`; null when not in the database.
+ */
 function verdict(result: PhishTankResult): string | null {
+  if (!saysInDatabase(result)) return NO_STATUS;
   if (!yes(result.in_database)) return null;
   if (!yes(result.verified)) return 'not verified yet';
   return yes(result.valid) ? 'verified phish' : 'verified, not a phish';
 }
 
-/** `not in database`; `in database, verified phish`; `in database, not verified yet`... */
+/** `not in database`; `in database, verified phish`; `in database, not verified yet`...; `no database status given`. */
 function summary(result: PhishTankResult): string {
   const status = verdict(result);
+  if (status === NO_STATUS) return NO_STATUS;
   return status ? `in database, ${status}` : 'not in database';
 }
 
 /**
  * Rule: verified phish -> malicious; in the database, not verified yet -> suspicious; verified as
- * not a phish, or not in the database -> clean.
+ * not a phish, or not in the database -> clean. No `in_database` judges nothing.
  */
 export function phishTankEvidence(result: PhishTankResult | null): Evidence | undefined {
-  if (!result || result.in_database === undefined || result.in_database === null) return undefined;
+  if (!result || !saysInDatabase(result)) return undefined;
   const status = verdict(result);
   const id = result.phish_id !== undefined && result.phish_id !== null && result.phish_id !== '' ? ` (phish #${result.phish_id})` : '';
   if (status === null) return { level: 'clean', reason: 'not in PhishTank' };

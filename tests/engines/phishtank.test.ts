@@ -213,9 +213,32 @@ describe('provider_17: minimal and degenerate answers', () => {
     assert.equal(engine.summary(known), 'in database, verified, not a phish');
   });
 
-  test('results without in_database, or null results: an error naming what is missing', async () => {
-    await rejectsWith((await answering({ results: { url: 'http://x.example/' } })).run('http://x.example/', 'URL'),
-      /^unexpected answer from upstream at results\.in_database: /);
+  test('issue 32: results without in_database (or with it null): the results verbatim, as the reference; no verdict', async () => {
+    for (const results of [{ url: 'http://x.example/' }, { url: 'http://x.example/', in_database: null }, {}]) {
+      const result = await (await answering({ results })).run('http://x.example/', 'URL') as PhishTankResult;
+      assert.deepEqual(result, results, JSON.stringify(results));
+      assert.equal(engine.summary(result), 'no database status given', JSON.stringify(results));
+      assert.equal(engine.evidence!(result), undefined, JSON.stringify(results));
+      assert.deepEqual(phishTankDetails(result), [
+        { label: 'Verdict', value: 'no database status given' },
+        ...('url' in results ? [{ label: 'URL checked', value: 'http://x.example/' }] : []),
+      ], JSON.stringify(results));
+    }
+    // What else it gives is still shown, never judged.
+    const page = 'https://www.phishtank.com/phish_detail.php?phish_id=7';
+    const partial = await (await answering({ results: { url: 'http://x.example/', phish_id: 7, verified: true, valid: true, phish_detail_page: page } }))
+      .run('http://x.example/', 'URL') as PhishTankResult;
+    assert.equal(engine.summary(partial), 'no database status given');
+    assert.equal(engine.evidence!(partial), undefined);
+    assert.deepEqual(phishTankDetails(partial), [
+      { label: 'Verdict', value: 'no database status given' },
+      { label: 'URL checked', value: 'http://x.example/' },
+      { label: 'Phish ID', value: '7' },
+      { label: 'Open in PhishTank', value: page, href: page },
+    ]);
+  });
+
+  test('null results, or an answer that is no object: an error naming what is missing', async () => {
     await rejectsWith((await answering({ results: null, errortext: null })).run('http://x.example/', 'URL'),
       /^unexpected answer from upstream: no results$/);
     await rejectsWith((await answering([{ results: PHISH }])).run('http://x.example/', 'URL'),
@@ -246,7 +269,7 @@ describe('provider_17 upstream failures', () => {
   });
 
   test('JSON of the wrong shape: a clean error naming the field', async () => {
-    const { harness } = await setup(reply.json({ meta: META, results: { url: 'http://phish.example/login', in_database: null } }));
+    const { harness } = await setup(reply.json({ meta: META, results: { url: 'http://phish.example/login', in_database: { yes: true } } }));
     await rejectsWith(harness.run('http://phish.example/login', 'URL'), /unexpected answer from upstream at results\.in_database/);
   });
 
