@@ -1,10 +1,18 @@
 #!/usr/bin/env node
 // The `oas` executable: runs the compiled CLI (built by `npm install` / `npm run build`).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 
-const entry = new URL('../dist/src/cli/main.js', import.meta.url);
-if (!existsSync(entry)) {
-  process.stderr.write('oas: not built yet: run `npm install` (or `npm run build`) in the oas directory\n');
-  process.exit(1);
+// `oas --version` (or -V) alone is answered here, from package.json: the answer commander would
+// give, without loading commander and the CLI (start-up cost, guarded by tests/startup-budget.test.ts).
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.on('error', () => {}); // `oas --version | true`: a reader gone is no error
+  process.stdout.write(`${JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).version}\n`);
+} else {
+  const entry = new URL('../dist/src/cli/main.js', import.meta.url);
+  if (!existsSync(entry)) {
+    process.stderr.write('oas: not built yet: run `npm install` (or `npm run build`) in the oas directory\n');
+    process.exit(1);
+  }
+  await import(entry.href);
 }
-await import(entry.href);

@@ -2,7 +2,6 @@
 import type { AnalysisObserver, AnalysisService } from './analysis/service.js';
 import { ConfigError, loadConfig, type LoadOptions } from './config/load.js';
 import type { Config } from './config/schema.js';
-import { customEngines } from './custom/engines.js';
 import type { EngineDefinition } from './engine/contract.js';
 import { Catalog, EngineSetMemberError, loadEngineDefinitions } from './engine/catalog.js';
 import type { HttpTransport } from './http/client.js';
@@ -55,17 +54,42 @@ export type AppRole = 'cli' | 'server' | 'worker';
 
 type SettingsOptions = Omit<LoadOptions, 'engines' | 'custom'>;
 
+/** What makes the engines of `custom_engines` (src/custom/engines.ts), once a configuration defines some. */
+type CustomFactory = NonNullable<LoadOptions['custom']>;
+
+/**
+ * The maker of custom engines when the configuration defines some, else undefined. Start-up cost:
+ * src/custom/ (five modules) is imported only then. A configuration that cannot be read is left to
+ * settingsWith, which reports it.
+ */
+async function customFactoryFor(options: SettingsOptions, plain?: Config): Promise<CustomFactory | undefined> {
+  let config = plain;
+  try {
+    config ??= loadConfig(options).config;
+  } catch {
+    return (await import('./custom/engines.js')).customEngines;
+  }
+  const defined = config.custom_engines;
+  if (defined === undefined || (typeof defined === 'object' && defined !== null && !Array.isArray(defined) && Object.keys(defined).length === 0)) return undefined;
+  return (await import('./custom/engines.js')).customEngines;
+}
+
 export async function loadSettings(options: SettingsOptions): Promise<{ config: Config; catalog: Catalog }> {
-  return settingsWith(options, await loadEngineDefinitions());
+  return settingsOf(options, await loadEngineDefinitions());
+}
+
+/** settingsWith, the custom engines' code loaded when the configuration defines some. */
+export async function settingsOf(options: SettingsOptions, definitions: readonly EngineDefinition[]): Promise<{ config: Config; catalog: Catalog }> {
+  return settingsWith(options, definitions, await customFactoryFor(options));
 }
 
 /**
  * The configuration and the catalog of its variant: the engines of `engines/` given, the custom
- * engines the configuration defines (`custom_engines`), and its engine sets (`engine_sets`), a set
- * naming an unknown engine being a configuration error.
+ * engines the configuration defines (`custom_engines`, made by `custom`: see customFactoryFor),
+ * and its engine sets (`engine_sets`), a set naming an unknown engine being a configuration error.
  */
-export function settingsWith(options: SettingsOptions, definitions: readonly EngineDefinition[]): { config: Config; catalog: Catalog } {
-  const loaded = loadConfig({ ...options, engines: definitions, custom: customEngines });
+export function settingsWith(options: SettingsOptions, definitions: readonly EngineDefinition[], custom?: CustomFactory): { config: Config; catalog: Catalog } {
+  const loaded = loadConfig({ ...options, engines: definitions, custom: custom ?? noCustomEngines });
   try {
     return { config: loaded.config, catalog: new Catalog(loaded.definitions, loaded.config.catalog, loaded.config.engine_sets) };
   } catch (error) {
@@ -73,6 +97,12 @@ export function settingsWith(options: SettingsOptions, definitions: readonly Eng
     throw error;
   }
 }
+
+/** Used when the custom engines' code was not loaded: right only for a configuration that defines none. */
+const noCustomEngines: CustomFactory = (definitions) => {
+  if (Object.keys(definitions).length > 0) throw new Error('custom engines defined, but their code was not loaded (customFactoryFor)');
+  return [];
+};
 
 /**
  * The settings and the catalog for listing it (`oas engines`): the same as loadSettings, but from
@@ -90,8 +120,8 @@ export async function loadListingSettings(options: SettingsOptions): Promise<{ c
  * dependencies and the pivot). Any problem (an unknown name included) goes the usual way.
  */
 export async function loadAnalysisSettings(options: SettingsOptions, engines: readonly string[] | undefined): Promise<{ config: Config; catalog: Catalog }> {
-  return loadDeclaredSettings(options, (declared) => {
-    const { catalog } = settingsWith(options, declared);
+  return loadDeclaredSettings(options, (declared, custom) => {
+    const { catalog } = settingsWith(options, declared, custom);
     const wanted = new Set<string>();
     const add = (engine: EngineDefinition | undefined) => {
       if (!engine || wanted.has(engine.id)) return;
@@ -106,16 +136,21 @@ export async function loadAnalysisSettings(options: SettingsOptions, engines: re
 
 async function loadDeclaredSettings(
   options: SettingsOptions,
-  real: (declared: readonly EngineDefinition[]) => ReadonlySet<string>,
+  real: (declared: readonly EngineDefinition[], custom: CustomFactory | undefined) => ReadonlySet<string>,
 ): Promise<{ config: Config; catalog: Catalog }> {
   const { declaredDefinitions, importedDefinitions } = await import('./engine/declarations.js');
+  let custom: CustomFactory | undefined;
   try {
-    const definitions = await declaredDefinitions(() => loadConfig(options).config.engines ?? {}, real);
-    if (definitions) return settingsWith(options, definitions);
+    // The configuration as written (no engine known yet): its engine settings and custom engines.
+    const plain = loadConfig(options).config;
+    custom = await customFactoryFor(options, plain);
+    const definitions = await declaredDefinitions(() => plain.engines ?? {}, (declared) => real(declared, custom));
+    if (definitions) return settingsWith(options, definitions, custom);
   } catch {
     // Reported by the usual path below.
   }
-  return settingsWith(options, await importedDefinitions());
+  const [definitions, factory] = await Promise.all([importedDefinitions(), custom ? Promise.resolve(custom) : customFactoryFor(options)]);
+  return settingsWith(options, definitions, factory);
 }
 
 export interface CreateOptions {

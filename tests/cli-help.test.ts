@@ -78,7 +78,7 @@ describe('oas analyze --help', () => {
   });
 
   test('help piped into a reader that goes away: exit 0, not a word on stderr (no EPIPE stack trace)', async () => {
-    for (const args of ['analyze --help', '--help', 'engines --help', 'help analyze']) {
+    for (const args of ['analyze --help', '--help', 'engines --help', 'help analyze', '--version', '-V']) {
       // `true` exits at once without reading: every write of the help meets a closed pipe.
       const run = await runProcess('bash', ['-c', `"${process.execPath}" "${BIN}" ${args} | true; echo "exit \${PIPESTATUS[0]}" >&2`], { cwd: dir, env: { ...process.env, XDG_CACHE_HOME: join(dir, 'cache') } });
       assert.equal(run.stderr, 'exit 0\n', `oas ${args}`);

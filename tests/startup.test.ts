@@ -39,12 +39,17 @@ const heavyLoaded = (modules: string[]) => HEAVY.filter((name) => modules.some((
 const engineModules = (modules: string[]) => modules.filter((m) => /\/dist\/engines\/[^/]+\.js$/.test(m));
 
 describe('CLI start-up', () => {
-  test('oas --version loads commander and nothing of the commands', async () => {
+  test('oas --version answers from package.json: not even commander, nothing of the commands', async () => {
     const home = mkdtempSync(join(dir, 'home-'));
     const run = await oasRecorded(home, ['--version']);
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stdout.trim(), version);
-    assert.ok(run.modules.some((m) => m.includes('/node_modules/commander/')), 'the hook records modules');
+    assert.ok(run.modules.some((m) => m.endsWith('/bin/oas.js')), 'the hook records modules');
+    assert.ok(!run.modules.some((m) => m.includes('/node_modules/')), 'no package');
+    // With another word it is commander's answer, the same.
+    const withFlag = await oasRecorded(home, ['--no-color', '--version']);
+    assert.equal(withFlag.stdout.trim(), version);
+    assert.ok(withFlag.modules.some((m) => m.includes('/node_modules/commander/')));
     assert.deepEqual(heavyLoaded(run.modules), []);
     assert.deepEqual(engineModules(run.modules), [], 'no engine module');
     assert.ok(!run.modules.some((m) => /\/dist\/src\/(app|cli\/analyze|cli\/serve|cli\/engines)\.js$/.test(m)), 'no command module');

@@ -464,8 +464,8 @@ class DefinitionLoader {
     try {
       // The team's servers usually share the analyst's configuration: its custom engines are
       // judged and summed up here as there. A configuration that cannot be read adds none.
-      const { settingsWith } = await import('../app.js');
-      return settingsWith({ file: this.configFile, flags: { catalog: variant } }, definitions).catalog;
+      const { settingsOf } = await import('../app.js');
+      return (await settingsOf({ file: this.configFile, flags: { catalog: variant } }, definitions)).catalog;
     } catch {
       return new Catalog(definitions, variant);
     }
