@@ -16,6 +16,11 @@ import { freePort } from './helpers/redis.js';
 import { completedResults, spawnServe, startAnalysis, type ServeProcess } from './helpers/serve.js';
 import { tempDir } from './helpers/temp.js';
 import { engineHarness } from './helpers/engine.js';
+import Keyv from 'keyv';
+import { Catalog } from '../src/engine/catalog.js';
+import { HttpTransport } from '../src/http/client.js';
+import { EngineRunner } from '../src/runner/runner.js';
+import { keyvEngineStore } from '../src/store/engine-store.js';
 import { defineEngine, type EngineContext } from '../src/engine/contract.js';
 import { errorReason } from '../src/http/oauth.js';
 import { redact } from '../src/http/redact.js';
@@ -32,7 +37,10 @@ let cwd: string;
 let config: string;
 let server: ServeProcess;
 
-/** The four failures, one engine each, and what its error must say. */
+/** A base_url whose host has a label of 64 characters (63 at most). */
+const LONG_LABEL = `${'a'.repeat(64)}.urlscan.test`;
+
+/** The five failures, one engine each, and what its error must say. */
 function cases(): [engine: string, observable: string, expected: RegExp][] {
   const silentPort = (silent.address() as { port: number }).port;
   return [
@@ -40,6 +48,7 @@ function cases(): [engine: string, observable: string, expected: RegExp][] {
     ['provider_11', '8.8.4.4', new RegExp(`^connection refused by 127\\.0\\.0\\.1:${refusedPort} \\(is the service up\\? check its base_url, or set proxy_url\\)$`)],
     ['public_dns', 'example.com', new RegExp(`^timeout after 700 ms waiting for 127\\.0\\.0\\.1:${silentPort} \\(limit: engines\\.public_dns\\.timeout_ms or engine_timeout_ms\\)$`)],
     ['provider_12', '1.1.1.1', /^HTTP 401 Unauthorized: Unknown token: Please provide a valid token\. \(key refused: check engines\.provider_12\.api_key or OAS_IPINFO_API_KEY\)$/],
+    ['provider_23', '9.9.9.9', new RegExp(`^${LONG_LABEL.replace(/\./g, '\\.')} is not a valid host name: a label of 64 characters, 63 at most \\(check engines\\.provider_23\\.base_url\\)$`)],
   ];
 }
 
@@ -62,6 +71,7 @@ before(async () => {
       provider_11: { base_url: `http://127.0.0.1:${refusedPort}`, retries: 0 },
       public_dns: { base_url: `http://127.0.0.1:${(silent.address() as { port: number }).port}/resolve`, timeout_ms: 700, retries: 0 },
       provider_12: { base_url: `${unauthorized.url}/ipinfo`, api_key: KEY, retries: 0 },
+      provider_23: { base_url: `http://${LONG_LABEL}:${refusedPort}/api/v1/search/`, retries: 0 },
     },
   }));
   server = await spawnServe(config, { cwd });
@@ -168,4 +178,54 @@ describe('an upstream\'s long reason: its first sentence, secrets masked (issue 
     assert.equal(errorReason(JSON.stringify({ error: 'invalid_client' }), http), 'invalid_client', 'the code alone when there is no description');
     assert.equal(errorReason(JSON.stringify({ errors: [{ code: 401, message: `access denied, invalid client ${SECRET}. Create a new API client in the Falcon console.` }] }), http), 'access denied, invalid client ***.');
   });
+});
+
+describe('a host name that cannot be one says so, and which setting holds it (issue 32)', () => {
+  const hostEngine = defineEngine({
+    id: 'provider_98',
+    service: 'hostcheck',
+    label: 'Host check',
+    description: 'test engine: one GET of its base_url',
+    tags: ['IP'],
+    types: ['IPv4'],
+    defaults: { timeout_ms: 5000, base_url: 'http://127.0.0.1:9/' },
+    summary: () => '',
+    run: async (_o: Observable, ctx) => {
+      await ctx.http.request(String(ctx.settings.base_url));
+      return null;
+    },
+  });
+  const label64 = 'b'.repeat(64);
+  const long = Array.from({ length: 26 }, () => 'abcdefghi').join('.');
+  const bad: [host: string, expected: string][] = [
+    [`${label64}.example.test`, `${label64}.example.test is not a valid host name: a label of 64 characters, 63 at most`],
+    [`${long}.test`, `${long.slice(0, 60)}…${`${long}.test`.slice(-20)} is not a valid host name: 264 characters, 253 at most`],
+    ['api..example.test', 'api..example.test is not a valid host name: an empty label (two dots in a row)'],
+    ['api!.example.test', 'api!.example.test is not a valid host name: "!" in a label (letters, digits, "-" and "_" only)'],
+  ];
+
+  // dns_servers (c-ares) refuses these names with EBADNAME; the system's resolver with EINVAL or ENOTFOUND.
+  for (const [resolver, dnsServers] of [['dns_servers', () => [dns.address]], ['the system resolver', () => []]] as const) {
+    test(`through ${resolver}: what is wrong with the name, and engines.<id>.base_url; not retried`, async () => {
+      const transport = new HttpTransport({ dnsServers: dnsServers() });
+      try {
+        for (const [host, expected] of bad) {
+          const runner = new EngineRunner({
+            catalog: [hostEngine],
+            services: { transport, dnsServers: dnsServers(), dataDir: '/nonexistent', storeFor: (id) => keyvEngineStore(new Keyv(), id) },
+            cache: new Keyv(),
+            cacheTtlSeconds: 0,
+            concurrency: 4,
+            engineSettings: { provider_98: { base_url: `http://${host}:${refusedPort}/v1`, retries: 2 } },
+          });
+          const started = Date.now();
+          const [result] = await runner.analyze([{ value: '9.9.9.9', type: 'IPv4' }], new Catalog([hostEngine]).select(['provider_98']));
+          assert.equal(result!.errors?.provider_98, `${expected} (check engines.provider_98.base_url)`, host);
+          assert.ok(Date.now() - started < 900, 'no retry back-off for a name that will never resolve');
+        }
+      } finally {
+        await transport.close();
+      }
+    });
+  }
 });

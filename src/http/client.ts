@@ -16,7 +16,7 @@ import type * as Undici from 'undici';
 import type { Dispatcher, Pool, buildConnector } from 'undici';
 import * as v from 'valibot';
 import { resolverLookup } from './host-lookup.js';
-import { BadResponseError, HttpStatusError, NetworkError, networkFailure, statusError, TimeoutError, UpstreamError } from './errors.js';
+import { BadResponseError, HttpStatusError, hostNameProblem, InvalidHostError, NetworkError, networkFailure, statusError, TimeoutError, UpstreamError } from './errors.js';
 import { redact } from './redact.js';
 import type { HttpClient, HttpResponse, RequestOptions } from '../engine/contract.js';
 
@@ -287,6 +287,9 @@ class CallClient implements HttpClient {
     }
     const code = err?.code ?? err?.cause?.code;
     const { host, port } = this.transport.proxy ? { host: target.hostname, port: portOf(target) } : failedEndpoint(err, target);
+    // A name no resolver takes (EBADNAME, EINVAL, or ENOTFOUND as if it did not exist): say why.
+    const problem = this.transport.proxy ? undefined : hostNameProblem(host);
+    if (problem) return new InvalidHostError(this.redact(host), problem);
     const message = code
       ? networkFailure(String(code), host, port, this.transport.proxy)
       : `network error talking to ${target.host}: ${String(err?.message ?? error).split('\n')[0]}`;

@@ -47,6 +47,38 @@ export class NetworkError extends UpstreamError {
 }
 
 /**
+ * A host name no resolver can look up (a label over 63 characters, a name over 253, an empty
+ * label, a character DNS names do not hold): `<host> is not a valid host name: <why>`. Never
+ * retried; the runner adds the setting that holds the name (`engines.<id>.base_url`).
+ */
+export class InvalidHostError extends NetworkError {
+  override name = 'InvalidHostError';
+  readonly host: string;
+  constructor(host: string, problem: string) {
+    super(`${host.length > 100 ? `${host.slice(0, 60)}…${host.slice(-20)}` : host} is not a valid host name: ${problem}`, false);
+    this.host = host;
+  }
+}
+
+/**
+ * What makes `host` (a URL's hostname: lowercase, punycode) unusable as a DNS name, or undefined
+ * when nothing does (an IP address included). Resolvers refuse such names with codes that say
+ * little (EBADNAME, EINVAL, or ENOTFOUND as if the name did not exist).
+ */
+export function hostNameProblem(host: string): string | undefined {
+  if (host.includes(':')) return undefined; // an IPv6 address, with or without its brackets
+  const name = host.endsWith('.') ? host.slice(0, -1) : host;
+  if (name.length > 253) return `${name.length} characters, 253 at most`;
+  for (const label of name.split('.')) {
+    if (label === '') return 'an empty label (two dots in a row)';
+    if (label.length > 63) return `a label of ${label.length} characters, 63 at most`;
+    const bad = /[^a-z0-9_-]/i.exec(label);
+    if (bad) return `"${bad[0]}" in a label (letters, digits, "-" and "_" only)`;
+  }
+  return undefined;
+}
+
+/**
  * A network failure in words an analyst can act on: what failed, where (host, port, or the proxy)
  * and what to check. `code` is the system's or undici's error code; `via` the proxy, if any.
  */

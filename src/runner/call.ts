@@ -13,7 +13,7 @@ import type { CredentialSpec, EngineDefinition, EngineSettings } from '../engine
 import { CredentialsRefusedError, EngineError } from '../engine/contract.js';
 import { createEngineContext, missingCredentials, resolveSettings, secretsOf, type ContextServices } from '../engine/context.js';
 import { secretCredentials, whereToSet } from '../engine/credentials.js';
-import { HttpStatusError, TimeoutError, UpstreamError } from '../http/errors.js';
+import { HttpStatusError, InvalidHostError, TimeoutError, UpstreamError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import type { Observable } from '../observables/types.js';
 import type { CallObserver, CallOutcomeKind, WaitEvent } from './types.js';
@@ -218,7 +218,7 @@ export class EngineCaller {
         return { ok: true, value: value ?? null };
       } catch (error) {
         ran('error');
-        return { ok: false, error: describeFailure(error, secretsOf(engine, settings), engine) };
+        return { ok: false, error: describeFailure(error, secretsOf(engine, settings), engine, settings) };
       } finally {
         ctx.signal.removeEventListener('abort', onAbort);
         dispose();
@@ -347,12 +347,12 @@ function canonicalJson(value: unknown): string {
 }
 
 /** One line, no stack, no secret. */
-function describeFailure(error: unknown, secrets: readonly string[], engine: EngineDefinition): string {
+function describeFailure(error: unknown, secrets: readonly string[], engine: EngineDefinition, settings: EngineSettings): string {
   const message = error instanceof UpstreamError || error instanceof EngineError
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}`;
   const line = redact(message.split('\n')[0]!.trim(), secrets).slice(0, 300);
-  return line + whatToCheck(error, engine, secrets.length > 0);
+  return line + whatToCheck(error, engine, secrets.length > 0, settings);
 }
 
 /** `not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY`. */
@@ -362,11 +362,17 @@ function notConfigured(engine: EngineDefinition, missing: readonly CredentialSpe
 
 /**
  * What to check after a failure, named by the settings that govern it: the timeout's settings,
- * or for a 401/403 from an engine with a key, the key's setting and environment variable (only
- * the refused one's when the upstream said which).
+ * the setting holding a host name that cannot be one, or for a 401/403 from an engine with a key,
+ * the key's setting and environment variable (only the refused one's when the upstream said which).
  */
-function whatToCheck(error: unknown, engine: EngineDefinition, keySent: boolean): string {
-  if (error instanceof TimeoutError) return ` (limit: ${engine.custom ? 'custom_engines' : 'engines'}.${engine.id}.timeout_ms or engine_timeout_ms)`;
+function whatToCheck(error: unknown, engine: EngineDefinition, keySent: boolean, settings: EngineSettings): string {
+  const scope = engine.custom ? 'custom_engines' : 'engines';
+  if (error instanceof TimeoutError) return ` (limit: ${scope}.${engine.id}.timeout_ms or engine_timeout_ms)`;
+  if (error instanceof InvalidHostError) {
+    const setting = settingHolding(settings, error.host);
+    if (setting) return ` (check ${scope}.${engine.id}.${setting})`;
+    return engine.custom ? ` (check custom_engines.${engine.id}.request.url)` : '';
+  }
   const refused = error instanceof HttpStatusError
     ? error.status === 401 || error.status === 403
     : error instanceof CredentialsRefusedError;
@@ -380,4 +386,17 @@ function whatToCheck(error: unknown, engine: EngineDefinition, keySent: boolean)
     if (keys.length > 0) return keySent ? ` (key refused: check ${where})` : ` (no key sent: set ${where})`;
   }
   return '';
+}
+
+/** The setting whose URL has this host (`base_url`, `login_url`...), if one has. */
+function settingHolding(settings: EngineSettings, host: string): string | undefined {
+  for (const [name, value] of Object.entries(settings)) {
+    if (typeof value !== 'string' || !value.includes('://')) continue;
+    try {
+      if (new URL(value).hostname === host) return name;
+    } catch {
+      // not a URL
+    }
+  }
+  return undefined;
 }
