@@ -42,7 +42,7 @@ export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, reques
   if (names.length === 0) throw new InputError('no engine selected: give at least one engine');
   let selections: Selection[];
   try {
-    selections = catalog.select(names);
+    selections = selectEngines(catalog, names);
   } catch (error) {
     if (error instanceof UnknownEngineError || error instanceof UnknownEngineSetError) throw new InputError(error.message);
     throw error;
@@ -57,4 +57,30 @@ export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, reques
     throw new TooManyObservablesError(`too many observables: the text holds ${observables.length}, more than max_observables (${max}); split it into smaller analyses or raise max_observables`);
   }
   return { observables, selections };
+}
+
+/**
+ * Unknown engine names an error names, each with its did-you-mean (an edit distance to every name
+ * of the catalog): a list of 10 000 names, mostly unknown, costs linear time to check and the
+ * suggestions of these few only (issue 33: a did-you-mean per unknown name took seconds of the
+ * server's only thread).
+ */
+export const MAX_UNKNOWN_NAMED = 20;
+
+/**
+ * The catalog's selection of `names`; past MAX_UNKNOWN_NAMED distinct unknown names, the error
+ * names the first of them and says how many more there are.
+ */
+function selectEngines(catalog: Catalog, names: readonly string[]): Selection[] {
+  const unknown = new Set<string>();
+  for (const raw of catalog.expandSets(names)) {
+    const name = raw.trim();
+    if (name && !catalog.find(name)) unknown.add(name);
+  }
+  if (unknown.size <= MAX_UNKNOWN_NAMED) return catalog.select(names);
+  const shown = [...unknown].slice(0, MAX_UNKNOWN_NAMED);
+  const error = new UnknownEngineError(shown, catalog.engines.map((e) => e.id), catalog.engines);
+  const named = `unknown engines: ${shown.join(', ')}`;
+  const more = ` and ${unknown.size - shown.length} more`;
+  throw new InputError(error.message.startsWith(named) ? named + more + error.message.slice(named.length) : `${unknown.size} unknown engines, the first ${shown.length}: ${error.message}`);
 }
