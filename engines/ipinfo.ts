@@ -5,20 +5,24 @@
  * The result has engines.md 5.15's fields: `ip`, `geolocation` ("<city>, <region>"),
  * `country_code`, `country_name`, `hostname`, `asn` (ipinfo's raw `org` string, which bad_asn
  * reads: "AS13335 Cloudflare, Inc.") and `link`; a bogon answer gives the documented bogon result.
+ * As in the reference, a field ipinfo leaves out (or sends null) is "Unknown", and one it sends is
+ * kept as sent, `""` included (issue 32): `{"ip": "..."}` alone is a result of "Unknown"s, and
+ * `"city": ""` gives the geolocation `", <region>"`. Summary and card leave out the "Unknown" and
+ * empty parts.
  *
  * Better than the reference:
  * - Bug fixed (engines.md section 8 item 19): no request is made without a token (the reference
  *   sent `?token=` empty); the runner already refuses, and so does the lookup when called directly.
  * - HTTP errors (bad token, quota, 5xx), malformed answers and timeouts are reported (with
  *   ipinfo's reason, the token masked) instead of becoming null; 429/5xx are retried.
- * - An answer that knows nothing about the address (no host name, place, country or owner) is
- *   "not found" (null) rather than a result made of "Unknown"s; empty strings count as missing.
  * - `country_name` comes from the ICU region names built into Node ("Russia", "South Korea"),
  *   not pycountry's ISO names ("Russian Federation", "Korea, Republic of").
  * - The answer is read leniently (issue 26): only `ip` (or `bogon`) is needed. `bogon` is read as
  *   a boolean, so `"bogon": false` (or 0, "") is an ordinary answer, where the reference took the
  *   mere presence of the key for a bogon. A text field sent as a number is its text; fields the
  *   result does not use (`loc`, `postal`, `timezone`, `anycast`...) are not checked at all.
+ * - An `ip` sent as "" is refused like a missing one (an error naming it): the result would name
+ *   no address and link to ipinfo's home page, where the reference returned it so.
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext } from '../src/engine/contract.js';
@@ -37,7 +41,7 @@ import { field, fields, sourceLink } from '../src/lookup/fields.js';
 /**
  * ipinfo.io's answer (`/json`). Needed: a JSON object with `ip`, or `bogon` (checked below).
  * Read when present: `bogon` (0/1, "" and "true"/"false" as booleans) and the five texts the
- * result uses (absent, null or "" → Unknown below; a number is its text). Other fields (loc,
+ * result uses (absent or null → Unknown below, "" kept; a number is its text). Other fields (loc,
  * postal, timezone, anycast, and the paid plans' asn, company, privacy...) are not read.
  */
 const IpinfoSchema = jsonObject({
@@ -52,7 +56,7 @@ const IpinfoSchema = jsonObject({
 
 export interface IpinfoResult {
   ip: string;
-  /** `"<city>, <region>"`, each `Unknown` when missing; `""` for a bogon. */
+  /** `"<city>, <region>"`, each `Unknown` when missing (as sent otherwise, `""` included); `""` for a bogon. */
   geolocation: string;
   /** ISO 3166 code (`US`), `Unknown`; `""` for a bogon. */
   country_code: string;
@@ -85,16 +89,14 @@ export async function ipinfoLookup(observable: Observable, ctx: EngineContext): 
     return { ip, geolocation: '', country_code: '', country_name: 'Bogon', hostname: 'Private IP', asn: 'BOGON', link: `${LINK_BASE}/${ip}` };
   }
   if (answer.ip === undefined || answer.ip.trim() === '') throw new BadResponseError('unexpected answer from upstream at ip: missing');
-  const known = (value: string | null | undefined): string | undefined => (value && value.trim() !== '' ? value.trim() : undefined);
   const { hostname, city, region, country, org } = answer;
-  if (![hostname, city, region, country, org].some(known)) return null;
   return {
     ip: answer.ip,
-    geolocation: `${known(city) ?? UNKNOWN}, ${known(region) ?? UNKNOWN}`,
-    country_code: known(country) ?? UNKNOWN,
-    country_name: countryName(known(country)),
-    hostname: known(hostname) ?? UNKNOWN,
-    asn: known(org) ?? UNKNOWN,
+    geolocation: `${city ?? UNKNOWN}, ${region ?? UNKNOWN}`,
+    country_code: country ?? UNKNOWN,
+    country_name: countryName(country),
+    hostname: hostname ?? UNKNOWN,
+    asn: org ?? UNKNOWN,
     link: `${LINK_BASE}/${answer.ip}`,
   };
 }
@@ -103,10 +105,10 @@ export async function ipinfoLookup(observable: Observable, ctx: EngineContext): 
 export function ipinfoSummary(result: IpinfoResult): string {
   if (result.asn === 'BOGON') return 'bogon (private or reserved address)';
   const parts: string[] = [];
-  if (result.asn !== UNKNOWN) parts.push(result.asn);
+  if (result.asn !== '' && result.asn !== UNKNOWN) parts.push(result.asn);
   const place = [...result.geolocation.split(', '), result.country_code].filter((p) => p !== '' && p !== UNKNOWN);
   if (place.length > 0) parts.push(place.join(', '));
-  if (result.hostname !== UNKNOWN) parts.push(result.hostname);
+  if (result.hostname !== '' && result.hostname !== UNKNOWN) parts.push(result.hostname);
   return parts.length > 0 ? parts.join(' · ') : `${result.ip}: no data`;
 }
 

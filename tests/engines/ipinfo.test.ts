@@ -187,10 +187,10 @@ describe('provider_12 against a loopback ipinfo.io', () => {
     assert.equal(fake.hits('GET /ok/')[0]!.path, '/ok/2001:4860:4860::8888/json');
   });
 
-  test('missing or empty fields become Unknown', async () => {
+  test('missing fields become Unknown, empty ones stay empty (issue 32, as the reference)', async () => {
     const result = await run('ok', '45.155.205.66');
     assert.deepEqual(result, {
-      ip: '45.155.205.66', geolocation: 'Unknown, Moscow', country_code: 'RU', country_name: 'Russia',
+      ip: '45.155.205.66', geolocation: ', Moscow', country_code: 'RU', country_name: 'Russia',
       hostname: 'Unknown', asn: 'AS203999 Bad Host LLC', link: 'https://ipinfo.io/45.155.205.66',
     });
   });
@@ -203,8 +203,11 @@ describe('provider_12 against a loopback ipinfo.io', () => {
     });
   });
 
-  test('not found: an answer with nothing but the address is null', async () => {
-    assert.equal(await run('ok', '5.255.255.77'), null);
+  test('an answer with nothing but the address: the result of Unknowns (engines.md 5.15; it was null before issue 32)', async () => {
+    assert.deepEqual(await run('ok', '5.255.255.77'), {
+      ip: '5.255.255.77', geolocation: 'Unknown, Unknown', country_code: 'Unknown', country_name: 'Unknown', hostname: 'Unknown', asn: 'Unknown',
+      link: 'https://ipinfo.io/5.255.255.77',
+    });
   });
 
   test('not an IP: null, nothing asked', async () => {
@@ -290,8 +293,12 @@ describe('provider_12 minimal and degenerate answers (issue 26)', () => {
     link: 'https://ipinfo.io/203.0.113.9',
   };
 
-  test('the minimal answers: {"ip"} alone is not found; {"bogon": true} the bogon result', async () => {
-    assert.equal(await run({ ip: '203.0.113.9' }), null);
+  test('the minimal answers: {"ip"} alone is the result of Unknowns (engines.md 5.15, issue 32); {"bogon": true} the bogon result', async () => {
+    // It was null ("not found") before issue 32; the reference gives the Unknowns.
+    const unknowns = await run({ ip: '203.0.113.9' }) as IpinfoResult;
+    assert.deepEqual(unknowns, UNKNOWNS);
+    assert.equal(engine.summary(unknowns), '203.0.113.9: no data');
+    assert.deepEqual(engine.details!(unknowns, '203.0.113.9'), [{ label: 'Open in IPinfo', value: 'https://ipinfo.io/203.0.113.9', href: 'https://ipinfo.io/203.0.113.9' }]);
     assert.deepEqual(await run({ bogon: true }), {
       ip: '203.0.113.9', geolocation: '', country_code: '', country_name: 'Bogon', hostname: 'Private IP', asn: 'BOGON', link: 'https://ipinfo.io/203.0.113.9',
     });
@@ -304,8 +311,17 @@ describe('provider_12 minimal and degenerate answers (issue 26)', () => {
     }
   });
 
-  test('fields null or "" are Unknown; a number is its text; unread fields of any form are ignored', async () => {
-    assert.deepEqual(await run({ ip: '203.0.113.9', hostname: null, city: '', region: null, country: '', org: 'AS64500 Example' }), { ...UNKNOWNS, asn: 'AS64500 Example' });
+  test('fields null are Unknown, "" kept as sent (issue 32, as the reference); a number is its text; unread fields of any form are ignored', async () => {
+    // The "" fields were "Unknown" before issue 32.
+    const result = await run({ ip: '203.0.113.9', hostname: '', city: '', region: null, country: '', org: 'AS64500 Example' }) as IpinfoResult;
+    assert.deepEqual(result, { ...UNKNOWNS, geolocation: ', Unknown', country_code: '', hostname: '', asn: 'AS64500 Example' });
+    assert.equal(engine.summary(result), 'AS64500 Example');
+    assert.deepEqual(engine.details!(result, '203.0.113.9').map((f) => f.label), ['Network owner', 'Open in IPinfo']);
+    const empty = await run({ ip: '203.0.113.9', org: '' }) as IpinfoResult;
+    assert.deepEqual(empty, { ...UNKNOWNS, asn: '' });
+    assert.equal(engine.summary(empty), '203.0.113.9: no data');
+    assert.equal(engine.asn!(empty), undefined);
+    assert.deepEqual(await run({ ip: '203.0.113.9', hostname: null, city: null, region: null, country: null, org: 'AS64500 Example' }), { ...UNKNOWNS, asn: 'AS64500 Example' });
     assert.deepEqual(await run({ ip: '203.0.113.9', city: 1000, loc: [50.8, 4.3], postal: 1000, timezone: null, anycast: 'yes' }), { ...UNKNOWNS, geolocation: '1000, Unknown' });
   });
 
