@@ -8,6 +8,8 @@
  * Differences from the reference (better than it):
  * - the ASN is digits on every path; the reference keeps the `AS` prefix of ipquery's answer
  *   (`"asn": "AS13335"` in an unlisted result) and so also never matches it against the lists;
+ *   an ipquery `asn` that is no ASN (its "Unknown" default, issue 32) is none, where the
+ *   reference took any non-empty value and answered "unlisted" for the word "Unknown";
  * - with its providers' results present but no ASN in them, or with no result at all, the lookup
  *   fails with the reason instead of silently returning null (engines.md section 8 item 23);
  * - lists that cannot be downloaded are an error, not an "unlisted" verdict (see the store).

@@ -3,17 +3,21 @@
  * IP address from ipquery.io: `GET {base_url}/{ip}` (JSON), no key.
  *
  * The result has engines.md 5.16's fields (plus `is_datacenter` and `is_mobile`, which the
- * upstream gives too). Differences from the reference, on purpose:
- * - `asn` is null (not "Unknown") when ipquery.io names no ASN: bad_asn takes any truthy
- *   `ipquery.asn` as an ASN, and must not look up the word "Unknown";
- * - an answer without any ISP, location or risk data (and a 404) is "not found" (null);
- *   HTTP errors, rate limits and malformed answers are reported instead of becoming null;
+ * upstream gives too). As in the reference, a field ipquery.io leaves out (or sends null) is
+ * "Unknown" (`asn` included: bad_asn and the graph read "Unknown" as no ASN, where the
+ * reference's bad_asn took any non-empty `ipquery.asn` for one), and one it sends is kept as
+ * sent, `""` included (issue 32): `{"ip": "..."}` alone is a result of "Unknown" defaults, and
+ * `"city": ""` gives the geolocation `", <state>"`. Summary and card skip "Unknown" and "".
+ *
+ * Differences from the reference, on purpose:
+ * - a 404 is "not found" (null); HTTP errors, rate limits and malformed answers are reported
+ *   instead of becoming null;
  * - `link` is the address that was asked: `{base_url}/{queried ip}` (as HEAD does, not the IP
  *   echoed by the upstream as v0.8.9 did);
+ * - without `isp.isp`, `isp` is `isp.org` when ipquery.io gives one (the reference: "Unknown");
  * - the answer is read leniently (issue 26): only `ip` is needed. Flags sent as 0/1 or "" are
  *   booleans (the reference copied them as they came), a `risk_score` sent as text is its
- *   number and one sent as "" or null is "Unknown", empty texts are
- *   "Unknown" as missing ones are.
+ *   number and one sent as "" or null is "Unknown" (a score is a number: "" is none).
  */
 import * as v from 'valibot';
 import { defineEngine, type DetailField, type EngineAsn, type EngineContext, type Evidence } from '../src/engine/contract.js';
@@ -25,9 +29,9 @@ import { field, fields, sourceLink } from '../src/lookup/fields.js';
 
 /**
  * ipquery.io's JSON answer. Needed: `ip`. Each section may be missing or null for addresses it
- * knows little of; the fields in them are read when present (texts "" → null, a score sent as
- * text → its number; flags sent as 0/1, "" or "true"/"false" are booleans, absent or null stay
- * null, so that a section without any value still counts as knowing nothing, below).
+ * knows little of; the fields in them are read when present (texts as sent, `""` included, a
+ * score sent as text → its number; flags sent as 0/1, "" or "true"/"false" are booleans, absent
+ * or null stay null, false below).
  */
 const IpqueryUpstreamSchema = jsonObject({
   ip: v.string(),
@@ -45,13 +49,13 @@ const IpqueryUpstreamSchema = jsonObject({
 
 export interface IpqueryResult {
   ip: string;
-  /** `"<city>, <state>"`, each `Unknown` when missing. */
+  /** `"<city>, <state>"`, each `Unknown` when missing (as sent otherwise, `""` included). */
   geolocation: string;
   country_code: string;
   country_name: string;
   isp: string;
-  /** `"AS13335"`; null when the upstream names no ASN. */
-  asn: string | null;
+  /** `"AS13335"` as sent; `"Unknown"` when the upstream names no ASN. */
+  asn: string;
   is_vpn: boolean;
   is_tor: boolean;
   is_proxy: boolean;
@@ -72,16 +76,13 @@ export async function ipqueryLookup(observable: Observable, ctx: EngineContext):
   if (response.status === 404) return null;
   const answer = parseJson(response.text(), IpqueryUpstreamSchema);
   const { isp, location, risk } = answer;
-  const known = (section: Record<string, unknown> | null | undefined) =>
-    !!section && Object.values(section).some((value) => value !== null && value !== undefined && value !== '');
-  if (!known(isp) && !known(location) && !known(risk)) return null;
   return {
     ip: answer.ip,
-    geolocation: `${location?.city || UNKNOWN}, ${location?.state || UNKNOWN}`,
-    country_code: location?.country_code || UNKNOWN,
-    country_name: location?.country || UNKNOWN,
-    isp: isp?.isp || isp?.org || UNKNOWN,
-    asn: isp?.asn || null,
+    geolocation: `${location?.city ?? UNKNOWN}, ${location?.state ?? UNKNOWN}`,
+    country_code: location?.country_code ?? UNKNOWN,
+    country_name: location?.country ?? UNKNOWN,
+    isp: isp?.isp ?? isp?.org ?? UNKNOWN,
+    asn: isp?.asn ?? UNKNOWN,
     is_vpn: risk?.is_vpn ?? false,
     is_tor: risk?.is_tor ?? false,
     is_proxy: risk?.is_proxy ?? false,
@@ -92,12 +93,18 @@ export async function ipqueryLookup(observable: Observable, ctx: EngineContext):
   };
 }
 
+/** A value that says something: not "", not "Unknown". */
+function known(value: string | null | undefined): string | null {
+  return value && value !== UNKNOWN ? value : null;
+}
+
 /** `AS13335 Cloudflare, Inc. · AU · risk 0 · datacenter · VPN · proxy · Tor`. */
 export function ipquerySummary(result: IpqueryResult): string {
   const parts: string[] = [];
-  const owner = [result.asn, result.isp !== UNKNOWN ? result.isp : null].filter(Boolean).join(' ');
+  const owner = [known(result.asn), known(result.isp)].filter(Boolean).join(' ');
   if (owner) parts.push(owner);
-  if (result.country_code !== UNKNOWN) parts.push(result.country_code);
+  const code = known(result.country_code);
+  if (code) parts.push(code);
   parts.push(result.risk_score === UNKNOWN ? 'risk unknown' : `risk ${result.risk_score}`);
   if (result.is_datacenter) parts.push('datacenter');
   if (result.is_mobile) parts.push('mobile');
@@ -123,7 +130,6 @@ export function ipqueryEvidence(result: IpqueryResult | null): Evidence | undefi
 
 /** Card fields: risk score and flags first, then owner and place, then ipquery.io's answer. */
 export function ipqueryDetails(result: IpqueryResult): DetailField[] {
-  const known = (value: string | null) => (value && value !== UNKNOWN ? value : null);
   const flags = [
     result.is_vpn && 'VPN',
     result.is_proxy && 'proxy',
@@ -137,7 +143,7 @@ export function ipqueryDetails(result: IpqueryResult): DetailField[] {
     field('Risk score', result.risk_score),
     field('Flags', flags.length > 0 ? flags : 'none'),
     field('ISP', known(result.isp)),
-    field('ASN', result.asn),
+    field('ASN', known(result.asn)),
     field('Country', country && code ? `${country} (${code})` : country ?? code),
     // `geolocation` is "<city>, <state>" with "Unknown" for a missing part.
     field('Location', result.geolocation.split(', ').filter((part) => known(part)).join(', ')),
@@ -145,7 +151,7 @@ export function ipqueryDetails(result: IpqueryResult): DetailField[] {
   );
 }
 
-/** The ASN ipquery.io names (`AS13335` or null), its ISP as the owner. */
+/** The ASN ipquery.io names (`AS13335`, or `Unknown`: none), its ISP as the owner. */
 export function ipqueryAsn(result: IpqueryResult): EngineAsn | undefined {
   return { asn: result.asn, org: result.isp };
 }

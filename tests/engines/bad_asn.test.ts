@@ -7,6 +7,7 @@ import * as v from 'valibot';
 import badAsn, {
   asnFromDependencies, assess, badAsnLookup, isLegitimateProvider, riskScore, summary, type BadAsnResult,
 } from '../../engines/bad_asn.js';
+import ipquery, { type IpqueryResult } from '../../engines/ipquery.js';
 import {
   csvRecords, mergeLists, normalizeAsn, parseBrianhamaCsv, parseCsv, parseLethalForensicsCsv, parseSpamhausAsnDrop,
 } from '../../src/badasn/lists.js';
@@ -313,6 +314,12 @@ describe('bad_asn: minimal and degenerate provider results', () => {
       (e: Error) => e instanceof EngineError && e.message === 'no ASN available: provider_11, provider_12, provider_13, provider_25 gave none');
     assert.deepEqual(asnFromDependencies({ ...empty, provider_25: { asn: 'AS200019', as_org: 'ALEXHOST' } }), { asn: '200019', org: 'ALEXHOST' });
     assert.throws(() => asnFromDependencies({ provider_11: { asn: null } }), /provider_11 gave none/);
+  });
+
+  test('issue 32: ipquery\'s "Unknown" (the reference\'s word for no ASN) is no ASN, never looked up; the next provider is asked', () => {
+    assert.throws(() => asnFromDependencies({ provider_13: { ip: '1.2.3.4', asn: 'Unknown' } }),
+      (e: Error) => e instanceof EngineError && e.message === 'no ASN available: provider_13 gave none');
+    assert.deepEqual(asnFromDependencies({ provider_13: { ip: '1.2.3.4', asn: 'Unknown' }, provider_25: { asn: 'AS9009', as_org: 'M247' } }), { asn: '9009', org: 'M247' });
   });
 
   test('a field of another type hides nothing beside it; an organisation sent as a number is its text', () => {
@@ -624,6 +631,24 @@ describe('bad_asn through the runner', () => {
   after(async () => {
     await Promise.all([lists.http.close(), ipapiHttp.close(), dns.close()]);
     await Promise.all(runners.map((r) => r.close()));
+  });
+
+  test('issue 32: ipquery answering only its ip gives asn "Unknown" (as the reference); bad_asn reads it as no ASN', async () => {
+    const ipqueryHttp = await startFakeHttp({ 'GET /*': (req) => reply.json({ ip: req.path.slice(1) }) });
+    try {
+      const r = runnerHarness([badAsn, ipquery], {
+        dataDir: tempDir(),
+        dnsServers: [dns.address],
+        settings: { bad_asn: { ...lists.settings, retries: 0 }, provider_13: { base_url: ipqueryHttp.url, retries: 0 } },
+      });
+      runners.push(r);
+      const [result] = await r.analyze([{ value: '45.155.205.66', type: 'IPv4' }], ['provider_13', 'bad_asn']);
+      assert.equal((result!.provider_13 as IpqueryResult).asn, 'Unknown');
+      assert.equal(result!.bad_asn, null);
+      assert.equal(result!.errors!.bad_asn, 'no ASN available: provider_13 gave none');
+    } finally {
+      await ipqueryHttp.close();
+    }
   });
 
   test('bad_asn alone with no provider registered: the runner says it needs one', async () => {

@@ -90,9 +90,10 @@ describe('provider_13 declaration', () => {
     assert.equal(engine.summary(base), 'AS13335 Cloudflare · US · risk 0');
     assert.equal(engine.summary({ ...base, is_vpn: true, is_proxy: true, is_tor: true, risk_score: 100 }), 'AS13335 Cloudflare · US · risk 100 · VPN · proxy · Tor');
     assert.equal(
-      engine.summary({ ...base, asn: null, isp: 'Unknown', country_code: 'Unknown', risk_score: 'Unknown', is_mobile: true }),
+      engine.summary({ ...base, asn: 'Unknown', isp: 'Unknown', country_code: 'Unknown', risk_score: 'Unknown', is_mobile: true }),
       'risk unknown · mobile',
     );
+    assert.equal(engine.summary({ ...base, asn: '', isp: '', country_code: '' }), 'risk 0');
   });
 
   test('details: risk score and flags, ISP, ASN, country, location, then the answer on ipquery.io', () => {
@@ -113,7 +114,7 @@ describe('provider_13 declaration', () => {
     ]);
     // Sparse data: the "Unknown" placeholders drop out, no flag reads "none".
     const sparse: IpqueryResult = {
-      ...torExit, geolocation: 'Unknown, Tokyo', country_code: 'JP', country_name: 'Japan', isp: 'Unknown', asn: null,
+      ...torExit, geolocation: 'Unknown, Tokyo', country_code: 'JP', country_name: 'Japan', isp: 'Unknown', asn: 'Unknown',
       is_vpn: false, is_tor: false, is_proxy: false, is_datacenter: false, risk_score: 'Unknown',
     };
     assert.deepEqual(ipqueryDetails(sparse).map((f) => [f.label, f.value]), [
@@ -227,14 +228,14 @@ describe('provider_13 against a loopback ipquery.io', () => {
     assert.equal(fake.requests[0]!.path, '/ok/2001:4860:4860::8888');
   });
 
-  test('partial data: Unknown defaults, false flags, risk_score "Unknown", asn null', async () => {
+  test('partial data: Unknown defaults, false flags, risk_score "Unknown", asn "Unknown" (as the reference; null before issue 32)', async () => {
     assert.deepEqual(await harness('ok').run('203.0.113.77', 'IPv4'), {
       ip: '203.0.113.77',
       geolocation: 'Unknown, Tokyo',
       country_code: 'JP',
       country_name: 'Japan',
       isp: 'Unknown',
-      asn: null,
+      asn: 'Unknown',
       is_vpn: false,
       is_tor: false,
       is_proxy: false,
@@ -245,8 +246,11 @@ describe('provider_13 against a loopback ipquery.io', () => {
     });
   });
 
-  test('nothing known about the address: null', async () => {
-    assert.equal(await harness('ok').run('198.51.100.1', 'IPv4'), null);
+  test('nothing known about the address: the Unknown defaults, as the reference (it was null before issue 32)', async () => {
+    assert.deepEqual(await harness('ok').run('198.51.100.1', 'IPv4'), {
+      ip: '198.51.100.1', geolocation: 'Unknown, Unknown', country_code: 'Unknown', country_name: 'Unknown', isp: 'Unknown', asn: 'Unknown',
+      is_vpn: false, is_tor: false, is_proxy: false, is_datacenter: false, is_mobile: false, risk_score: 'Unknown', link: `${fake.url}/ok/198.51.100.1`,
+    });
   });
 
   test('404: null', async () => {
@@ -293,14 +297,18 @@ describe('provider_13 minimal and degenerate answers (issue 26)', () => {
   const upstream = answeringUpstream(engine, 'GET /lenient/*', ['203.0.113.9', 'IPv4'], { settings: { retries: 0 } });
   const { run } = upstream;
   const defaults = (): IpqueryResult => ({
-    ip: '203.0.113.9', geolocation: 'Unknown, Unknown', country_code: 'Unknown', country_name: 'Unknown', isp: 'Unknown', asn: null,
+    ip: '203.0.113.9', geolocation: 'Unknown, Unknown', country_code: 'Unknown', country_name: 'Unknown', isp: 'Unknown', asn: 'Unknown',
     is_vpn: false, is_tor: false, is_proxy: false, is_datacenter: false, is_mobile: false, risk_score: 'Unknown', link: `${upstream.fake.url}/lenient/203.0.113.9`,
   });
 
-  test('the minimal answer, {"ip"}: nothing known, null; so are sections null, {} or of nulls and ""', async () => {
-    assert.equal(await run({ ip: '203.0.113.9' }), null);
-    assert.equal(await run({ ip: '203.0.113.9', isp: null, location: {}, risk: { is_vpn: null, risk_score: '' } }), null);
-    assert.equal(await run({ ip: '203.0.113.9', isp: { asn: '', org: '', isp: '' }, location: { city: null } }), null);
+  test('the minimal answer, {"ip"}: the Unknown defaults, asn "Unknown" (engines.md 5.16; null before issue 32); so are sections null, {} or of nulls', async () => {
+    const minimal = await run({ ip: '203.0.113.9' }) as IpqueryResult;
+    assert.deepEqual(minimal, defaults());
+    assert.equal(engine.summary(minimal), 'risk unknown');
+    assert.deepEqual(ipqueryDetails(minimal).map((f) => f.label), ['Risk score', 'Flags', 'Open in ipquery.io']);
+    // The ASN is named by no engine reading: bad_asn and the graph take "Unknown" for none.
+    assert.equal(engine.asn!(minimal)?.asn, 'Unknown');
+    assert.deepEqual(await run({ ip: '203.0.113.9', isp: null, location: {}, risk: { is_vpn: null, risk_score: '' } }), defaults());
   });
 
   test('flags sent as 0 or "" are false (and known); 1 or "true" true; a score as text is its number', async () => {
@@ -310,10 +318,17 @@ describe('provider_13 minimal and degenerate answers (issue 26)', () => {
     });
   });
 
-  test('empty texts are Unknown (asn null); the ISP falls back to the org', async () => {
-    assert.deepEqual(await run({ ip: '203.0.113.9', isp: { asn: '', org: 'Example Org', isp: '' }, location: { city: '', state: 'Bavaria', country: '', country_code: null } }), {
-      ...defaults(), isp: 'Example Org', geolocation: 'Unknown, Bavaria',
-    });
+  test('texts sent as "" are kept as sent (issue 32, as the reference; they were Unknown before); summary and card skip them', async () => {
+    const result = await run({ ip: '203.0.113.9', isp: { asn: '', org: 'Example Org', isp: '' }, location: { city: '', state: 'Bavaria', country: '', country_code: null } }) as IpqueryResult;
+    assert.deepEqual(result, { ...defaults(), isp: '', asn: '', geolocation: ', Bavaria', country_name: '' });
+    assert.equal(engine.summary(result), 'risk unknown');
+    assert.deepEqual(ipqueryDetails(result).map((f) => [f.label, f.value]), [
+      ['Risk score', 'Unknown'], ['Flags', 'none'], ['Location', 'Bavaria'], ['Open in ipquery.io', result.link],
+    ]);
+  });
+
+  test('without isp.isp, the ISP is the org (the reference: Unknown)', async () => {
+    assert.deepEqual(await run({ ip: '203.0.113.9', isp: { asn: 'AS64500', org: 'Example Org' } }), { ...defaults(), isp: 'Example Org', asn: 'AS64500' });
   });
 
   test('what cannot be read still fails, naming the field', async () => {
