@@ -5,7 +5,7 @@
  *    `/detail/<slug>/<id>`): the name is the text of the page's first `<h1>`;
  * 2. only when the Chrome Web Store gave no name: Edge Add-ons,
  *    `GET {edge_base_url}/addons/detail/<id>`: the name is the page's `<title>` without the
- *    store's ` - Microsoft Edge Addons` suffix.
+ *    store's ` - Microsoft Edge Addons` (or ` - Microsoft Edge`) suffix.
  *
  * Result as the reference's, exactly `{name, url}`, `url` being the store page requested (without
  * the slug the store redirects to). Listed by neither store: `null`.
@@ -20,7 +20,9 @@
  *
  * Differences from the reference:
  * - Quirk fixed (engines.md 9.5.2): the Edge name was cut at its first hyphen
- *   (`Auto-Refresh Plus - Microsoft Edge Addons` gave `Auto`); here only the store's suffix goes.
+ *   (`Auto-Refresh Plus - Microsoft Edge Addons` gave `Auto`); here only the store's suffix goes,
+ *   ` - Microsoft Edge Addons` / `Add-ons` or ` - Microsoft Edge` (issue 32: `uBlock Origin -
+ *   Microsoft Edge` is `uBlock Origin`, as the reference's cut gives it).
  * - Quirk fixed (9.5.2): any page with an `<h1>` (Chrome) or a `<title>` (Edge) was taken for the
  *   extension's page. Here Edge's generic page for an unknown id (title `Microsoft Edge Addons`
  *   alone) and the Chrome Web Store's own name are no extension names, a page whose canonical
@@ -57,10 +59,13 @@ const EXTENSION_ID = /^[a-z]{32}$/;
 const CHROME = 'Chrome Web Store';
 const EDGE = 'Edge Add-ons';
 
-/** Edge's title suffix (` - Microsoft Edge Addons`), any dash, `Addons` or `Add-ons`. */
-const EDGE_SUFFIX = /\s*[-\u2013\u2014|]\s*Microsoft Edge Add-?ons\s*$/i;
+/**
+ * Edge's title suffix: ` - Microsoft Edge Addons`, or ` - Microsoft Edge` alone as some of its pages
+ * have it (issue 32); any dash, `Addons` or `Add-ons`.
+ */
+const EDGE_SUFFIX = /\s*[-\u2013\u2014|]\s*Microsoft Edge(?:\s+Add-?ons)?\s*$/i;
 /** The stores' own names: the title or heading of a page that is no extension's. */
-const STORE_NAMES = /^(?:Chrome Web Store|Microsoft Edge Add-?ons)$/i;
+const STORE_NAMES = /^(?:Chrome Web Store|Microsoft Edge(?:\s+Add-?ons)?)$/i;
 
 /** Elements whose text is not visible text. */
 const INVISIBLE = 'script, style, noscript, template';
@@ -141,7 +146,8 @@ export function chromeName($: cheerio.CheerioAPI): string | null {
 
 /**
  * Edge Add-ons: the `<title>` without the store's suffix (`uBlock Origin - Microsoft Edge Addons`
- * gives `uBlock Origin`, a hyphen in the name is kept); the bare store title is no name.
+ * and `uBlock Origin - Microsoft Edge` give `uBlock Origin`, a hyphen in the name is kept); the
+ * bare store title (`Microsoft Edge Addons`, `Microsoft Edge`) is no name.
  */
 export function edgeName($: cheerio.CheerioAPI): string | null {
   const name = plainText($('title').first().text()).replace(EDGE_SUFFIX, '').trim();

@@ -288,6 +288,9 @@ describe('chrome_extension: minimal and degenerate pages (issue 26)', () => {
       'GET /edge-min/addons/detail/*': untyped('<html><head><title>uBlock Origin - Microsoft Edge Addons</title></head><body><div id="root"></div></body></html>'),
       'GET /edge-nosuffix/addons/detail/*': reply.html('<title>uBlock Origin</title>'),
       'GET /edge-bar/addons/detail/*': reply.html('<title>uBlock Origin | Microsoft Edge Add-ons</title>'),
+      // The suffix the Edge store puts on some pages: " - Microsoft Edge", without "Addons".
+      'GET /edge-short/addons/detail/*': reply.html('<title>uBlock Origin - Microsoft Edge</title>'),
+      'GET /edge-short-bare/addons/detail/*': reply.html('<title>Microsoft Edge</title>'),
     });
   });
 
@@ -298,9 +301,14 @@ describe('chrome_extension: minimal and degenerate pages (issue 26)', () => {
   });
 
   test('the minimal Edge pages: the <title>, with the store suffix in any of its forms or without one', async () => {
-    for (const edge of ['edge-min', 'edge-nosuffix', 'edge-bar']) {
+    for (const edge of ['edge-min', 'edge-nosuffix', 'edge-bar', 'edge-short']) {
       assert.deepEqual(await lookup(harness(fake, {}, 'chrome', edge), UBLOCK_EDGE_ID), { name: 'uBlock Origin', url: `${fake.url}/${edge}/addons/detail/${UBLOCK_EDGE_ID}` }, edge);
     }
+  });
+
+  test('issue 32: the " - Microsoft Edge" suffix (without "Addons") is stripped too; "Microsoft Edge" alone is no name', async () => {
+    assert.deepEqual(await lookup(harness(fake, {}, 'chrome', 'edge-short'), UBLOCK_EDGE_ID), { name: 'uBlock Origin', url: `${fake.url}/edge-short/addons/detail/${UBLOCK_EDGE_ID}` });
+    assert.equal(await lookup(harness(fake, {}, 'chrome', 'edge-short-bare'), UNKNOWN_ID), null);
   });
 
   test('an empty Chrome page is "no name there": Edge Add-ons is asked, and neither listing it is null', async () => {
