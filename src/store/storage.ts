@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import { ConfigError } from '../config/load.js';
+import { BatchedKeyvSqlite } from './batched-sqlite.js';
 import { ensurePrivateDir, ensurePrivateFile, narrow, warnIfShared } from '../fs/private.js';
 
 export const DATABASE_FILE = 'oas.sqlite';
@@ -126,7 +127,8 @@ export async function openStorage(dataDir: string): Promise<Storage> {
 
 async function openDatabase(path: string): Promise<Storage> {
   const open = (table: string) => new KeyvSqlite({ uri: `sqlite://${path}`, table, busyTimeout: 10_000 });
-  const resultsTable = open('results');
+  // The engine cache: one read and one write per engine call, batched per turn of the event loop.
+  const resultsTable = new BatchedKeyvSqlite({ uri: `sqlite://${path}`, table: 'results', busyTimeout: 10_000 });
   // WAL lets a running server and a CLI analysis share the file without blocking readers.
   await resultsTable.query('PRAGMA journal_mode=WAL');
   const analysesTable = open('analyses');
