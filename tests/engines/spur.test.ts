@@ -275,6 +275,25 @@ describe('provider_21 minimal and degenerate answers (issue 26)', () => {
     ]);
   });
 
+  test('issue 32: one tunnel object as Spur documents a tunnel (entries, exits, anonymous): a list of it for the result, summary, evidence and card', async () => {
+    const tunnel = { anonymous: true, entries: ['89.187.1.0'], exits: ['89.187.1.1'], operator: 'NORD_VPN', type: 'VPN' };
+    const body = { ip: '89.187.1.1', infrastructure: 'DATACENTER', risks: ['TUNNEL'], tunnels: tunnel };
+    const result = await run(body);
+    assert.deepEqual(result, { link: LINK, tunnels: 'NORD_VPN', data: body });
+    assert.equal(spurSummary(result!), 'NORD_VPN (VPN) · DATACENTER · risks TUNNEL');
+    assert.deepEqual(engine.evidence!(result!), { level: 'suspicious', reason: 'tunnel NORD_VPN (VPN) · risks TUNNEL' });
+    assert.deepEqual(engine.details!(result!, '89.187.1.1').slice(0, 3), [
+      { label: 'Anonymity', value: 'NORD_VPN' },
+      { label: 'Tunnels', value: 'NORD_VPN (VPN)' },
+      { label: 'Risks', value: 'TUNNEL' },
+    ]);
+    // The same answer with the list: the same reading.
+    const listed = await run({ ...body, tunnels: [tunnel] });
+    assert.equal(listed?.tunnels, 'NORD_VPN');
+    assert.equal(spurSummary(listed!), spurSummary(result!));
+    assert.deepEqual(engine.details!(listed!, '89.187.1.1'), engine.details!(result!, '89.187.1.1'));
+  });
+
   test('what cannot be read still fails, naming the field', async () => {
     await watch.rejectsWith(run('89.187.1.1'), /^unexpected answer from upstream at \(root\): /);
     await watch.rejectsWith(run({ tunnels: [{ anonymous: 'perhaps' }] }), /^unexpected answer from upstream at tunnels\.0\.anonymous: expected a boolean$/);
