@@ -153,6 +153,9 @@ async function loadDeclaredSettings(
   return settingsWith(options, definitions, factory);
 }
 
+/** A trail that writes nothing: local commands' (oas analyze, oas engines). */
+const NO_AUDIT: AuditLog = { path: undefined, write: () => {} };
+
 export interface CreateOptions {
   /** For one analysis of these engines (undefined: the defaults): only their code is loaded. */
   analysisOf?: { engines: readonly string[] | undefined };
@@ -198,8 +201,8 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   const store = redis?.store ?? sqliteAnalysisStore(storage!);
   const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
   const users = redis ? (await import('./scale/redis-users.js')).redisUsers(redis.link.commands) : (await import('./store/users.js')).sqliteUsers(storage!.analysesTable);
-  const { NO_AUDIT, openAuditLog } = await import('./fs/audit-log.js');
-  const audit = role === 'server' ? openAuditLog(config.audit_log) : NO_AUDIT;
+  // Local commands write no audit trail: the trail's module is a server's only.
+  const audit: AuditLog = role === 'server' ? (await import('./fs/audit-log.js')).openAuditLog(config.audit_log) : NO_AUDIT;
   let current = { config, catalog, runner };
   return {
     get config() {

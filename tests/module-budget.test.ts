@@ -47,7 +47,7 @@ const BUDGETS: Budget[] = [
   { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '--json', '--config', 'CONFIG'], warm: 1, ours: 53, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE] },
   { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '--config', 'CONFIG'], warm: 1, ours: 54, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE, ...TABLE] },
   { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '-f', 'csv', '--config', 'CONFIG'], warm: 1, ours: 55, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE] },
-  { args: ['users', 'list', '--json', '--config', 'CONFIG'], warm: 1, ours: 17, packages: ['commander', 'valibot', ...STORE] },
+  { args: ['users', 'list', '--json', '--config', 'CONFIG'], warm: 1, ours: 18, packages: ['commander', 'valibot', ...STORE] },
 ];
 
 /** What no local command loads: the server, MCP, Redis and the queue, the heavy exports, the scraper, the HTTP client. */

@@ -76,9 +76,6 @@ export interface AuditOptions {
 const MAX_CHARS = 300;
 const MAX_LIST = 100;
 
-/** A trail that writes nothing (audit_log empty). */
-export const NO_AUDIT: AuditLog = { path: undefined, write: () => {} };
-
 /** The trail of setting `audit_log` (`''`: none). */
 export function openAuditLog(path: string, options: AuditOptions = {}): AuditLog {
   const warn = options.warn ?? ((line: string) => void process.stderr.write(`${line}\n`));
