@@ -23,6 +23,8 @@ import { INTEL_KEY, type InternalIntelFake } from './fakes/internal-intel.js';
 import { noStack } from './helpers/cli.js';
 import { call, Gate, startMcpUpstreams, invalid, textOf, toolError, type Analyzed, type McpSession, type Results } from './helpers/mcp.js';
 import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
+import { cutResults } from '../src/mcp/shape.js';
+import type { ObservableResult } from '../src/runner/result.js';
 import { killAtExit, tempDir, tmpEnv } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -102,9 +104,11 @@ const byObservable = <T extends object>(list: T[], observable: string): T => {
   return found;
 };
 
+/** The configuration for the MCP upstreams (startMcpUpstreams). */
+let extra: Record<string, unknown>;
+
 before(async () => {
   upstreams = await startUpstreams();
-  let extra: Record<string, unknown>;
   ({ intel, vt, extra } = await startMcpUpstreams(gate, {
       '8.8.8.8': { score: 92, category: 'c2', tags: ['botnet'] },
       '9.9.9.9': { score: 10, category: 'resolver', tags: Array.from({ length: 60 }, (_, i) => `a-rather-long-tag-number-${i}`) },
@@ -366,6 +370,67 @@ describe('oas mcp: get_results is cut to mcp_max_result_chars', () => {
     // The brief still has it in one line.
     assert.match(byObservable(analyzed.observables, '9.9.9.9').engines.intel!, /^10\/100, resolver$/);
   });
+});
+
+describe('oas mcp: get_results, notes included, stays within mcp_max_result_chars (issue 32)', () => {
+  /** A few dozen characters over for the closing line would do; a third over would not. */
+  const MARGIN = 40;
+  const SETTINGS = [1000, 3016, 5000, 12_000];
+  /** 24 addresses whose intel answers grow from a few dozen characters to about 3 000. */
+  const growing = Array.from({ length: 24 }, (_, i) => `45.33.40.${i + 1}`);
+  const sessions = new Map<number, Session>();
+
+  before(async () => {
+    growing.forEach((ip, i) => intel.records.set(ip, { score: 10 + i, category: 'scanner', tags: Array.from({ length: i * 4 }, (_, j) => `tag-${i}-${j}-of-a-growing-list`) }));
+    for (const setting of SETTINGS) sessions.set(setting, await open(['--config', configFor(upstreams, { ...extra, mcp_max_result_chars: setting }).file]));
+  });
+
+  const analyses: [what: string, text: string, engines: string[]][] = [
+    ['16 small answers', Array.from({ length: 16 }, (_, i) => `45.33.32.${i + 10}`).join(' '), ['reverse_dns', 'ipquery']],
+    ['24 answers from tiny to 3 000 characters', growing.join(' '), ['intel', 'reverse_dns', 'ipquery']],
+    ['one answer larger than most limits', '9.9.9.9 8.8.8.8', ['intel', 'reverse_dns']],
+  ];
+
+  test('cutResults over 2 000 made-up analyses: never a character over, and the JSON in the text is the results', () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 16_807) % 2_147_483_647) / 2_147_483_647;
+    const id = '4f9c6d0e-0000-4000-8000-000000000003';
+    for (let trial = 0; trial < 2000; trial++) {
+      const results: ObservableResult[] = Array.from({ length: 1 + Math.floor(random() * 40) }, (_, i) => {
+        const result: ObservableResult = {
+          observable: random() < 0.2 ? `https://example.com/${'p'.repeat(Math.floor(random() * 300))}/${i}` : `10.0.${i}.${Math.floor(random() * 255)}`,
+          type: 'IPv4',
+          reversed_success: false,
+        };
+        for (let e = 0; e < 1 + Math.floor(random() * 4); e++) result[`engine${e}`] = { tags: Array.from({ length: Math.floor(random() ** 3 * 200) }, (_, j) => `tag-${j}`), nested: { list: [1, { deep: 'x' }] } };
+        if (random() < 0.2) result.errors = { engine9: 'timeout after 5000 ms' };
+        return result;
+      });
+      const max = [1000, 3016, 5000, 20_000][trial % 4]!;
+      const cut = cutResults(results, max, id);
+      assert.ok(cut.text.length <= max, `${max}: ${cut.text.length}`);
+      const json = cut.text.slice(cut.text.indexOf('\n') + 1, cut.leftOut ? -cut.leftOut.length - 1 : undefined);
+      assert.deepEqual(JSON.parse(json), cut.results);
+      assert.equal(cut.leftOut === undefined, cut.results.length === results.length && JSON.stringify(cut.results) === JSON.stringify(results));
+    }
+  });
+
+  for (const [what, text, engines] of analyses) {
+    test(`${what}: the whole text within the setting, whole or cut, filtered or not`, async () => {
+      for (const [setting, mcp] of sessions) {
+        const analyzed = (await call(mcp, 'analyze', { text, engines })).structuredContent as unknown as Analyzed;
+        assert.equal(analyzed.complete, true);
+        const observables = analyzed.observables.map((o) => o.observable);
+        for (const args of [{}, { observables: observables.slice(0, 5) }, { engines: engines.slice(0, 1) }, { observables: observables.slice(-3), engines: engines.slice(-1) }]) {
+          const answer = await call(mcp, 'get_results', { analysis_id: analyzed.analysis_id, ...args });
+          const structured = answer.structuredContent as unknown as Results;
+          const length = textOf(answer).length;
+          assert.ok(length <= setting + MARGIN, `${setting} ${JSON.stringify(args)}: ${length} characters (${structured.results.length} result(s) shown${structured.left_out ? `; ${structured.left_out}` : ''})`);
+          if (structured.left_out) assert.ok(textOf(answer).endsWith(structured.left_out));
+        }
+      }
+    });
+  }
 });
 
 describe('oas mcp --cyberbro-tools', () => {

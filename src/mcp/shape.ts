@@ -43,39 +43,76 @@ export interface CutResults {
   results: unknown[];
   /** Set when something was left out: what, and how to ask for it (one line). */
   leftOut: string | undefined;
+  /** The whole text for the model: a line naming what it holds, the results as JSON, the `leftOut` line. */
+  text: string;
+}
+
+/** At most this many observables are named in the line saying what was left out. */
+const NAMED_MAX = 20;
+
+/**
+ * The characters `value` takes as an element of `JSON.stringify(list, null, 1)`, its separator
+ * included: its own text, one space of indentation per line, and `,\n`.
+ */
+function listedSize(value: unknown): number {
+  const text = JSON.stringify(value, null, 1);
+  let lines = 1;
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines++;
+  return text.length + lines + 2;
 }
 
 /**
- * The results, whole while they fit in `maxChars` of JSON. An observable that does not fit whole
- * keeps its verdict-free skeleton with each engine answer too large replaced by a note; the
- * observables after the limit are named in the line saying how to ask for them.
+ * The results for the model within `maxChars` characters of text, all of it counted: the line
+ * before the JSON, the JSON as sent (indented), and the line saying what was left out. The results
+ * go whole while they fit. Otherwise room is kept for that line first; an observable that does
+ * not fit whole keeps its verdict-free skeleton with each engine answer too large replaced by a
+ * note; the observables after the limit are named in the line (as many names as its room takes).
  */
 export function cutResults(results: readonly ObservableResult[], maxChars: number, id: string): CutResults {
-  const shown: unknown[] = [];
+  const header = (shown: number) => `${shown} of ${results.length} result object(s) of analysis ${id}:\n`;
+  const widest = header(results.length).length;
+  const sizes: number[] = [];
+  // "[]" when empty; "[\n" + elements joined by ",\n" + "\n]": 2 plus each element's listedSize.
   let used = 2;
-  let trimmed: string[] = [];
-  let tooLarge: string[] = [];
   let index = 0;
   for (; index < results.length; index++) {
-    const result = results[index]!;
-    const whole = JSON.stringify(result);
-    if (used + whole.length + 1 <= maxChars) {
-      shown.push(result);
-      used += whole.length + 1;
+    sizes.push(listedSize(results[index]));
+    if (widest + used + sizes[index]! > maxChars) break;
+    used += sizes[index]!;
+  }
+  if (index === results.length) {
+    const shown = [...results];
+    return { results: shown, leftOut: undefined, text: `${header(shown.length)}${JSON.stringify(shown, null, 1)}` };
+  }
+
+  // Something is left out: the JSON leaves room for the line that says what and how to ask.
+  const budget = maxChars - widest - 1 - noteReserve(maxChars, id);
+  const shown: unknown[] = [];
+  let trimmed: string[] = [];
+  let tooLarge: string[] = [];
+  used = 2;
+  for (index = 0; index < results.length; index++) {
+    const size = sizes[index] ?? listedSize(results[index]);
+    if (used + size <= budget) {
+      shown.push(results[index]);
+      used += size;
       continue;
     }
     // The first that does not fit: its engine answers, largest first, become notes until it fits.
-    const room = maxChars - used - 1;
+    const result = results[index]!;
+    const room = budget - used;
     const slim: Record<string, unknown> = { ...result };
     const keys = engineKeys(result).sort((a, b) => JSON.stringify(result[b] ?? null).length - JSON.stringify(result[a] ?? null).length);
     const cut: string[] = [];
     const alone: string[] = [];
+    // Asked for alone, an answer comes whole when this one-result text fits.
+    const aloneHeader = `1 of 1 result object(s) of analysis ${id}:\n`.length + 2;
     for (const key of keys) {
-      if (JSON.stringify(slim).length <= room) break;
+      if (listedSize(slim) <= room) break;
       const size = JSON.stringify(result[key] ?? null).length;
       // An answer that does not fit even asked for alone cannot be had from get_results: say so
       // rather than send the model asking for it again and again.
-      if (JSON.stringify(filterResults([result], undefined, [key])).length + 1 > maxChars) {
+      if (aloneHeader + listedSize(filterResults([result], undefined, [key])[0]) > maxChars) {
         slim[key] = `left out (${size} characters): larger than mcp_max_result_chars (${maxChars}) even alone; the analysis's web page shows it`;
         alone.push(key);
       } else {
@@ -83,9 +120,8 @@ export function cutResults(results: readonly ObservableResult[], maxChars: numbe
         cut.push(key);
       }
     }
-    if (JSON.stringify(slim).length <= room && (shown.length === 0 || cut.length + alone.length < keys.length)) {
+    if (listedSize(slim) <= room && (shown.length === 0 || cut.length + alone.length < keys.length)) {
       shown.push(slim);
-      used += JSON.stringify(slim).length + 1;
       trimmed = cut.map((key) => `${result.observable} ${key}`);
       tooLarge = alone.map((key) => `${result.observable} ${key}`);
       index++;
@@ -93,17 +129,86 @@ export function cutResults(results: readonly ObservableResult[], maxChars: numbe
     break;
   }
   const rest = results.slice(index).map((r) => r.observable);
+  const json = JSON.stringify(shown, null, 1);
+  const head = header(shown.length);
+  const leftOut = leftOutLine(maxChars, id, { tooLarge, trimmed, rest }, maxChars - head.length - json.length - 1);
+  return { results: shown, leftOut, text: `${head}${json}\n${leftOut}` };
+}
+
+interface LeftOut {
+  tooLarge: readonly string[];
+  trimmed: readonly string[];
+  rest: readonly string[];
+}
+
+/**
+ * Characters kept for the left-out line: its words with all three parts (counts of up to five
+ * digits), and room for some names.
+ */
+function noteReserve(maxChars: number, id: string): number {
+  const one = [''];
+  const words = leftOutText(maxChars, id, { tooLarge: one, trimmed: one, rest: one }, 0).length + 3 * 4;
+  return words + Math.min(600, Math.max(100, Math.floor(maxChars / 10)));
+}
+
+/** The line saying what was left out, within `room` characters when its words fit there (names dropped first). */
+function leftOutLine(maxChars: number, id: string, parts: LeftOut, room: number): string {
+  let names = room;
+  for (let attempt = 0; attempt < 4; attempt++) {
+    const line = leftOutText(maxChars, id, parts, names);
+    if (line.length <= room) return line;
+    names = Math.max(0, names - (line.length - room));
+  }
+  return leftOutText(maxChars, id, parts, 0);
+}
+
+/**
+ * `Left out to stay within N characters (...): the answers of 9.9.9.9 intel (...); 13 observable(s):
+ * a, b and 11 more. Ask for them with ...`, the names taking at most `names` characters.
+ */
+function leftOutText(maxChars: number, id: string, { tooLarge, trimmed, rest }: LeftOut, names: number): string {
+  let budget = names;
+  const list = (items: readonly string[], max = items.length): string => {
+    const text = nameList(items, Math.min(max, items.length), budget);
+    budget -= text.length;
+    return text;
+  };
   const parts: string[] = [];
-  if (tooLarge.length > 0) parts.push(`the answers of ${tooLarge.join(', ')} (larger than the limit even alone: the analysis's web page shows them)`);
-  if (trimmed.length > 0) parts.push(`the answers of ${trimmed.join(', ')} (too large)`);
+  if (tooLarge.length > 0) {
+    const named = list(tooLarge);
+    parts.push(named
+      ? `the answers of ${named} (larger than the limit even alone: the analysis's web page shows them)`
+      : `${tooLarge.length} answer(s) larger than the limit even alone (the analysis's web page shows them)`);
+  }
+  if (trimmed.length > 0) {
+    const named = list(trimmed);
+    parts.push(named ? `the answers of ${named} (too large)` : `${trimmed.length} answer(s) too large`);
+  }
   if (rest.length > 0) {
-    const named = rest.length > 20 ? `${rest.slice(0, 20).join(', ')} and ${rest.length - 20} more` : rest.join(', ');
-    parts.push(`${rest.length} observable(s): ${named}`);
+    const named = list(rest, NAMED_MAX);
+    parts.push(`${rest.length} observable(s)${named ? `: ${named}` : ''}`);
   }
   const ask = trimmed.length > 0 || rest.length > 0 ? ` Ask for them with get_results {"analysis_id": "${id}", "observables": [...], "engines": [...]}.` : '';
-  const leftOut = parts.length === 0 ? undefined
-    : `Left out to stay within ${maxChars} characters (setting mcp_max_result_chars): ${parts.join('; ')}.${ask}`;
-  return { results: shown, leftOut };
+  return `Left out to stay within ${maxChars} characters (setting mcp_max_result_chars): ${parts.join('; ')}.${ask}`;
+}
+
+/**
+ * `a, b, c`, or `a, b and 5 more` when not all of the first `max` names fit in `budget`
+ * characters (or `max` is less than them all); empty when not even one does.
+ */
+function nameList(items: readonly string[], max: number, budget: number): string {
+  if (budget <= 0) return '';
+  const all = items.slice(0, max).join(', ');
+  if (max === items.length && all.length <= budget) return all;
+  let text = '';
+  let count = 0;
+  for (const item of items.slice(0, max)) {
+    const next = count === 0 ? item : `${text}, ${item}`;
+    if (next.length + ` and ${items.length - count - 1} more`.length > budget) break;
+    text = next;
+    count++;
+  }
+  return count === 0 ? '' : count === items.length ? text : `${text} and ${items.length - count} more`;
 }
 
 /** The results restricted to these observables (as written, case-insensitive) and engine keys. */

@@ -160,7 +160,7 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
     {
       name: 'get_results',
       title: 'Get analysis results',
-      description: `The full result objects of an analysis (one per observable, one member per engine, engine failures under "errors"), optionally only some observables and engines; cut to ${options.maxResultChars} characters with a line saying what was left out and how to ask for it.`,
+      description: `The full result objects of an analysis (one per observable, one member per engine, engine failures under "errors"), optionally only some observables and engines; at most ${options.maxResultChars} characters in all, a line saying what was left out and how to ask for it included.`,
       inputSchema: {
         type: 'object',
         properties: {
@@ -194,10 +194,9 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
         }
         const all = state.results.filter((r): r is ObservableResult => r !== null);
         const chosen = filterResults(all, input.observables, input.engines);
-        const { results, leftOut } = cutResults(chosen, options.maxResultChars, state.id);
-        const json = JSON.stringify(results, null, 1);
+        const { results, leftOut, text } = cutResults(chosen, options.maxResultChars, state.id);
         return {
-          text: `${results.length} of ${chosen.length} result object(s) of analysis ${state.id}:\n${json}${leftOut ? `\n${leftOut}` : ''}`,
+          text,
           structured: { analysis_id: state.id, complete: true, progress: state.progress ?? null, results, ...(leftOut ? { left_out: leftOut } : {}) },
         };
       },
