@@ -15,6 +15,7 @@ import type { Observable } from '../src/observables/types.js';
 import type { Progress, WaitEvent } from '../src/runner/types.js';
 import { reply, sequence, startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { runOas } from './helpers/cli.js';
+import { redisSkip, startRedis } from './helpers/redis.js';
 import { runnerHarness } from './helpers/runner.js';
 import { BIN } from './helpers/serve.js';
 import { tempDir, tmpEnv } from './helpers/temp.js';
@@ -155,6 +156,18 @@ describe('oas analyze as a subprocess, with a quota of 1 call per 6 s', () => {
     assert.equal(quiet.code, 0, quiet.stderr);
     assert.equal(quiet.stderr, '', '--quiet');
     assert.deepEqual(JSON.parse(quiet.stdout), JSON.parse(json.stdout));
+  });
+
+  test('with --redis (the team\'s quota, src/scale/redis-quota.ts): the same line for the same wait', { skip: redisSkip }, async () => {
+    const redis = await startRedis();
+    try {
+      const run = await runOas(cwd, [...args('--json'), '--redis', redis.url]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /^waiting \d+ s for ipapi quota \(1\/6 s\)\n$/);
+      assert.equal((JSON.parse(run.stdout) as unknown[]).length, 2);
+    } finally {
+      await redis.close();
+    }
   });
 
   test('on a terminal (script(1)): the spinner shows done/total, the engine waited on and the wait; --no-color and NO_COLOR drop colours', async (t) => {
