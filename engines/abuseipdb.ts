@@ -182,6 +182,8 @@ export default defineEngine<AbuseIpdbResult>({
   tags: ['IP'],
   types: ['IPv4', 'IPv6'],
   reversedIp: true,
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['ABUSEIPDB'] }],
   defaults: {
     timeout_ms: 5000,

@@ -101,6 +101,8 @@ export default defineEngine<AbusixResult>({
   description: 'Abuse contact e-mail of an IP address (or of the IP a domain/URL resolves to), from the Abusix abuse-contact DNS zone',
   tags: ['the service', 'free_no_key'],
   types: ['IPv4', 'IPv6'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   reversedIp: true,
   defaults: { timeout_ms: 5000, zone: DEFAULT_ZONE },
   settingsSchema: v.looseObject({ zone: v.optional(ZoneSchema) }),

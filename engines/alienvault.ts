@@ -239,6 +239,8 @@ export default defineEngine<OtxResult>({
   description: 'AlienVault OTX pulses mentioning an IP, domain, URL host or file hash, with the malware families and adversaries they name',
   tags: ['IP'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['ALIENVAULT'] }],
   defaults: {
     timeout_ms: 5000,

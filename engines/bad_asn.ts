@@ -291,6 +291,8 @@ export default defineEngine<BadAsnResult>({
   description: 'Flags an IP whose ASN (from ipapi, ipinfo, ipquery or webscout) is in public bad-ASN lists: Spamhaus ASN-DROP, brianhama bad-asn-list, LETHAL-FORENSICS ASN blacklist',
   tags: ['IP', 'risk', 'free_no_key'],
   types: ['IPv4', 'IPv6'],
+  disclosure: 'none',
+  touchesTarget: false,
   reversedIp: true,
   dependsOn: [...ASN_PROVIDERS],
   defaults: {

@@ -218,6 +218,8 @@ export default defineEngine<ChromeExtensionResult>({
   catalogs: [],
   tags: ['free_no_key', 'scraping'],
   types: ['CHROME_EXTENSION'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: {
     // Two pages, one after the other: 5 s each, as the reference.
     timeout_ms: 10_000,

@@ -351,6 +351,8 @@ export default defineEngine<CriminalIpResult>({
   tags: ['IP'],
   types: ['IPv4'],
   reversedIp: true,
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['CRIMINALIP_API_KEY'] }],
   defaults: {
     // The reference had no timeout here (engines.md 8 item 2).

@@ -324,6 +324,8 @@ export default defineEngine<CrowdStrikeResult>({
   description: 'Devices of your CrowdStrike Falcon tenant that saw an IP, domain, URL host or file hash, and Falcon Intelligence on it (API client required)',
   tags: ['hash', 'IP', 'domain', 'URL'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
+  disclosure: 'internal',
+  touchesTarget: false,
   credentials: [
     { setting: 'client_id', label: 'API client ID', env: ['CROWDSTRIKE_CLIENT_ID'] },
     { setting: 'client_secret', label: 'API client secret', env: ['CROWDSTRIKE_CLIENT_SECRET'] },

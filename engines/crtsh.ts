@@ -160,6 +160,8 @@ export default defineEngine<CrtshResult>({
   catalogs: [],
   tags: ['domain', 'URL', 'free_no_key'],
   types: ['FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: {
     // The reference's timeout: crt.sh can take long for big domains.
     timeout_ms: 20_000,

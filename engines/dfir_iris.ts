@@ -151,6 +151,8 @@ export default defineEngine<DfirIrisResult>({
   tags: ['domain', 'URL', 'IP', 'hash'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
   acceptsPrivateIp: true,
+  disclosure: 'internal',
+  touchesTarget: false,
   credentials: [
     { setting: 'base_url', label: 'Server URL', env: ['DFIR_IRIS_URL'], secret: false },
     { setting: 'api_key', label: 'API key', env: ['DFIR_IRIS_API_KEY'] },

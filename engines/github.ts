@@ -135,6 +135,8 @@ export default defineEngine<CodeSearchResult>({
   description: 'Public GitHub code mentioning the observable, from the grep.app code search (first file of up to 5 repositories)',
   tags: ['domain', 'URL', 'IP', 'hash', 'free_no_key', 'scraping'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email', 'CHROME_EXTENSION'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: { timeout_ms: 10000, base_url: 'https://grep.app/api/search', user_agent: BROWSER_USER_AGENT },
   settingsSchema: v.looseObject({
     user_agent: v.optional(v.pipe(v.string(), v.minLength(1, 'expected a user agent'))),

@@ -335,6 +335,8 @@ export default defineEngine<GoogleResult>({
   description: 'Web pages mentioning the observable (exact-phrase search), from a Google Programmable Search engine through the Custom Search JSON API',
   tags: ['domain', 'URL', 'IP', 'hash'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email', 'CHROME_EXTENSION'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [
     { setting: 'api_key', label: 'API key', env: ['GOOGLE_CSE_KEY'] },
     { setting: 'cx', label: 'search engine ID (cx)', env: ['GOOGLE_CSE_CX'] },

@@ -221,6 +221,8 @@ export default defineEngine<PublicDnsResult>({
   // Exactly the spec's tags (its catalog does not mark public_dns free_no_key, though it needs no key).
   tags: ['IP', 'domain', 'URL'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: true,
   defaults: { timeout_ms: 8000, base_url: 'https://dns.google/resolve' },
   summary,
   details: publicDnsDetails,

@@ -229,6 +229,8 @@ export default defineEngine<SafeBrowsingResult>({
   description: 'Whether Google Safe Browsing lists a URL, or a domain or IP as http://<host>, as malware, social engineering (phishing) or unwanted software',
   tags: ['risk', 'domain', 'IP'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['GOOGLE_SAFE_BROWSING'] }],
   defaults: {
     timeout_ms: 5000,

@@ -160,6 +160,8 @@ export default defineEngine<HisterResult>({
   tags: ['domain', 'URL', 'email', 'IP', 'hash'],
   types: OBSERVABLE_TYPES,
   acceptsPrivateIp: true,
+  disclosure: 'internal',
+  touchesTarget: false,
   credentials: [
     { setting: 'base_url', label: 'Server URL', env: ['HISTER_BASE_URL'], secret: false },
     { setting: 'token', label: 'Access token', env: ['HISTER_TOKEN'] },

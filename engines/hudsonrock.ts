@@ -267,6 +267,8 @@ export default defineEngine<InfostealerResult>({
   description: 'Infostealer exposure of an e-mail address or a domain (infected computers, compromised employees and users) from Hudson Rock\'s free OSINT API',
   tags: ['domain', 'URL', 'email', 'free_no_key'],
   types: ['FQDN', 'URL', 'Email'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: { timeout_ms: 10000, base_url: 'https://cavalier.hudsonrock.com/api/json/v2/osint-tools' },
   summary,
   evidence: infostealerEvidence,

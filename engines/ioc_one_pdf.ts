@@ -21,6 +21,8 @@ export default defineEngine<IocOneResult>({
   description: 'Scraped ioc.one deep search: threat reports (PDF documents) mentioning the observable (can be slow)',
   tags: ['domain', 'URL', 'IP', 'hash', 'scraping'],
   types: IOC_ONE_TYPES,
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: IOC_ONE_DEFAULTS,
   settingsSchema: iocOneSettingsSchema,
   summary: iocOneSummary,

@@ -218,6 +218,8 @@ export default defineEngine<IpapiResult>({
   tags: ['default', 'IP', 'risk', 'VPN', 'proxy'],
   types: ['IPv4', 'IPv6'],
   reversedIp: true,
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', required: false, env: ['IPAPI'] }],
   defaults: { timeout_ms: 5000, base_url: 'https://api.ipapi.is' },
   summary: ipapiSummary,

@@ -143,6 +143,8 @@ export default defineEngine<IpinfoResult>({
   tags: ['IP'],
   types: ['IPv4', 'IPv6'],
   reversedIp: true,
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['IPINFO'] }],
   defaults: {
     timeout_ms: 5000,

@@ -163,6 +163,8 @@ export default defineEngine<IpqueryResult>({
   description: 'ISP, ASN, location and risk (VPN, proxy, Tor, datacenter, risk score) of an IP, or of the IP a domain/URL resolves to, from ipquery.io',
   tags: ['IP', 'risk', 'VPN', 'proxy', 'free_no_key'],
   types: ['IPv4', 'IPv6'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   reversedIp: true,
   defaults: { timeout_ms: 5000, base_url: 'https://api.ipquery.io' },
   summary: ipquerySummary,

@@ -295,6 +295,8 @@ export default defineEngine<MdeResult>({
   tags: ['hash', 'IP', 'domain', 'URL'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
   acceptsPrivateIp: true,
+  disclosure: 'internal',
+  touchesTarget: false,
   credentials: [
     { setting: 'tenant_id', label: 'Tenant ID', env: ['MDE_TENANT_ID'], secret: false },
     { setting: 'client_id', label: 'Client ID', env: ['MDE_CLIENT_ID'] },

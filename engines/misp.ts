@@ -252,6 +252,8 @@ export default defineEngine<MispResult>({
   description: 'Attributes and events of your own MISP server matching an IP, a domain, a URL or a file hash',
   tags: ['IP', 'domain', 'URL', 'hash'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
+  disclosure: 'internal',
+  touchesTarget: false,
   credentials: [
     { setting: 'base_url', label: 'Server URL', env: ['MISP_URL'], secret: false },
     { setting: 'api_key', label: 'API key', env: ['MISP_API_KEY'] },

@@ -144,6 +144,8 @@ export default defineEngine<MispFeedbackResult>({
   tags: ['hash', 'IP', 'domain', 'free_no_key'],
   types: MISP_FEEDBACK_TYPES,
   acceptsPrivateIp: true,
+  disclosure: 'internal',
+  touchesTarget: false,
   credentials: [
     { setting: 'base_url', label: 'Server URL', env: ['MISP_FEEDBACK_SERVER_URL'], secret: false },
     { setting: 'token', label: 'Token', env: ['MISP_FEEDBACK_TOKEN'], required: false },

@@ -397,6 +397,8 @@ export default defineEngine<OpenCtiResult>({
   description: 'Objects of your own OpenCTI platform matching an IP, a domain, a URL\'s host or a file hash, with the latest indicator\'s score and validity',
   tags: ['domain', 'URL', 'IP', 'hash'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'CHROME_EXTENSION'],
+  disclosure: 'internal',
+  touchesTarget: false,
   credentials: [
     { setting: 'base_url', label: 'Server URL', env: ['OPENCTI_URL'], secret: false },
     { setting: 'api_key', label: 'API key', env: ['OPENCTI_API_KEY'] },

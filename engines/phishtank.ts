@@ -151,6 +151,8 @@ export default defineEngine<PhishTankResult>({
   description: 'Whether a URL (or http://<domain>/) is in the PhishTank phishing database, and verified as a phish',
   tags: ['risk', 'domain', 'URL', 'free_no_key'],
   types: ['FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: { timeout_ms: 10000, base_url: 'https://checkurl.phishtank.com/checkurl/', user_agent: 'phishtank/oas' },
   settingsSchema: v.looseObject({
     user_agent: v.optional(v.pipe(v.string(), v.minLength(1, 'expected a user agent'))),

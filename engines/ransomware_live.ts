@@ -213,6 +213,8 @@ export default defineEngine<RansomwareLiveResult>({
   catalogs: [],
   tags: ['domain', 'URL'],
   types: ['FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'Pro API key', env: ['RANSOMWARE_LIVE_API_KEY'] }],
   defaults: {
     // The reference's timeout for this engine.

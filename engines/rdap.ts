@@ -44,6 +44,8 @@ export default defineEngine<RdapResult>({
   description: 'Registration record of a domain from RDAP (registrar, registrant, dates, name servers, abuse contact), without WHOIS fallback',
   tags: ['default', 'the service', 'domain', 'free_no_key'],
   types: ['FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: {
     timeout_ms: 10000,
     bootstrap_url: 'https://data.iana.org/rdap/dns.json',

@@ -105,6 +105,8 @@ export default defineEngine<RdapWhoisResult>({
   description: 'Registration record of a domain (registrar, registrant, dates, name servers, abuse contact) from RDAP, with WHOIS fallback',
   tags: ['default', 'the service', 'domain', 'free_no_key'],
   types: ['FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: {
     timeout_ms: 10000,
     bootstrap_url: 'https://data.iana.org/rdap/dns.json',

@@ -76,6 +76,8 @@ export default defineEngine<ReverseDnsResult>({
   description: 'Addresses (A, AAAA) of a domain or URL host, or PTR names of an IP, resolved by the service itself',
   tags: ['default', 'domain', 'IP', 'the service', 'free_no_key'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: true,
   pivot: true,
   acceptsPrivateIp: true,
   defaults: { timeout_ms: 5000 },

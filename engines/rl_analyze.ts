@@ -383,6 +383,8 @@ export default defineEngine<RlAnalyzeResult>({
   description: 'Verdict of your ReversingLabs Spectra Analyze appliance on a file hash, an IP, a domain or a URL: reputation sources, AV scanners, threat names',
   tags: ['domain', 'URL', 'IP', 'hash'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
+  disclosure: 'internal',
+  touchesTarget: false,
   credentials: [
     { setting: 'base_url', label: 'Appliance URL', env: ['RL_ANALYZE_URL'], secret: false },
     { setting: 'api_key', label: 'API key', env: ['RL_ANALYZE_API_KEY'] },

@@ -199,6 +199,8 @@ export default defineEngine<RostiResult>({
   description: 'IOCs that threat-intelligence reports collected by Rösti (bin.re) list for an IP, domain, URL, e-mail address or file hash',
   tags: ['IP', 'domain', 'URL', 'email'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256', 'Email'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['ROSTI_API_KEY'] }],
   defaults: {
     timeout_ms: 10000,

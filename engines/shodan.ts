@@ -223,6 +223,8 @@ export default defineEngine<ShodanResult>({
   tags: ['ports', 'IP'],
   types: ['IPv4', 'IPv6'],
   reversedIp: true,
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['SHODAN'] }],
   defaults: {
     timeout_ms: 5000,

@@ -245,6 +245,8 @@ export default defineEngine<SpurResult>({
   tags: ['VPN', 'proxy'],
   types: ['IPv4', 'IPv6'],
   reversedIp: true,
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API token', env: ['SPUR_US'] }],
   defaults: { timeout_ms: 5000, base_url: 'https://api.spur.us' },
   summary: spurSummary,

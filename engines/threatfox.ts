@@ -151,6 +151,8 @@ export default defineEngine<ThreatFoxResult>({
   description: 'Malware families abuse.ch ThreatFox associates with an IP, a domain or a URL\'s host, and how many IOCs',
   tags: ['IP', 'domain', 'URL'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['THREATFOX'] }],
   defaults: {
     timeout_ms: 10000,

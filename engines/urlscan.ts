@@ -146,6 +146,8 @@ export default defineEngine<UrlscanResult>({
   description: 'Number of urlscan.io scans of a domain, URL host, IP or file hash, the newest scan\'s date and the page domains scanned most',
   tags: ['domain', 'URL', 'IP', 'hash', 'free_no_key'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   defaults: { timeout_ms: 10000, base_url: 'https://urlscan.io/api/v1/search/' },
   summary,
   details: urlscanDetails,

@@ -172,6 +172,8 @@ export default defineEngine<VirusTotalResult>({
   description: 'VirusTotal detection ratio and community reputation of a file hash, IP, domain or URL',
   tags: ['hash', 'risk', 'IP', 'domain', 'URL'],
   types: ['IPv4', 'IPv6', 'FQDN', 'URL', 'MD5', 'SHA1', 'SHA256'],
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['VIRUSTOTAL'] }],
   defaults: {
     timeout_ms: 10000,

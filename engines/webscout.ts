@@ -214,6 +214,8 @@ export default defineEngine<WebscoutResult>({
   tags: ['IP'],
   types: ['IPv4', 'IPv6'],
   reversedIp: true,
+  disclosure: 'third_party',
+  touchesTarget: false,
   credentials: [{ setting: 'api_key', label: 'API key', env: ['WEBSCOUT'] }],
   defaults: {
     timeout_ms: 5000,

@@ -5,6 +5,7 @@
  */
 import type { GenericSchema, InferOutput } from 'valibot';
 import type { Observable, ObservableType } from '../observables/types.js';
+import type { Disclosure } from '../marking/levels.js';
 
 /** The two variants of the spec's engine catalog. */
 export const CATALOG_VARIANTS = ['main', 'older'] as const;
@@ -196,6 +197,18 @@ export interface EngineDefinition<R = unknown> {
   acceptsPrivateIp: boolean;
   /** Ids of engines whose results this one needs (they run first). */
   dependsOn: readonly string[];
+  /**
+   * Where the lookup sends an observable (issue 34): `none` (nothing leaves the process: local
+   * lists), `internal` (a server or tenant the team runs: MISP, OpenCTI, an EDR...) or
+   * `third_party` (a public service). With `touchesTarget`, it sets the engine's default ceilings
+   * (`max_tlp`, `max_pap`: src/marking/levels.ts).
+   */
+  disclosure: Disclosure;
+  /**
+   * The lookup can reach infrastructure the observable names (resolving a domain, reverse DNS of
+   * an address): what PAP:AMBER and RED forbid.
+   */
+  touchesTarget: boolean;
   credentials: readonly CredentialSpec[];
   /** Defaults for the engine's settings (timeout_ms at least). */
   defaults: Partial<EngineSettings> & { timeout_ms: number };
@@ -239,7 +252,12 @@ export type EngineOverrides<R> = Partial<
   Pick<EngineDefinition<R>, 'label' | 'description' | 'tags' | 'types' | 'credentials' | 'defaults' | 'settingsSchema' | 'summary' | 'details' | 'evidence' | 'asn' | 'run'>
 >;
 
-type Optional = 'catalogs' | 'reversedIp' | 'pivot' | 'acceptsPrivateIp' | 'dependsOn' | 'credentials';
+/**
+ * Declarations with a default. `disclosure` and `touchesTarget` default to the safest reading (a
+ * third party, not reaching the target); every file of `engines/` states both all the same
+ * (tests/catalog.test.ts).
+ */
+type Optional = 'catalogs' | 'reversedIp' | 'pivot' | 'acceptsPrivateIp' | 'dependsOn' | 'credentials' | 'disclosure' | 'touchesTarget';
 
 /** Fills the optional declarations with their defaults. */
 export function defineEngine<R>(
@@ -252,6 +270,8 @@ export function defineEngine<R>(
     acceptsPrivateIp: false,
     dependsOn: [],
     credentials: [],
+    disclosure: 'third_party',
+    touchesTarget: false,
     ...def,
   };
 }

@@ -1,0 +1,70 @@
+/**
+ * TLP and PAP, as FIRST defines them (issue 34): who may receive what an analysis holds (TLP 2.0:
+ * CLEAR < GREEN < AMBER < AMBER+STRICT < RED) and what may be done with it (PAP: CLEAR < GREEN <
+ * AMBER < RED). Levels are written as the standards spell them, upper case without the prefix;
+ * `TLP:RED`, `red` and `Tlp:Amber+Strict` are read as they mean.
+ */
+
+export const TLP_LEVELS = ['CLEAR', 'GREEN', 'AMBER', 'AMBER+STRICT', 'RED'] as const;
+export const PAP_LEVELS = ['CLEAR', 'GREEN', 'AMBER', 'RED'] as const;
+
+export type Tlp = (typeof TLP_LEVELS)[number];
+export type Pap = (typeof PAP_LEVELS)[number];
+
+/**
+ * Where an engine sends an observable: `none` (nothing leaves the process: local lists),
+ * `internal` (a server or tenant the team runs) or `third_party` (a public service).
+ */
+export type Disclosure = 'none' | 'internal' | 'third_party';
+export const DISCLOSURES: readonly Disclosure[] = ['none', 'internal', 'third_party'];
+
+/** A marking that could not be read: names the allowed values. */
+export class MarkingError extends Error {
+  override name = 'MarkingError';
+}
+
+function parseLevel<L extends string>(kind: 'TLP' | 'PAP', levels: readonly L[], value: unknown): L {
+  if (typeof value === 'string') {
+    const word = value.trim().toUpperCase().replace(new RegExp(`^${kind}:`), '');
+    if ((levels as readonly string[]).includes(word)) return word as L;
+  }
+  const shown = typeof value === 'string' ? `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"` : String(value);
+  throw new MarkingError(`${shown} is no ${kind} level: use one of ${levels.join(', ')} (with or without "${kind}:", in any case)`);
+}
+
+/** `red`, `TLP:RED`, ` Amber+Strict ` -> the level; anything else throws MarkingError. */
+export function parseTlp(value: unknown): Tlp {
+  return parseLevel('TLP', TLP_LEVELS, value);
+}
+
+export function parsePap(value: unknown): Pap {
+  return parseLevel('PAP', PAP_LEVELS, value);
+}
+
+/** The level's rank: CLEAR is 0. */
+export function tlpRank(level: Tlp): number {
+  return TLP_LEVELS.indexOf(level);
+}
+
+export function papRank(level: Pap): number {
+  return PAP_LEVELS.indexOf(level);
+}
+
+/** `TLP:AMBER+STRICT`: how a level is written for people. */
+export const tlpLabel = (level: Tlp): string => `TLP:${level}`;
+export const papLabel = (level: Pap): string => `PAP:${level}`;
+
+/** An engine's default TLP ceiling: a third party gets at most AMBER, the team's own servers anything. */
+export function defaultMaxTlp(disclosure: Disclosure): Tlp {
+  return disclosure === 'third_party' ? 'AMBER' : 'RED';
+}
+
+/**
+ * An engine's default PAP ceiling: GREEN for a lookup that can reach the observable's own
+ * infrastructure (PAP:AMBER forbids any such activity, wherever it is run from), else RED for what
+ * stays in-house and AMBER for a third party's lookup.
+ */
+export function defaultMaxPap(disclosure: Disclosure, touchesTarget: boolean): Pap {
+  if (touchesTarget) return 'GREEN';
+  return disclosure === 'third_party' ? 'AMBER' : 'RED';
+}
