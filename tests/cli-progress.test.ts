@@ -140,13 +140,17 @@ describe('oas analyze as a subprocess, with a quota of 1 call per 6 s', () => {
   after(() => upstreams.close());
 
   test('off a terminal: stdout holds only the results; stderr one line for the wait; --quiet silences it', async () => {
-    const [json, table, jsonl, quiet] = await Promise.all([
+    const [json, table, jsonl, quiet, fresh, freshTable] = await Promise.all([
       runOas(cwd, args('--json')),
       runOas(cwd, args()),
       runOas(cwd, args('--format', 'jsonl')),
       runOas(cwd, args('--json', '--quiet')),
+      // Issue 32: with --ignore-cache the calls reach the quota while the analysis is being
+      // started, before the command listened to its progress: the wait was told to nobody.
+      runOas(cwd, args('--json', '--ignore-cache')),
+      runOas(cwd, args('--ignore-cache')),
     ]);
-    for (const run of [json, table, jsonl]) {
+    for (const run of [json, table, jsonl, fresh, freshTable]) {
       assert.equal(run.code, 0, run.stderr);
       assert.match(run.stderr, /^waiting \d+ s for ipapi quota \(1\/6 s\)\n$/);
       assert.doesNotMatch(run.stdout, /waiting/);

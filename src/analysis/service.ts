@@ -39,6 +39,12 @@ export interface AnalysisObserver {
   onRunning(change: 1 | -1): void;
 }
 
+/** Who is told of an analysis's progress and of each observable as it finishes. */
+export interface AnalysisListeners {
+  progress?: ((p: Progress) => void) | undefined;
+  observable?: ((index: number, result: ObservableResult) => void) | undefined;
+}
+
 export class AnalysisService {
   private readonly running = new Map<string, Promise<AnalysisHeader>>();
   /** Running analyses: progress and results not saved yet. */
@@ -89,7 +95,13 @@ export class AnalysisService {
   }
 
   /** Records the analysis and starts it in the background. */
-  async start(request: AnalysisRequest, prepared = this.prepare(request), origin: AnalysisOrigin = 'server'): Promise<AnalysisHeader> {
+  async start(
+    request: AnalysisRequest,
+    prepared = this.prepare(request),
+    origin: AnalysisOrigin = 'server',
+    /** Told of its progress and finished observables from its first event on (runToEnd). */
+    listeners: AnalysisListeners = {},
+  ): Promise<AnalysisHeader> {
     const header: AnalysisHeader = {
       id: randomUUID(),
       origin,
@@ -105,6 +117,9 @@ export class AnalysisService {
       format: 2,
     };
     await this.store.putHeader(header);
+    // Before it starts: a call can wait for its quota, and say so, before launch returns.
+    if (listeners.progress) this.progressListeners.set(header.id, listeners.progress);
+    if (listeners.observable) this.observableListeners.set(header.id, listeners.observable);
     if (origin === 'server' && this.dispatcher) {
       try {
         await this.dispatcher.dispatch(header, prepared.selections);
@@ -128,10 +143,8 @@ export class AnalysisService {
     prepared = this.prepare(request),
     onObservable?: (index: number, result: ObservableResult) => void,
   ): Promise<AnalysisHeader> {
-    const header = await this.start(request, prepared, 'cli');
+    const header = await this.start(request, prepared, 'cli', { progress: onProgress, observable: onObservable });
     const done = this.running.get(header.id)!;
-    if (onProgress) this.progressListeners.set(header.id, onProgress);
-    if (onObservable) this.observableListeners.set(header.id, onObservable);
     try {
       return await done;
     } finally {
