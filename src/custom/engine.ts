@@ -46,6 +46,9 @@ export function customEngine(spec: CustomEngineSpec): EngineDefinition<CustomRes
     pivot: false,
     acceptsPrivateIp: false,
     dependsOn: [],
+    // A custom engine is taken for a public service that does not reach the target (issue 34).
+    disclosure: 'third_party',
+    touchesTarget: false,
     credentials,
     defaults: {
       timeout_ms: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
