@@ -65,19 +65,37 @@ export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, reques
  * suggestions of these few only (issue 33: a did-you-mean per unknown name took seconds of the
  * server's only thread).
  */
-export const MAX_UNKNOWN_NAMED = 20;
+export const MAX_UNKNOWN_NAMED = 5;
 
 /**
  * The catalog's selection of `names`; past MAX_UNKNOWN_NAMED distinct unknown names, the error
  * names the first of them and says how many more there are.
  */
 function selectEngines(catalog: Catalog, names: readonly string[]): Selection[] {
-  const unknown = new Set<string>();
-  for (const raw of catalog.expandSets(names)) {
+  // Each name once, trimmed (a list of 10 000 names may hold only a few); an unknown `@set` is
+  // the catalog's error, naming every one of them.
+  const distinct = new Set<string>();
+  const sets: string[] = [];
+  for (const raw of new Set(names)) {
     const name = raw.trim();
-    if (name && !catalog.find(name)) unknown.add(name);
+    if (!name || distinct.has(name)) continue;
+    distinct.add(name);
+    if (name.startsWith('@')) sets.push(name);
   }
-  if (unknown.size <= MAX_UNKNOWN_NAMED) return catalog.select(names);
+  if (sets.length > 0) catalog.expandSets(sets);
+  // The names as the catalog's selection keeps them (sets expanded): the selection below goes
+  // over these few, not over every name of the list again.
+  const keys = new Set<string>();
+  const unknown = new Set<string>();
+  const visit = (key: string) => {
+    keys.add(key);
+    if (!catalog.find(key)) unknown.add(key);
+  };
+  for (const name of distinct) {
+    if (!name.startsWith('@')) visit(name);
+    else for (const member of catalog.expandSets([name])) if (member.trim()) visit(member.trim());
+  }
+  if (unknown.size <= MAX_UNKNOWN_NAMED) return catalog.select([...keys]);
   const shown = [...unknown].slice(0, MAX_UNKNOWN_NAMED);
   const error = new UnknownEngineError(shown, catalog.engines.map((e) => e.id), catalog.engines);
   const named = `unknown engines: ${shown.join(', ')}`;
