@@ -1,24 +1,26 @@
 /**
  * The load run of `npm run bench` (issue 33, "the server answers under load"): one real `oas serve`
  * subprocess, its engines pointed at the fleet's loopback fakes, fuzzed for BENCH_LOAD_SECONDS
- * (default 20 s) by LOAD_CLIENTS (32) clients, each sending its next request as soon as its last
+ * (default 20 s) by 32 clients (BENCH_LOAD_CLIENTS), each from a loopback address of its own (a
+ * client of its own for the rate limit too), each sending its next request as soon as its last
  * one is answered, a mix of:
  *  - big analyses: ~1 MiB bodies, a text of ~0.9 MB holding a few thousand distinct public IPs
  *    among prose, hashes and URLs (`ignore_cache`: every engine call is real), and an `engines`
- *    list of 10 000 names, two valid names repeated (accepted: 200; or 429 past the rate limit);
+ *    list of 10 000 names, two valid names repeated (accepted: 200; 429 past the rate limit; 503
+ *    when the server has too many texts to extract already);
  *  - unknown engines: the same text with 10 000 names, mostly invalid (thousands of distinct
  *    unknown names) and the rest repeated: 400;
  *  - malformed: a ~1 MiB body cut in the middle of its JSON, or with `text` not a string: 400;
  *  - reads: a poll (`is_analysis_complete`) of an analysis the run started, or the results of a
  *    small analysis completed before the run.
- * Besides the clients, a probe sends, every PROBE_EVERY_MS, a poll, a results read and a small
- * malformed POST, one after the other: how fast the HTTP surface answers what costs nothing while
- * the server is busy.
+ * Besides the clients, a probe (from an address of its own) sends, every PROBE_EVERY_MS, a poll,
+ * a results read and a small malformed POST, one after the other: how fast the HTTP surface
+ * answers what costs nothing while the server is busy.
  *
  * Printed: requests per second answered, p50/p99/max latency over every request, requests not
  * answered within 10 s (and those never answered), the latency of each kind, and of the probe's
  * requests, each next to its goal: every request answered, p99 <= 2 s, every malformed request's
- * 400 within 1 s. A request is given up after 30 s.
+ * 400 within 1 s; and the server's event loop delay (its /metrics). A request is given up after 30 s.
  *
  * `loadRun(fleet)` is called by bench.ts with its fleet of fakes; `node dist/tests/bench/load.js`
  * runs this part alone, with a fleet of its own (BENCH_LATENCY_MS, default 200).
@@ -107,15 +109,22 @@ function percentile(sorted: readonly number[], p: number): number {
 }
 
 /**
- * The probe's requests come from 127.0.0.2 (another loopback address): another client for the
- * rate limit (analyses per client and minute), which the load's clients, all on 127.0.0.1, use up.
+ * Each client has a loopback address of its own (127.0.1.<n>, the probe 127.0.0.2): 33 clients
+ * for the rate limit too (setting rate_limit_per_minute, analyses per client and minute).
  */
 const PROBE_ADDRESS = '127.0.0.2';
+const clientAddress = (index: number) => `127.0.1.${index + 1}`;
 
-function send(agent: http.Agent, url: URL, method: string, path: string, body?: Buffer): Promise<{ status: number | undefined; ms: number; body: string; error?: string }> {
+/** One client: its connection (kept alive) and its address. */
+interface Client {
+  agent: http.Agent;
+  address: string;
+}
+
+function send(client: Client, url: URL, method: string, path: string, body?: Buffer): Promise<{ status: number | undefined; ms: number; body: string; error?: string }> {
   const started = performance.now();
+  const { agent, address: localAddress } = client;
   return new Promise((resolve) => {
-    const localAddress = agent === probeAgent ? PROBE_ADDRESS : undefined;
     const req = http.request({ host: url.hostname, port: url.port, method, path, agent, localAddress, headers: body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {} }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -132,11 +141,11 @@ function send(agent: http.Agent, url: URL, method: string, path: string, body?: 
   });
 }
 
-let probeAgent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+let probe: Client = { agent: new http.Agent({ keepAlive: true, maxSockets: 1 }), address: PROBE_ADDRESS };
 
 /** The server's event loop delay (prom-client's, reset at each read of /metrics): max and p99, ms. */
 async function eventLoopLag(url: URL): Promise<{ max: number; p99: number } | undefined> {
-  const answer = await send(probeAgent, url, 'GET', '/metrics');
+  const answer = await send(probe, url, 'GET', '/metrics');
   const metrics = answer.status === 200 ? answer.body : '';
   const gauge = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(metrics)?.[1]) * 1000;
   const max = gauge('nodejs_eventloop_lag_max_seconds');
@@ -223,15 +232,15 @@ export async function loadRun(fleet: ScaleFleet): Promise<void> {
     serve = await startServe(bin, configFile, join(dir, 'serve.stats'));
     const url = serve.url;
     const api = '/api/';
-    probeAgent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-    const agent = new http.Agent({ keepAlive: true, maxSockets: CLIENTS });
+    probe = { agent: new http.Agent({ keepAlive: true, maxSockets: 1 }), address: PROBE_ADDRESS };
+    const clients: Client[] = Array.from({ length: CLIENTS }, (_, i) => ({ agent: new http.Agent({ keepAlive: true, maxSockets: 1 }), address: clientAddress(i) }));
 
     // A small analysis completed before the load: its poll and results are what the reads ask for.
-    const small = await send(probeAgent, url, 'POST', `${api}analyze`, Buffer.from(JSON.stringify({ text: '34.1.1.1 34.1.1.2', engines: VALID })));
+    const small = await send(probe, url, 'POST', `${api}analyze`, Buffer.from(JSON.stringify({ text: '34.1.1.1 34.1.1.2', engines: VALID })));
     if (small.status !== 200) throw new Error(`the small analysis answered ${small.status}: ${small.body.slice(0, 200)}`);
     const smallId = (JSON.parse(small.body) as { analysis_id: string }).analysis_id;
     for (let i = 0; ; i++) {
-      const poll = await send(probeAgent, url, 'GET', `${api}is_analysis_complete/${smallId}`);
+      const poll = await send(probe, url, 'GET', `${api}is_analysis_complete/${smallId}`);
       if (poll.body.includes('true')) break;
       if (i > 200) throw new Error('the small analysis did not complete within 10 s');
       await sleep(50);
@@ -242,8 +251,9 @@ export async function loadRun(fleet: ScaleFleet): Promise<void> {
     const statuses = new Map<string, number>();
     const end = performance.now() + DURATION_MS;
     let turn = 0;
-    const client = async (index: number) => {
+    const run = async (index: number) => {
       const pick = prng(1000 + index);
+      const agent = clients[index]!;
       while (performance.now() < end) {
         const roll = pick();
         const kind: Kind = roll < 0.3 ? 'analysis' : roll < 0.55 ? 'unknown engines' : roll < 0.75 ? 'malformed' : roll < 0.9 ? 'poll' : 'results';
@@ -259,25 +269,25 @@ export async function loadRun(fleet: ScaleFleet): Promise<void> {
         if (kind === 'analysis' && answer.status === 200) accepted.push((JSON.parse(answer.body) as { analysis_id: string }).analysis_id);
       }
     };
-    const probe = async () => {
+    const probing = async () => {
       while (performance.now() < end) {
         const next = performance.now() + PROBE_EVERY_MS;
-        const poll = await send(probeAgent, url, 'GET', `${api}is_analysis_complete/${accepted.length > 0 ? accepted[accepted.length - 1] : smallId}`);
+        const poll = await send(probe, url, 'GET', `${api}is_analysis_complete/${accepted.length > 0 ? accepted[accepted.length - 1] : smallId}`);
         samples.push({ kind: 'probe poll', ms: poll.ms, status: poll.status });
-        const results = await send(probeAgent, url, 'GET', `${api}results/${smallId}`);
+        const results = await send(probe, url, 'GET', `${api}results/${smallId}`);
         samples.push({ kind: 'probe results', ms: results.ms, status: results.status });
-        const malformed = await send(probeAgent, url, 'POST', `${api}analyze`, probeMalformed);
+        const malformed = await send(probe, url, 'POST', `${api}analyze`, probeMalformed);
         samples.push({ kind: 'probe malformed', ms: malformed.ms, status: malformed.status });
         await sleep(Math.max(0, next - performance.now()));
       }
     };
     await eventLoopLag(url);
     const loadStarted = performance.now();
-    await Promise.all([...Array.from({ length: CLIENTS }, (_, i) => client(i)), probe()]);
+    await Promise.all([...clients.map((_, i) => run(i)), probing()]);
     const loadMs = performance.now() - loadStarted;
     const lag = await eventLoopLag(url);
-    agent.destroy();
-    probeAgent.destroy();
+    for (const client of clients) client.agent.destroy();
+    probe.agent.destroy();
     const stats = await serve.stop();
     serve = undefined;
 
@@ -285,7 +295,8 @@ export async function loadRun(fleet: ScaleFleet): Promise<void> {
     const answered = load.filter((s) => s.status !== undefined && s.ms <= ANSWERED_WITHIN_MS);
     const late = load.filter((s) => s.status !== undefined && s.ms > ANSWERED_WITHIN_MS).length;
     const never = load.filter((s) => s.status === undefined).length;
-    const server5xx = samples.filter((s) => s.status !== undefined && s.status >= 500).length;
+    const busy = samples.filter((s) => s.status === 503).length;
+    const server5xx = samples.filter((s) => s.status !== undefined && s.status >= 500 && s.status !== 503).length;
     const sorted = load.map((s) => s.ms).sort((a, b) => a - b);
     const p99 = percentile(sorted, 99);
     const met = (ok: boolean) => (ok ? 'met' : 'NOT MET');
@@ -297,7 +308,7 @@ export async function loadRun(fleet: ScaleFleet): Promise<void> {
     row('  requests answered per second', `${(answered.length / (loadMs / 1000)).toFixed(1)} (${load.length} sent in ${(loadMs / 1000).toFixed(1)} s)`);
     row('  latency p50 / p99 / max', `${ms(percentile(sorted, 50))} / ${ms(p99)} / ${ms(sorted[sorted.length - 1] ?? NaN)}   goal p99 <= ${ms(GOAL_P99_MS)}: ${met(p99 <= GOAL_P99_MS)}`);
     row(`  unanswered after ${ANSWERED_WITHIN_MS / 1000} s (of which never answered)`, `${late + never} (${never})   goal 0: ${met(late + never === 0)}`);
-    row('  5xx answers', String(server5xx));
+    row('  503 (busy: too much extraction ahead, Retry-After) / other 5xx', `${busy} / ${server5xx}`);
     title('  by kind: latency, answers');
     for (const kind of KINDS) {
       const list = load.filter((s) => s.kind === kind);
