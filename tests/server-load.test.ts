@@ -4,17 +4,51 @@
  * - A list of 10 000 engine names, mostly unknown, gets its 400 naming at most MAX_UNKNOWN_NAMED
  *   of them (with their did-you-mean) and how many more there are: the suggestions, an edit
  *   distance to every name of the catalog each, are computed for those few only.
+ * - A large text is extracted by a worker thread (the pool's counts say which), with the same
+ *   observables as on this thread; while a worker holds one (a test worker that waits to be let
+ *   go), a poll is answered, and the analysis after it. A text with too much work ahead of it is
+ *   refused at once (503, Retry-After).
  */
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { InputError, MAX_UNKNOWN_NAMED, prepareAnalysis } from '../src/analysis/request.js';
 import { loadCatalog } from '../src/engine/catalog.js';
+import { extractObservables } from '../src/observables/extract.js';
+import { ExtractionBusyError, ExtractionPool, OFF_THREAD_MIN_CHARS } from '../src/observables/extract-pool.js';
+import { listen } from '../src/server/listen.js';
 import { appOnUpstreams } from './helpers/app.js';
 
 const served = appOnUpstreams();
+const HELD_WORKER = new URL('./helpers/held-extract-worker.js', import.meta.url);
 
-async function post(body: unknown): Promise<Response> {
-  return fetch(`${served.server.url}/api/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function post(body: unknown, base = served.server.url): Promise<Response> {
+  return fetch(`${base}/api/analyze`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+}
+
+/** ~`bytes` of alert text holding a few observables many times over (extraction scans it all). */
+function alertText(bytes: number): string {
+  const line = 'alert: host example.com resolved to 8.8.8.8, blocked hxxps://www[.]example[.]com/login for a@example.org\n';
+  return line.repeat(Math.ceil(bytes / line.length));
+}
+
+/** A pool whose worker holds each text until `release()`; `started()` counts the texts it holds or held. */
+function heldPool() {
+  const gate = new Int32Array(new SharedArrayBuffer(8));
+  const pool = new ExtractionPool({ size: 1, workerUrl: HELD_WORKER, workerData: gate });
+  return {
+    pool,
+    started: () => Atomics.load(gate, 1),
+    release: (texts = 1) => {
+      Atomics.add(gate, 0, texts);
+      Atomics.notify(gate, 0);
+    },
+  };
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2000 && !condition(); i++) await sleep(5);
+  assert.ok(condition(), `never: ${what}`);
 }
 
 describe('a list of 10 000 engine names', () => {
@@ -48,5 +82,112 @@ describe('a list of 10 000 engine names', () => {
       assert.ok(!error.message.includes(' more;'));
       return true;
     });
+  });
+});
+
+describe('extraction of large texts', () => {
+  test('a large text is extracted by a worker, a short one here, with the same observables', async () => {
+    const pool = new ExtractionPool({ size: 1 });
+    try {
+      const large = alertText(1024 * 1024);
+      const short = 'example.com and 8.8.8.8';
+      assert.ok(short.length < OFF_THREAD_MIN_CHARS && large.length >= OFF_THREAD_MIN_CHARS);
+      assert.deepEqual(await pool.extract(large), extractObservables(large));
+      assert.deepEqual(await pool.extract(short), extractObservables(short));
+      const stats = pool.stats();
+      assert.deepEqual([stats.offThread, stats.inThread, stats.queued, stats.running], [1, 1, 0, 0]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('a text with more than maxWaitMs of work ahead of it is refused at once', async () => {
+    const held = heldPool();
+    try {
+      const text = alertText(OFF_THREAD_MIN_CHARS * 4);
+      const first = held.pool.extract(text, { maxWaitMs: 0 });
+      await until(() => held.started() === 1, 'the worker holds the first text');
+      await assert.rejects(held.pool.extract(text, { maxWaitMs: 0 }), (error: Error) => {
+        assert.ok(error instanceof ExtractionBusyError);
+        assert.ok(error.retryAfterMs > 0);
+        assert.match(error.message, /^1 large text is being extracted before it/);
+        return true;
+      });
+      const second = held.pool.extract(text);
+      held.release(2);
+      assert.deepEqual(await first, extractObservables(text));
+      assert.deepEqual(await second, extractObservables(text));
+      assert.equal(held.pool.stats().refused, 1);
+    } finally {
+      await held.pool.close();
+    }
+  });
+
+  test('a worker that dies: its text is extracted on this thread', async () => {
+    const pool = new ExtractionPool({ size: 1, workerUrl: new URL('data:text/javascript,process.exit(3)') });
+    try {
+      const text = alertText(OFF_THREAD_MIN_CHARS * 2);
+      assert.deepEqual(await pool.extract(text), extractObservables(text));
+      assert.equal(pool.stats().inThread, 1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  test('through the API: a poll is answered while a worker holds a 1 MiB text, then the analysis', async () => {
+    const held = heldPool();
+    const server = await listen(served.app, { extractionPool: held.pool });
+    try {
+      const small = await post({ text: 'example.com', engines: ['reverse_dns'] }, server.url);
+      assert.equal(small.status, 200);
+      const { analysis_id: id } = (await small.json()) as { analysis_id: string };
+      const events: string[] = [];
+      const big = post({ text: alertText(1000 * 1000), engines: ['reverse_dns'] }, server.url).then(async (res) => {
+        events.push(`analysis ${res.status}`);
+        return (await res.json()) as { analysis_id: string };
+      });
+      await until(() => held.started() === 1, 'the worker holds the text');
+      const poll = await fetch(`${server.url}/api/is_analysis_complete/${id}`);
+      events.push(`poll ${poll.status}`);
+      assert.equal(held.pool.stats().running, 1, 'the text is still being extracted');
+      held.release();
+      const { analysis_id: bigId } = await big;
+      assert.deepEqual(events, ['poll 200', 'analysis 200']);
+      assert.deepEqual(held.pool.stats().offThread, 1);
+      const header = await served.app.analyses.get(bigId);
+      assert.deepEqual(header?.observables, extractObservables(alertText(1000 * 1000)));
+    } finally {
+      held.release(100);
+      await server.close();
+      await held.pool.close();
+    }
+  });
+
+  test('through the API: a large text with too much work ahead of it gets 503 and Retry-After at once', async () => {
+    const held = heldPool();
+    const server = await listen(served.app, { extractionPool: held.pool });
+    const pending: Promise<Response>[] = [];
+    try {
+      const body = { text: alertText(600 * 1000), engines: ['reverse_dns'] };
+      let refused: Response | undefined;
+      for (let i = 0; i < 10 && !refused; i++) {
+        const answer = post(body, server.url);
+        // Each text is queued (or refused) before the next is sent.
+        const settled = await Promise.race([answer.then((res) => res), until(() => held.pool.stats().queued + held.pool.stats().running === i + 1, 'queued').then(() => undefined)]);
+        if (settled?.status === 503) refused = settled;
+        else pending.push(answer);
+      }
+      assert.ok(refused, 'no text refused');
+      assert.match(refused.headers.get('retry-after') ?? '', /^[1-9]\d*$/);
+      assert.match(((await refused.json()) as { error: string }).error, /^server busy: \d+ large texts are being extracted before it \(about \d+ s of work\); retry in \d+ s$/);
+      assert.equal(held.pool.stats().refused, 1);
+      held.release(100);
+      for (const answer of pending) assert.equal((await answer).status, 200);
+    } finally {
+      held.release(100);
+      await Promise.allSettled(pending);
+      await server.close();
+      await held.pool.close();
+    }
   });
 });

@@ -38,6 +38,26 @@ export interface PreparedAnalysis {
 
 /** Turns a request into observables and engine selections, or throws InputError. */
 export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, request: AnalysisRequest): PreparedAnalysis {
+  const selections = selectionsOf(catalog, request);
+  return { observables: checkedObservables(limits, extractObservables(request.text)), selections };
+}
+
+/**
+ * The same, the text's observables extracted by `extract` (the server's: a worker thread for a
+ * large text, src/observables/extract-pool.ts). The engines are checked first: a request that
+ * names an unknown one costs no extraction.
+ */
+export async function prepareAnalysisWith(
+  catalog: Catalog,
+  limits: AnalysisLimits,
+  request: AnalysisRequest,
+  extract: (text: string) => Promise<Observable[]>,
+): Promise<PreparedAnalysis> {
+  const selections = selectionsOf(catalog, request);
+  return { observables: checkedObservables(limits, await extract(request.text)), selections };
+}
+
+function selectionsOf(catalog: Catalog, request: AnalysisRequest): Selection[] {
   const names = request.engines ?? catalog.defaults().map((e) => e.id);
   if (names.length === 0) throw new InputError('no engine selected: give at least one engine');
   let selections: Selection[];
@@ -48,7 +68,10 @@ export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, reques
     throw error;
   }
   if (selections.length === 0) throw new InputError('no engine selected: give at least one engine');
-  const observables = extractObservables(request.text);
+  return selections;
+}
+
+function checkedObservables(limits: AnalysisLimits, observables: Observable[]): Observable[] {
   if (observables.length === 0) {
     throw new InputError('no observable found in the text: give a domain, IP address, URL, hash (MD5, SHA1, SHA256), e-mail address or browser extension id');
   }
@@ -56,7 +79,7 @@ export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, reques
   if (max !== undefined && observables.length > max) {
     throw new TooManyObservablesError(`too many observables: the text holds ${observables.length}, more than max_observables (${max}); split it into smaller analyses or raise max_observables`);
   }
-  return { observables, selections };
+  return observables;
 }
 
 /**

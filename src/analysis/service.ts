@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Catalog } from '../engine/catalog.js';
+import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Progress, Selection } from '../runner/types.js';
@@ -15,7 +16,7 @@ import type { AnalysisHeader, AnalysisOrigin, AnalysisRecord, AnalysisStore, His
 import type { HistoryView } from '../view/types.js';
 import { launchAnalysis, type EngineErrorEvent, type LaunchServices } from './launch.js';
 import { AnalysisReader, type LiveAnalysis } from './reader.js';
-import { prepareAnalysis, type AnalysisLimits, type AnalysisRequest, type PreparedAnalysis } from './request.js';
+import { prepareAnalysis, prepareAnalysisWith, type AnalysisLimits, type AnalysisRequest, type PreparedAnalysis } from './request.js';
 
 /**
  * Runs accepted analyses somewhere else than in this process: with `redis_url`, each observable
@@ -92,6 +93,14 @@ export class AnalysisService {
   /** Turns a request into observables and engine selections, or throws InputError. */
   prepare(request: AnalysisRequest): PreparedAnalysis {
     return prepareAnalysis(this.catalog, this.limits, request);
+  }
+
+  /**
+   * The same, the text's observables extracted by `extract` (`oas serve`: by a worker thread when
+   * the text is large, so that the server's thread keeps answering meanwhile).
+   */
+  prepareWith(request: AnalysisRequest, extract: (text: string) => Promise<Observable[]>): Promise<PreparedAnalysis> {
+    return prepareAnalysisWith(this.catalog, this.limits, request, extract);
   }
 
   /** Records the analysis and starts it in the background. */

@@ -8,6 +8,7 @@ import * as v from 'valibot';
 import { jsonChunks } from '../analysis/output.js';
 import { InputError, TooManyObservablesError } from '../analysis/request.js';
 import type { AnalysisService } from '../analysis/service.js';
+import { ExtractionBusyError, sharedExtractionPool, type ExtractionPool } from '../observables/extract-pool.js';
 import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 
 export interface ApiOptions {
@@ -18,7 +19,19 @@ export interface ApiOptions {
   onError?: (error: Error, c: Context) => Response | Promise<Response>;
   /** The audit trail (analyses started, results read); none by default. */
   audit?: AuditRequest;
+  /**
+   * Where a request's large text is extracted: a worker thread of this pool (default: the
+   * process's, src/observables/extract-pool.ts), so that this thread keeps answering meanwhile; a
+   * text with more than MAX_EXTRACTION_WAIT_MS of work ahead of it is refused (503).
+   */
+  extractionPool?: ExtractionPool;
 }
+
+/**
+ * How long a large text may wait for the extraction of those ahead of it: past that, 503 with
+ * Retry-After, at once, rather than an answer many seconds later (issue 33).
+ */
+export const MAX_EXTRACTION_WAIT_MS = 1000;
 
 const REQUIRED = {
   text: '"text" is required and must be a string holding the observables to analyse',
@@ -41,6 +54,7 @@ const requestSchema = v.object({
 export function createApi(options: ApiOptions): Hono {
   const { prefix, analyses } = options;
   const audit = options.audit ?? NO_AUDIT_REQUEST;
+  const extract = (text: string) => (options.extractionPool ?? sharedExtractionPool()).extract(text, { maxWaitMs: MAX_EXTRACTION_WAIT_MS });
   const app = new Hono();
 
   app.onError(options.onError ?? ((error, c) => {
@@ -89,16 +103,21 @@ export function createApi(options: ApiOptions): Hono {
       const parsed = v.safeParse(requestSchema, body);
       if (!parsed.success) return c.json({ error: parsed.issues[0].message }, 400);
       try {
-        const record = await analyses.start({
+        const request = {
           text: parsed.output.text,
           engines: parsed.output.engines,
           ignore_cache: parsed.output.ignore_cache,
           started_by: c.get('oasUser')?.name,
-        });
+        };
+        const record = await analyses.start(request, await analyses.prepareWith(request, extract));
         audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines });
         return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
       } catch (error) {
         if (error instanceof TooManyObservablesError) return c.json({ error: error.message }, 413);
+        if (error instanceof ExtractionBusyError) {
+          const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+          return c.json({ error: `server busy: ${error.message}; retry in ${seconds} s` }, 503, { 'Retry-After': String(seconds) });
+        }
         if (error instanceof InputError) return c.json({ error: error.message }, 400);
         throw error;
       }

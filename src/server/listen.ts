@@ -20,6 +20,7 @@ import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createPages } from './pages.js';
 import { createProxyAuth } from './proxy-auth.js';
 import { redact } from '../http/redact.js';
+import type { ExtractionPool } from '../observables/extract-pool.js';
 import { analysisLimiter, failureLimiter, rateLimitAnalyses } from './rate-limit.js';
 import { redisGate, unavailableResponse } from './redis-gate.js';
 import { requireRole } from './require-role.js';
@@ -61,6 +62,8 @@ export interface HttpOptions {
   health?: HealthState;
   /** Kept across builds of the surface (`listen` keeps one for its rebuilds). */
   keep?: HttpKeep;
+  /** Where the API extracts large texts (default: the process's pool; tests give their own). */
+  extractionPool?: ExtractionPool;
 }
 
 /**
@@ -135,7 +138,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     else process.stderr.write(`oas: ${line}\n`);
     return c.json({ error: 'internal error' }, 500);
   };
-  root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, onError, audit }));
+  root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, onError, audit, ...(options.extractionPool ? { extractionPool: options.extractionPool } : {}) }));
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);
     root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, clientAddress: proxy.clientAddress, audit, redact: (text) => redact(text, secrets) }));
