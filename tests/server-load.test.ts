@@ -8,6 +8,9 @@
  *   observables as on this thread; while a worker holds one (a test worker that waits to be let
  *   go), a poll is answered, and the analysis after it. A text with too much work ahead of it is
  *   refused at once (503, Retry-After).
+ * - The analyses of `oas serve` are paced (src/server/pacer.ts): at most `limit` observables run
+ *   at once, the rest get their place in the fair order, and the limit shrinks while the event
+ *   loop is late.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,6 +19,7 @@ import { InputError, MAX_UNKNOWN_NAMED, prepareAnalysis } from '../src/analysis/
 import { loadCatalog } from '../src/engine/catalog.js';
 import { extractObservables } from '../src/observables/extract.js';
 import { ExtractionBusyError, ExtractionPool, OFF_THREAD_MIN_CHARS } from '../src/observables/extract-pool.js';
+import { createPacer, type Release } from '../src/server/pacer.js';
 import { listen } from '../src/server/listen.js';
 import { appOnUpstreams } from './helpers/app.js';
 
@@ -189,5 +193,62 @@ describe('extraction of large texts', () => {
       await server.close();
       await held.pool.close();
     }
+  });
+});
+
+describe('pacing the analyses of oas serve', () => {
+  const A1 = { owner: 'automation', analysis: 'a1' };
+  const B1 = { owner: 'analyst', analysis: 'b1' };
+
+  test('at most `limit` observables run; the others get their place as one is given back, in the fair order', async () => {
+    const pacer = createPacer({ initialLimit: 2, minLimit: 2, maxLimit: 2 });
+    try {
+      const first = pacer.pace(A1);
+      const second = pacer.pace(A1);
+      assert.equal(typeof first, 'function');
+      assert.equal(typeof second, 'function');
+      const order: string[] = [];
+      const waiting = [A1, A1, A1, B1].map((share, i) => Promise.resolve(pacer.pace(share)).then((release) => {
+        order.push(`${share.owner} ${i}`);
+        return release;
+      }));
+      assert.deepEqual([pacer.stats().running, pacer.stats().waiting], [2, 4]);
+      (first as Release)();
+      (first as Release)(); // a second call gives nothing back twice
+      const next = await waiting[3]!;
+      assert.deepEqual(order, ['analyst 3'], 'the analyst waits behind no bulk observable');
+      assert.deepEqual([pacer.stats().running, pacer.stats().waiting], [2, 3]);
+      (second as Release)();
+      next();
+      for (const place of waiting.slice(0, 3)) (await place)();
+      assert.deepEqual(order, ['analyst 3', 'automation 0', 'automation 1', 'automation 2']);
+      assert.deepEqual([pacer.stats().running, pacer.stats().waiting, pacer.stats().waited], [0, 0, 4]);
+    } finally {
+      pacer.close();
+    }
+  });
+
+  test('the limit shrinks while the event loop is late', async () => {
+    const pacer = createPacer({ initialLimit: 64 });
+    try {
+      const release = pacer.pace(A1) as Release;
+      await sleep(30);
+      const busyUntil = performance.now() + 200;
+      while (performance.now() < busyUntil); // the loop held for 200 ms
+      await sleep(1);
+      assert.ok(pacer.stats().limit < 64, `limit ${pacer.stats().limit}`);
+      release();
+    } finally {
+      pacer.close();
+    }
+  });
+
+  test('oas serve paces the analyses it runs while it listens', async () => {
+    assert.equal(typeof served.app.analyses.pace, 'function');
+    const res = await post({ text: 'example.com 8.8.8.8', engines: ['reverse_dns'] });
+    assert.equal(res.status, 200);
+    await served.app.analyses.idle();
+    const stats = served.server.pacer.stats();
+    assert.deepEqual([stats.running, stats.waiting], [0, 0]);
   });
 });

@@ -47,6 +47,12 @@ export interface LaunchServices {
   progressListener(id: string): ((p: Progress) => void) | undefined;
   observableListener(id: string): ((index: number, result: ObservableResult) => void) | undefined;
   engineErrorListener(): ((event: EngineErrorEvent) => void) | undefined;
+  /**
+   * A place for each observable before it starts, given back (called) once it is done; at once, or
+   * a promise of it (`oas serve` paces its analyses so that they never starve its HTTP surface:
+   * src/server/pacer.ts). Without, every observable of the window starts at once.
+   */
+  pace?(share: Share): (() => void) | Promise<() => void>;
 }
 
 /**
@@ -142,7 +148,15 @@ export function launchAnalysis(
   for (let index = 0; index < observables.length; index++) if (!saved.has(index)) todo.push(index);
   let next = 0;
   const worker = async () => {
-    while (next < todo.length) await runOne(todo[next++]!);
+    while (next < todo.length) {
+      const place = services.pace?.(share);
+      const release = place instanceof Promise ? await place : place;
+      try {
+        if (next < todo.length) await runOne(todo[next++]!);
+      } finally {
+        release?.();
+      }
+    }
   };
 
   report();

@@ -11,6 +11,7 @@ import type { Catalog } from '../engine/catalog.js';
 import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
+import type { Share } from '../runner/fair-queue.js';
 import type { Progress, Selection } from '../runner/types.js';
 import type { AnalysisHeader, AnalysisOrigin, AnalysisRecord, AnalysisStore, HistoryQuery } from '../store/analysis-store.js';
 import type { HistoryView } from '../view/types.js';
@@ -39,6 +40,8 @@ export interface AnalysisObserver {
    */
   onRunning(change: 1 | -1): void;
 }
+
+const NO_PACE = () => {};
 
 /** Who is told of an analysis's progress and of each observable as it finishes. */
 export interface AnalysisListeners {
@@ -72,6 +75,7 @@ export class AnalysisService {
       progressListener: (id) => this.progressListeners.get(id),
       observableListener: (id) => this.observableListeners.get(id),
       engineErrorListener: () => this.onEngineError,
+      pace: (share) => this.pace?.(share) ?? NO_PACE,
     };
   }
 
@@ -89,6 +93,12 @@ export class AnalysisService {
 
   /** Called for every engine error of every analysis (`oas serve` logs them). */
   onEngineError: ((event: EngineErrorEvent) => void) | undefined;
+
+  /**
+   * A place for each observable of the analyses running here, before it starts, given back once
+   * it is done (`oas serve` sets it: src/server/pacer.ts); unset, they start at once.
+   */
+  pace: ((share: Share) => (() => void) | Promise<() => void>) | undefined;
 
   /** Turns a request into observables and engine selections, or throws InputError. */
   prepare(request: AnalysisRequest): PreparedAnalysis {

@@ -18,6 +18,8 @@ import { healthRoutes, type HealthState } from './health.js';
 import { createMcpRoute } from './mcp.js';
 import { createMetrics, type ServerMetrics } from './metrics.js';
 import { createPages } from './pages.js';
+import { createPacer, type Pacer } from './pacer.js';
+import type { Share } from '../runner/fair-queue.js';
 import { createProxyAuth } from './proxy-auth.js';
 import { redact } from '../http/redact.js';
 import type { ExtractionPool } from '../observables/extract-pool.js';
@@ -35,6 +37,8 @@ export interface RunningServer {
    * on the old. Signed-in sessions, and the limits' counts whose setting is unchanged, carry over.
    */
   rebuild(options?: HttpOptions): void;
+  /** Paces the analyses this process runs, for as long as it listens (pacer.ts). */
+  pacer: Pacer;
   close(): Promise<void>;
 }
 
@@ -160,13 +164,21 @@ export async function listen(app: App, options: HttpOptions = {}): Promise<Runni
   });
   const info = server.address() as AddressInfo;
   const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+  // The analyses never starve the requests (pacer.ts).
+  const pacer = createPacer();
+  const pace = (share: Share) => pacer.pace(share);
+  const paced = app.analyses.pace;
+  app.analyses.pace = pace;
   return {
     server,
     url: `http://${host}:${info.port}`,
     rebuild: (changed = options) => {
       fetch = createHttpApp(app, { ...changed, keep }).fetch;
     },
+    pacer,
     close: () => new Promise<void>((resolve) => {
+      if (app.analyses.pace === pace) app.analyses.pace = paced;
+      pacer.close();
       server.close(() => resolve());
       if ('closeAllConnections' in server) server.closeAllConnections();
     }),
