@@ -33,6 +33,7 @@ import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { goal } from './goals.js';
 import { cleanEnv, OAS_BIN, PRELOAD, ROOT } from './proc.js';
 import { ms, row, runAlone, sleep, title, type ScaleFleet } from './scale.js';
 
@@ -319,6 +320,9 @@ export async function loadRun(fleet: ScaleFleet): Promise<void> {
     const refusedMax = Math.max(...refused.map((s) => s.ms));
     const refusedOk = refused.every((s) => s.status === 400 || s.status === 429);
     row('  malformed and unknown engines: slowest 400 (429 past the limit)', `${ms(refusedMax)}   goal <= ${ms(GOAL_MALFORMED_MS)}: ${met(refusedMax <= GOAL_MALFORMED_MS && refusedOk)}${refusedOk ? '' : ', not all 400 or 429'}`);
+    goal('fuzzing oas serve: requests answered', `${(answered.length / (loadMs / 1000)).toFixed(1)} req/s, ${late + never} unanswered after ${ANSWERED_WITHIN_MS / 1000} s`, 'every request answered', late + never === 0);
+    goal('fuzzing oas serve: latency p99', ms(p99), `<= ${ms(GOAL_P99_MS)}`, p99 <= GOAL_P99_MS);
+    goal('fuzzing oas serve: slowest 400 of a malformed request', ms(refusedMax), `<= ${ms(GOAL_MALFORMED_MS)}`, refusedMax <= GOAL_MALFORMED_MS && refusedOk);
     title('  the probe (one request at a time, every 250 ms)');
     for (const kind of ['probe poll', 'probe results', 'probe malformed'] as const) {
       const list = samples.filter((s) => s.kind === kind);
@@ -332,6 +336,7 @@ export async function loadRun(fleet: ScaleFleet): Promise<void> {
     if (stats) row('  oas serve: CPU over its life, peak RSS', `${ms(stats.cpuMs)}, ${(stats.maxRssKiB / 1024).toFixed(0)} MiB`);
   } catch (error) {
     row('load run failed', error instanceof Error ? error.message.split('\n')[0]! : String(error));
+    goal('fuzzing oas serve', 'the run failed', 'every request answered, p99 <= 2 s', false);
   } finally {
     await serve?.stop().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
