@@ -8,6 +8,8 @@
  *   observables as on this thread; while a worker holds one (a test worker that waits to be let
  *   go), a poll is answered, and the analysis after it. A text with too much work ahead of it is
  *   refused at once (503, Retry-After).
+ * - Large bodies are checked within a budget per turn of the event loop: past it, the next waits
+ *   for the next turn (after that turn's I/O).
  * - The analyses of `oas serve` are paced (src/server/pacer.ts): at most `limit` observables run
  *   at once, the rest get their place in the fair order, and the limit shrinks while the event
  *   loop is late.
@@ -20,6 +22,7 @@ import { loadCatalog } from '../src/engine/catalog.js';
 import { extractObservables } from '../src/observables/extract.js';
 import { ExtractionBusyError, ExtractionPool, OFF_THREAD_MIN_CHARS } from '../src/observables/extract-pool.js';
 import { createPacer, type Release } from '../src/server/pacer.js';
+import { createTurnBudget } from '../src/server/turn-budget.js';
 import { listen } from '../src/server/listen.js';
 import { appOnUpstreams } from './helpers/app.js';
 
@@ -177,7 +180,8 @@ describe('extraction of large texts', () => {
       for (let i = 0; i < 10 && !refused; i++) {
         const answer = post(body, server.url);
         // Each text is queued (or refused) before the next is sent.
-        const settled = await Promise.race([answer.then((res) => res), until(() => held.pool.stats().queued + held.pool.stats().running === i + 1, 'queued').then(() => undefined)]);
+        await until(() => held.pool.stats().queued + held.pool.stats().running === i + 1 || held.pool.stats().refused > 0, 'the text queued or refused');
+        const settled = held.pool.stats().refused > 0 ? await answer : undefined;
         if (settled?.status === 503) refused = settled;
         else pending.push(answer);
       }
@@ -250,5 +254,49 @@ describe('pacing the analyses of oas serve', () => {
     await served.app.analyses.idle();
     const stats = served.server.pacer.stats();
     assert.deepEqual([stats.running, stats.waiting], [0, 0]);
+  });
+});
+
+describe('large bodies checked within a budget per turn of the event loop', () => {
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  test('past the budget, the next check waits for the next turn', async () => {
+    const turns = createTurnBudget(0);
+    const order: string[] = [];
+    const first = await turns.enter();
+    const second = turns.enter().then((done) => {
+      order.push('second');
+      return done;
+    });
+    const third = turns.enter().then((done) => {
+      order.push('third');
+      return done;
+    });
+    first();
+    first(); // given back twice: nothing more
+    for (let i = 0; i < 10; i++) await Promise.resolve();
+    assert.deepEqual([order, turns.waiting()], [[], 2], 'started in the same turn');
+    await nextTurn();
+    assert.deepEqual(order, ['second']);
+    (await second)();
+    await nextTurn();
+    assert.deepEqual(order, ['second', 'third']);
+    (await third)();
+    assert.equal(turns.waiting(), 0);
+  });
+
+  test('within the budget, one after the other in the same turn', async () => {
+    const turns = createTurnBudget(60_000);
+    const first = await turns.enter();
+    let started = false;
+    const second = turns.enter().then((done) => {
+      started = true;
+      return done;
+    });
+    assert.equal(started, false, 'one check at a time');
+    first();
+    for (let i = 0; i < 10 && !started; i++) await Promise.resolve();
+    assert.equal(started, true);
+    (await second)();
   });
 });

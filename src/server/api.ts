@@ -10,6 +10,7 @@ import { InputError, TooManyObservablesError } from '../analysis/request.js';
 import type { AnalysisService } from '../analysis/service.js';
 import { ExtractionBusyError, sharedExtractionPool, type ExtractionPool } from '../observables/extract-pool.js';
 import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
+import { createTurnBudget } from './turn-budget.js';
 
 export interface ApiOptions {
   prefix: string;
@@ -31,7 +32,10 @@ export interface ApiOptions {
  * How long a large text may wait for the extraction of those ahead of it: past that, 503 with
  * Retry-After, at once, rather than an answer many seconds later (issue 33).
  */
-export const MAX_EXTRACTION_WAIT_MS = 1000;
+export const MAX_EXTRACTION_WAIT_MS = 500;
+
+/** A body this large is checked within the turns' budget (turn-budget.ts); a smaller one at once. */
+export const LARGE_BODY_CHARS = 64 * 1024;
 
 const REQUIRED = {
   text: '"text" is required and must be a string holding the observables to analyse',
@@ -55,6 +59,7 @@ export function createApi(options: ApiOptions): Hono {
   const { prefix, analyses } = options;
   const audit = options.audit ?? NO_AUDIT_REQUEST;
   const extract = (text: string) => (options.extractionPool ?? sharedExtractionPool()).extract(text, { maxWaitMs: MAX_EXTRACTION_WAIT_MS });
+  const turns = createTurnBudget();
   const app = new Hono();
 
   app.onError(options.onError ?? ((error, c) => {
@@ -88,28 +93,41 @@ export function createApi(options: ApiOptions): Hono {
       if (!/^application\/json\s*(;|$)/i.test(type)) {
         return c.json({ error: 'Content-Type must be application/json' }, 415);
       }
-      let body: unknown;
+      let raw: string;
       try {
-        body = JSON.parse(await c.req.text());
+        raw = await c.req.text();
       } catch {
         return c.json({ error: 'request body is not valid JSON' }, 400);
       }
-      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-        return c.json({ error: 'request body must be a JSON object with "text" and "engines"' }, 400);
-      }
-      for (const key of ['text', 'engines'] as const) {
-        if (!(key in body)) return c.json({ error: REQUIRED[key] }, 400);
-      }
-      const parsed = v.safeParse(requestSchema, body);
-      if (!parsed.success) return c.json({ error: parsed.issues[0].message }, 400);
+      // A large body is checked (parsed, its engines selected) within the turns' budget; its
+      // place is given back as its text goes to extraction, or with its answer.
+      const done = raw.length >= LARGE_BODY_CHARS ? await turns.enter() : undefined;
       try {
+        let body: unknown;
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          return c.json({ error: 'request body is not valid JSON' }, 400);
+        }
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+          return c.json({ error: 'request body must be a JSON object with "text" and "engines"' }, 400);
+        }
+        for (const key of ['text', 'engines'] as const) {
+          if (!(key in body)) return c.json({ error: REQUIRED[key] }, 400);
+        }
+        const parsed = v.safeParse(requestSchema, body);
+        if (!parsed.success) return c.json({ error: parsed.issues[0].message }, 400);
         const request = {
           text: parsed.output.text,
           engines: parsed.output.engines,
           ignore_cache: parsed.output.ignore_cache,
           started_by: c.get('oasUser')?.name,
         };
-        const record = await analyses.start(request, await analyses.prepareWith(request, extract));
+        const prepared = await analyses.prepareWith(request, (text) => {
+          done?.();
+          return extract(text);
+        });
+        const record = await analyses.start(request, prepared);
         audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines });
         return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
       } catch (error) {
@@ -120,6 +138,8 @@ export function createApi(options: ApiOptions): Hono {
         }
         if (error instanceof InputError) return c.json({ error: error.message }, 400);
         throw error;
+      } finally {
+        done?.();
       }
     },
   );
