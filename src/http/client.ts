@@ -61,6 +61,24 @@ export interface CallOptions {
    * timeout can name what it waited for; the function it returns is called when it ends.
    */
   onRequest?: (where: string) => () => void;
+  /**
+   * The call's own cancellation (src/engine/context.ts): when given, requests are told of the
+   * call's end through it, and `signal` is read only when needed (a retry's wait); else the client
+   * listens to `signal`.
+   */
+  cancellation?: Cancellation;
+}
+
+/**
+ * A call's cancellation as the client follows it: whether the call has ended, why, and a way to
+ * be told that costs a Set entry rather than an AbortSignal and its listeners.
+ */
+export interface Cancellation {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  /** Calls `hook` with the reason when the call ends, once, unless `unwatch(hook)` came first. */
+  watch(hook: (reason: unknown) => void): void;
+  unwatch(hook: (reason: unknown) => void): void;
 }
 
 const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
@@ -157,14 +175,20 @@ export class HttpTransport {
 
 /** The engine contract's `HttpClient` for one call: deadline, retries, secrets, over the transport's pool. */
 class CallClient implements HttpClient {
+  private readonly cancel: Cancellation;
+
   constructor(
     private readonly transport: HttpTransport,
     private readonly call: CallOptions,
-  ) {}
+    private readonly secrets: readonly string[] = call.secrets,
+    cancel?: Cancellation,
+  ) {
+    this.cancel = cancel ?? call.cancellation ?? signalCancellation(call.signal);
+  }
 
   /** Redacts this call's secrets and credential-looking URL parameters from a text. */
   redact(text: string): string {
-    return redact(text, this.call.secrets);
+    return redact(text, this.secrets);
   }
 
   /**
@@ -172,7 +196,7 @@ class CallClient implements HttpClient {
    * such as an OAuth access token.
    */
   withSecrets(extra: readonly string[]): HttpClient {
-    return new CallClient(this.transport, { ...this.call, secrets: [...this.call.secrets, ...extra.filter((s) => s !== '')] });
+    return new CallClient(this.transport, this.call, [...this.secrets, ...extra.filter((s) => s !== '')], this.cancel);
   }
 
   async request(url: string | URL, options: RequestOptions = {}): Promise<HttpResponse> {
@@ -222,14 +246,18 @@ class CallClient implements HttpClient {
     const limit = options.timeoutMs !== undefined ? Math.min(options.timeoutMs, remaining) : remaining;
     const ended = this.call.onRequest?.(this.where(target));
     try {
-      return await this.exchange(target, options, remaining, limit);
+      return await this.exchange(target, options, limit < remaining ? limit : undefined);
     } finally {
       ended?.();
     }
   }
 
-  /** One request and its whole answer, within `limit` ms (the call's deadline is `remaining` away). */
-  private async exchange(target: URL, options: RequestOptions, remaining: number, limit: number): Promise<HttpResponse> {
+  /**
+   * One request and its whole answer; with `capMs`, within that many ms (the call's deadline is
+   * the call's own). Dispatched to the pool with a handler that gathers the body (src/http's
+   * `Exchange`): no response stream, no AbortSignal of its own, no listener on the call's.
+   */
+  private exchange(target: URL, options: RequestOptions, capMs: number | undefined): Promise<HttpResponse> {
     const headers: Record<string, string> = { 'user-agent': this.transport.userAgent, ...lowerKeys(options.headers) };
     let body: string | undefined = options.body;
     if (options.json !== undefined) {
@@ -239,34 +267,26 @@ class CallClient implements HttpClient {
       body = new URLSearchParams(options.form).toString();
       headers['content-type'] ??= 'application/x-www-form-urlencoded';
     }
-    // The call's signal already fires at its deadline; a request cap needs a signal of its own.
-    const signal = limit < remaining ? AbortSignal.any([this.call.signal, AbortSignal.timeout(limit)]) : this.call.signal;
-    const { request } = undici();
-    const res = await untilAborted(request(target, {
-      method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
-      headers,
-      body,
-      signal,
-      dispatcher: this.transport.dispatcherFor(options.sslVerify),
-    }), signal);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body) {
-      size += (chunk as Buffer).length;
-      if (size > this.transport.maxResponseBytes) {
-        res.body.destroy();
-        throw new BadResponseError(`response larger than ${this.transport.maxResponseBytes} bytes`);
-      }
-      chunks.push(chunk as Buffer);
+    // undici's own check of a request's URL (its `request` made it), with its error.
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') {
+      return Promise.reject(new (undici().errors.InvalidArgumentError)('Invalid URL protocol: the URL must start with `http:` or `https:`.'));
     }
-    const buffer = Buffer.concat(chunks);
-    return {
-      status: res.statusCode,
-      url: target.toString(),
-      headers: flattenHeaders(res.headers),
-      body: buffer,
-      text: () => buffer.toString('utf8'),
-    };
+    if (this.cancel.aborted) return Promise.reject(this.cancel.reason);
+    return new Promise<HttpResponse>((resolve, reject) => {
+      const exchange = new Exchange(target, this.transport.maxResponseBytes, this.cancel, resolve, reject);
+      if (capMs !== undefined) exchange.cap(capMs, new TimeoutError(capMs, this.where(target)));
+      try {
+        this.transport.dispatcherFor(options.sslVerify).dispatch({
+          origin: target.origin,
+          path: target.search ? `${target.pathname}${target.search}` : target.pathname,
+          method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
+          headers,
+          body,
+        }, exchange);
+      } catch (error) {
+        exchange.onResponseError(undefined, error as Error);
+      }
+    });
   }
 
   /** `host:port`, and the proxy it goes through: what a call waits for, in messages. */
@@ -279,7 +299,7 @@ class CallClient implements HttpClient {
     // The call's deadline (its signal's reason) does not know which request it ended: name it.
     if (error instanceof TimeoutError && error.host === undefined) return new TimeoutError(this.call.timeoutMs, this.where(target));
     if (error instanceof UpstreamError) return error;
-    if (this.call.signal.aborted) return new TimeoutError(this.call.timeoutMs, this.where(target));
+    if (this.cancel.aborted) return new TimeoutError(this.call.timeoutMs, this.where(target));
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException };
     if (err?.name === 'AbortError' || err?.name === 'TimeoutError' || err?.code === 'UND_ERR_ABORTED'
       || err?.code === 'UND_ERR_HEADERS_TIMEOUT' || err?.code === 'UND_ERR_BODY_TIMEOUT') {
@@ -330,33 +350,126 @@ function failedEndpoint(error: { cause?: unknown } | undefined, target: URL): { 
 }
 
 /**
- * The request's answer, or its signal's reason as soon as the signal aborts. undici acts on an
- * abort only once the request has a connection: while the connection is still being opened (a
- * proxy that never answers CONNECT, a TLS handshake that never completes) it would wait for the
- * connect timeout. The abandoned request is aborted by undici when it gets its connection.
+ * One request's answer gathered from undici's handler calls (its `Dispatcher.DispatchHandler`):
+ * the status, the headers, the body's chunks up to the transport's cap.
+ *
+ * The call's end (its deadline, the analysis abandoned, the lookup over) settles it at once:
+ * undici acts on an abort only once the request has a connection, and while the connection is
+ * still being opened (a proxy that never answers CONNECT, a TLS handshake that never completes) it
+ * would wait for the connect timeout. The abandoned request is aborted by undici when it gets its
+ * connection (`onRequestStart`).
  */
-function untilAborted(pending: Promise<Dispatcher.ResponseData>, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-  if (signal.aborted) {
-    pending.then((res) => res.body.destroy(), () => {});
-    return Promise.reject(signal.reason);
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  private aborted = false;
+  private abortReason: unknown = undefined;
+  private settled = false;
+  private status = 0;
+  private headers: Record<string, string> = {};
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly onCallEnd = (reason: unknown) => this.abort(reason);
+
+  constructor(
+    private readonly target: URL,
+    private readonly maxBytes: number,
+    private readonly cancel: Cancellation,
+    private readonly resolve: (response: HttpResponse) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    cancel.watch(this.onCallEnd);
   }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      pending.then((res) => res.body.destroy(), () => {});
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    pending.then(
-      (res) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(res);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
+
+  /** Fails the request with `error` after `ms` (a request's own cap, shorter than its call's). */
+  cap(ms: number, error: Error): void {
+    this.timer = setTimeout(() => this.abort(error), ms);
+    this.timer.unref();
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.aborted) controller.abort(this.abortReason as Error);
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    if (statusCode < 200) return; // an informational answer: the real one follows
+    this.status = statusCode;
+    this.headers = flattenHeaders(headers);
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) {
+      const error = new BadResponseError(`response larger than ${this.maxBytes} bytes`);
+      this.fail(error);
+      controller.abort(error);
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    this.finish();
+    const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    this.chunks = [];
+    this.resolve({ status: this.status, url: this.target.href, headers: this.headers, body, text: () => body.toString('utf8') });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController | undefined, error: Error): void {
+    this.fail(error);
+  }
+
+  /** Ends the request with `reason`: rejects at once, and aborts it now or as soon as it has a connection. */
+  private abort(reason: unknown): void {
+    if (this.settled) return;
+    this.fail(reason);
+    this.aborted = true;
+    this.abortReason = reason;
+    this.controller?.abort(reason as Error);
+  }
+
+  private fail(error: unknown): void {
+    if (this.settled) return;
+    this.finish();
+    this.chunks = [];
+    this.reject(error);
+  }
+
+  private finish(): void {
+    this.settled = true;
+    this.cancel.unwatch(this.onCallEnd);
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+/** An AbortSignal followed as a Cancellation (a call given without one of its own). */
+function signalCancellation(signal: AbortSignal): Cancellation {
+  const listeners = new Map<(reason: unknown) => void, () => void>();
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    get reason() {
+      return signal.reason as unknown;
+    },
+    watch(hook) {
+      const listener = () => {
+        listeners.delete(hook);
+        hook(signal.reason);
+      };
+      listeners.set(hook, listener);
+      signal.addEventListener('abort', listener, { once: true });
+    },
+    unwatch(hook) {
+      const listener = listeners.get(hook);
+      if (!listener) return;
+      listeners.delete(hook);
+      signal.removeEventListener('abort', listener);
+    },
+  };
 }
 
 /** Parses a JSON text and validates it; any mismatch becomes a BadResponseError naming the field. */
@@ -416,6 +529,15 @@ function backoff(attempt: number): number {
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  // undici names headers in lower case; only a repeated header (a list) or a hole needs a copy.
+  let plain = true;
+  for (const name in headers) {
+    if (typeof headers[name] !== 'string') {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return headers as Record<string, string>;
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
