@@ -1,8 +1,8 @@
 /** Builds the EngineContext for one engine call: settings, deadline, HTTP client, storage. */
 import { setMaxListeners } from 'node:events';
-import type { HttpTransport } from '../http/client.js';
+import type { CallOptions, Cancellation, HttpTransport } from '../http/client.js';
 import { TimeoutError } from '../http/errors.js';
-import type { CredentialSpec, EngineContext, EngineDefinition, EngineSettings, EngineStore } from './contract.js';
+import type { CredentialSpec, EngineContext, EngineDefinition, EngineSettings, EngineStore, HttpClient } from './contract.js';
 
 export interface ContextServices {
   transport: HttpTransport;
@@ -17,11 +17,18 @@ export interface CallScope {
   dependencies?: Readonly<Record<string, unknown>>;
   onWait?: (ms: number, reason: string, status?: number) => void;
   onThrottled?: (ms: number) => void;
+  /** The engine's secrets (`secretsOf`), when the caller keeps them; else found here. */
+  secrets?: readonly string[];
 }
 
 export interface BoundContext {
   ctx: EngineContext;
-  /** Releases the call's timer. */
+  /**
+   * The engine's lookup, cut short by the call's deadline (or its outer signal): it then rejects
+   * with the deadline's TimeoutError, also for a lookup that ignores the abort signal.
+   */
+  race<T>(lookup: Promise<T>): Promise<T>;
+  /** Releases the call's timer and cancels what the lookup left running. */
   dispose(): void;
 }
 
@@ -65,6 +72,119 @@ export function missingCredentials(engine: EngineDefinition, settings: EngineSet
     .filter((c) => typeof settings[c.setting] !== 'string' || (settings[c.setting] as string).trim() === '');
 }
 
+/**
+ * One call's deadline and cancellation, and what its HTTP client needs of it (`CallOptions`).
+ * Nothing here is made before something asks for it: the AbortSignal engines may read
+ * (`ctx.signal`) is created at its first read, already aborted when the call has ended; the
+ * HTTP client is told of the call's end through `watch`, a Set, not through listeners on that
+ * signal. A lookup that makes one request therefore costs one timer and no AbortController.
+ */
+class CallControl implements CallOptions, Cancellation {
+  aborted = false;
+  reason: unknown = undefined;
+  http: HttpClient | undefined;
+  private controller: AbortController | undefined;
+  private hooks: Set<(reason: unknown) => void> | undefined;
+  /** The requests in flight, so that the call's timeout names what it was waiting for. */
+  private inFlight: string[] | undefined;
+  /** Rejects the engine's lookup (`race`) at the deadline or when the outer signal aborts. */
+  private rejectLookup: ((reason: unknown) => void) | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onOuterAbort: (() => void) | undefined;
+  readonly onWait: ((ms: number, reason: string, status?: number) => void) | undefined;
+  readonly onThrottled: ((ms: number) => void) | undefined;
+
+  constructor(
+    readonly deadline: number,
+    readonly timeoutMs: number,
+    readonly retries: number,
+    readonly secrets: readonly string[],
+    scope: CallScope,
+    private readonly outer: AbortSignal | undefined,
+  ) {
+    this.onWait = scope.onWait;
+    this.onThrottled = scope.onThrottled;
+    this.timer = setTimeout(expire, timeoutMs, this);
+    if (outer) {
+      const onOuterAbort = () => this.abort(outer.reason);
+      this.onOuterAbort = onOuterAbort;
+      outer.addEventListener('abort', onOuterAbort, { once: true });
+    }
+  }
+
+  get cancellation(): Cancellation {
+    return this;
+  }
+
+  /** Aborted when the call's deadline passes, the analysis is abandoned or the call ends. */
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      // Each request and DNS query of the call may listen to it (public_dns asks ~10 at once):
+      // well over the default warning threshold of 10, without any leak.
+      setMaxListeners(100, this.controller.signal);
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  watch(hook: (reason: unknown) => void): void {
+    (this.hooks ??= new Set()).add(hook);
+  }
+
+  unwatch(hook: (reason: unknown) => void): void {
+    this.hooks?.delete(hook);
+  }
+
+  onRequest(where: string): () => void {
+    const inFlight = (this.inFlight ??= []);
+    inFlight.push(where);
+    return () => inFlight.splice(inFlight.lastIndexOf(where), 1);
+  }
+
+  /** Settles as `lookup` does, or rejects when the call times out or is abandoned first. */
+  race<T>(lookup: Promise<T>): Promise<T> {
+    if (this.aborted) return Promise.reject(lookupFailure(this.reason, this.timeoutMs));
+    return new Promise<T>((resolve, reject) => {
+      this.rejectLookup = reject;
+      Promise.resolve(lookup).then(resolve, reject);
+    });
+  }
+
+  timeout(): void {
+    this.abort(new TimeoutError(this.timeoutMs, this.inFlight?.at(-1)));
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const reject = this.rejectLookup;
+    this.rejectLookup = undefined;
+    reject?.(lookupFailure(reason, this.timeoutMs));
+    if (this.hooks) for (const hook of this.hooks) hook(reason);
+    this.controller?.abort(reason);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    if (this.onOuterAbort) this.outer?.removeEventListener('abort', this.onOuterAbort);
+    // The lookup is over: nothing is rejected any more, but whatever it left running (a request
+    // it gave up on, a DNS query...) is cancelled.
+    this.rejectLookup = undefined;
+    this.abort(CALL_FINISHED);
+  }
+}
+
+function expire(control: CallControl): void {
+  control.timeout();
+}
+
+/** What a lookup cut short fails with: the deadline's TimeoutError, else a TimeoutError of the call's limit. */
+function lookupFailure(reason: unknown, timeoutMs: number): TimeoutError {
+  return reason instanceof TimeoutError ? reason : new TimeoutError(timeoutMs);
+}
+
 export function createEngineContext(
   engine: EngineDefinition,
   settings: EngineSettings,
@@ -73,47 +193,26 @@ export function createEngineContext(
 ): BoundContext {
   const timeoutMs = settings.timeout_ms;
   const deadline = Date.now() + timeoutMs;
-  const controller = new AbortController();
-  // Each request and DNS query of the call listens to its signal (public_dns asks ~10 at once,
-  // each request twice): well over the default warning threshold of 10, without any leak.
-  setMaxListeners(100, controller.signal);
-  // The requests in flight, so that the call's timeout names what it was waiting for (the latest
-  // one still running; none when it waits on something else, a DNS or WHOIS server).
-  const inFlight: string[] = [];
-  const timer = setTimeout(() => controller.abort(new TimeoutError(timeoutMs, inFlight.at(-1))), timeoutMs);
-  const onOuterAbort = () => controller.abort(scope.signal?.reason);
-  scope.signal?.addEventListener('abort', onOuterAbort, { once: true });
+  const control = new CallControl(deadline, timeoutMs, settings.retries, scope.secrets ?? secretsOf(engine, settings), scope, scope.signal);
+  let store: EngineStore | undefined;
+  // Own getters (a spread `{ ...ctx }` still reads them): made at their first read only.
   const ctx: EngineContext = {
     settings,
-    http: services.transport.client({
-      signal: controller.signal,
-      deadline,
-      timeoutMs,
-      retries: settings.retries,
-      secrets: secretsOf(engine, settings),
-      ...(scope.onWait ? { onWait: scope.onWait } : {}),
-      ...(scope.onThrottled ? { onThrottled: scope.onThrottled } : {}),
-      onRequest: (where) => {
-        inFlight.push(where);
-        return () => inFlight.splice(inFlight.lastIndexOf(where), 1);
-      },
-    }),
+    get http() {
+      return (control.http ??= services.transport.client(control));
+    },
     dnsServers: services.dnsServers,
-    signal: controller.signal,
+    get signal() {
+      return control.signal;
+    },
     deadline,
-    store: services.storeFor(engine.id),
+    get store() {
+      return (store ??= services.storeFor(engine.id));
+    },
     dataDir: services.dataDir,
     dependencies: scope.dependencies ?? {},
   };
-  return {
-    ctx,
-    dispose: () => {
-      clearTimeout(timer);
-      scope.signal?.removeEventListener('abort', onOuterAbort);
-      // Cancels whatever the lookup left running (a request it gave up on, a DNS query...).
-      if (!controller.signal.aborted) controller.abort(CALL_FINISHED);
-    },
-  };
+  return { ctx, race: (lookup) => control.race(lookup), dispose: () => control.dispose() };
 }
 
 function stripUndefined(record: Readonly<Record<string, unknown>>): Record<string, unknown> {
