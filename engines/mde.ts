@@ -165,6 +165,7 @@ export function mdeTokenSpec(ctx: EngineContext): TokenSpec {
     tokenUrl: `${urlSetting(ctx, 'login_url', DEFAULT_LOGIN_URL)}/${encodeURIComponent(tenant)}/oauth2/token`,
     clientId: setting(ctx, 'client_id'),
     clientSecret: setting(ctx, 'client_secret'),
+    settings: { clientId: 'client_id', clientSecret: 'client_secret', tenant: 'tenant_id' },
     form: {
       resource: urlSetting(ctx, 'resource', urlSetting(ctx, 'base_url', DEFAULT_BASE_URL)),
       grant_type: 'client_credentials',

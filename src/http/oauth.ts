@@ -38,10 +38,11 @@ export interface TokenSpec {
   /** Further form fields (`grant_type`, `resource`, `scope`); `client_id` and `client_secret` are added. */
   form?: Readonly<Record<string, string>>;
   /**
-   * The engine's settings holding the client id and secret, as its credentials declare them
-   * (default `client_id`, `client_secret`): a refusal names the one to check.
+   * The engine's settings holding the client id and secret (and the tenant, for Microsoft's
+   * endpoints), as its credentials declare them (default `client_id`, `client_secret`, no tenant):
+   * a refusal names the one to check.
    */
-  settings?: { clientId: string; clientSecret: string };
+  settings?: { clientId: string; clientSecret: string; tenant?: string };
 }
 
 /** Seconds before the announced expiry at which a token is no longer used. */
@@ -125,6 +126,10 @@ const SECRET_REFUSED = new Set([
 const CLIENT_ID_REFUSED = new Set([
   700016, // no application with this identifier in the directory
 ]);
+const TENANT_REFUSED = new Set([
+  90002, // tenant not found
+  900023, // the tenant identifier is not a valid one
+]);
 
 /** The setting of the credential a token endpoint's error body says it refused, if it says so. */
 function refusedSetting(body: string, spec: TokenSpec): string | undefined {
@@ -135,10 +140,11 @@ function refusedSetting(body: string, spec: TokenSpec): string | undefined {
   } catch {
     return undefined;
   }
-  const settings = spec.settings ?? { clientId: 'client_id', clientSecret: 'client_secret' };
+  const settings: { clientId: string; clientSecret: string; tenant?: string } = spec.settings ?? { clientId: 'client_id', clientSecret: 'client_secret' };
   for (const code of codes ?? []) {
     if (SECRET_REFUSED.has(Number(code))) return settings.clientSecret;
     if (CLIENT_ID_REFUSED.has(Number(code))) return settings.clientId;
+    if (TENANT_REFUSED.has(Number(code)) && settings.tenant) return settings.tenant;
   }
   return undefined;
 }

@@ -604,6 +604,13 @@ describe('provider_14 through the runner', () => {
     assert.equal(result!.errors!.mde, 'Microsoft Defender for Endpoint: authentication failed (HTTP 400 Bad Request: AADSTS700016: Application with identifier \'***\' was not found in the directory \'72f988bf-86f1-41af-91ab-2d7cd011db47\'.) (key refused: check engines.provider_14.client_id or OAS_MDE_CLIENT_ID)');
   });
 
+  test('an unknown tenant (issue 32): the setting of the tenant, which is no secret, not the client id and secret', async () => {
+    const m = mount();
+    const [result] = await runner(m, { tenant_id: 'not-my-tenant', client_id: CLIENT_ID, client_secret: SECRET }).analyze([{ value: '8.8.8.8', type: 'IPv4' }], ['mde']);
+    watch.result(result);
+    assert.equal(result!.errors!.mde, 'Microsoft Defender for Endpoint: authentication failed (HTTP 400 Bad Request: AADSTS90002: Tenant \'not-my-tenant\' not found.) (key refused: check engines.provider_14.tenant_id or OAS_MDE_TENANT_ID)');
+  });
+
   test('leaks: no secret and no issued token in the SQLite data directory (bug 18: no token file either)', async () => {
     const dataDir = tempDir('oas-provider14-');
     const storage = await openStorage(dataDir);
