@@ -87,6 +87,9 @@ export class EngineCaller {
   private readonly limiters = new Map<string, Semaphore>();
   private readonly engineQuotas = new Map<string, EngineQuota>();
   private readonly fingerprints = new Map<string, string>();
+  /** Per engine: why it cannot run (undefined: it can), and its secrets, from its settings. */
+  private readonly missing = new Map<string, string | undefined>();
+  private readonly secrets = new Map<string, readonly string[]>();
   private readonly inflight = new Map<string, Promise<Outcome>>();
   private readonly unwritten: Map<string, CachedEntry>;
   private readonly writes: Set<Promise<void>>;
@@ -113,6 +116,25 @@ export class EngineCaller {
     return settings;
   }
 
+  /** Why the engine cannot run (its required credentials not set), found once per engine. */
+  private unconfigured(engine: EngineDefinition, settings: EngineSettings): string | undefined {
+    if (this.missing.has(engine.id)) return this.missing.get(engine.id);
+    const missing = missingCredentials(engine, settings);
+    const why = missing.length > 0 ? notConfigured(engine, missing) : undefined;
+    this.missing.set(engine.id, why);
+    return why;
+  }
+
+  /** The engine's secrets (`secretsOf`), found once per engine. */
+  private secretsFor(engine: EngineDefinition, settings: EngineSettings): readonly string[] {
+    let secrets = this.secrets.get(engine.id);
+    if (!secrets) {
+      secrets = secretsOf(engine, settings);
+      this.secrets.set(engine.id, secrets);
+    }
+    return secrets;
+  }
+
   /** The part of an engine's cache key that stands for its settings (see `settingsFingerprint`). */
   private fingerprintFor(engine: EngineDefinition, settings: EngineSettings): string {
     let fingerprint = this.fingerprints.get(engine.id);
@@ -124,44 +146,50 @@ export class EngineCaller {
   }
 
   /** One engine on one target: cache, credentials, shared in-flight calls, limits, deadline. */
-  async call(
+  call(
     engine: EngineDefinition,
     target: Observable,
     scope: CallScope,
   ): Promise<Outcome> {
     const settings = this.settingsFor(engine);
-    const missing = missingCredentials(engine, settings);
-    if (missing.length > 0) {
+    const unconfigured = this.unconfigured(engine, settings);
+    if (unconfigured !== undefined) {
       this.tell(engine, 'error');
-      return { ok: false, error: notConfigured(engine, missing) };
+      return Promise.resolve({ ok: false, error: unconfigured });
     }
 
-    const cacheable = scope.cacheable ?? true;
     const key = cacheKey(engine, target, this.fingerprintFor(engine, settings));
     const ttlMs = this.options.cacheTtlSeconds * 1000;
-    if (!scope.ignoreCache && ttlMs > 0) {
-      const cached = await this.readCache(key);
-      if (cached) {
-        this.tell(engine, 'cached');
-        return { ok: true, value: cached.value };
-      }
-    }
-    // A call missing some of its inputs shares no one's call: its answer may differ.
-    const running = cacheable ? this.inflight.get(key) : undefined;
-    if (running) return running;
-    if (!cacheable) return this.invoke(engine, settings, target, scope);
+    if (!scope.ignoreCache && ttlMs > 0) return this.cachedOrCalled(engine, settings, target, scope, key, ttlMs);
+    return this.called(engine, settings, target, scope, key, ttlMs);
+  }
 
-    const promise = (async (): Promise<Outcome> => {
-      const outcome = await this.invoke(engine, settings, target, scope);
+  /** The cached answer, else the call. */
+  private async cachedOrCalled(engine: EngineDefinition, settings: EngineSettings, target: Observable, scope: CallScope, key: string, ttlMs: number): Promise<Outcome> {
+    const cached = await this.readCache(key);
+    if (cached) {
+      this.tell(engine, 'cached');
+      return { ok: true, value: cached.value };
+    }
+    return this.called(engine, settings, target, scope, key, ttlMs);
+  }
+
+  /** The call, shared with an identical one in flight, its answer then cached. */
+  private called(engine: EngineDefinition, settings: EngineSettings, target: Observable, scope: CallScope, key: string, ttlMs: number): Promise<Outcome> {
+    // A call missing some of its inputs shares no one's call: its answer may differ.
+    if (!(scope.cacheable ?? true)) return this.invoke(engine, settings, target, scope);
+    const running = this.inflight.get(key);
+    if (running) return running;
+    const promise = this.invoke(engine, settings, target, scope).then((outcome) => {
+      this.inflight.delete(key);
       if (outcome.ok && ttlMs > 0) this.store(key, { value: outcome.value, at: Date.now() }, ttlMs);
       return outcome;
-    })();
-    this.inflight.set(key, promise);
-    try {
-      return await promise;
-    } finally {
+    }, (error: unknown) => {
       this.inflight.delete(key);
-    }
+      throw error;
+    });
+    this.inflight.set(key, promise);
+    return promise;
   }
 
   private async invoke(
@@ -198,29 +226,23 @@ export class EngineCaller {
     return limiter.run(() => this.global.run(async () => {
       const started = performance.now();
       const ran = (outcome: CallOutcomeKind) => this.tell(engine, outcome, (performance.now() - started) / 1000);
-      const { ctx, dispose } = createEngineContext(engine, settings, this.options.services, {
-        ...(scope.signal ? { signal: scope.signal } : {}),
+      const secrets = this.secretsFor(engine, settings);
+      const { ctx, race, dispose } = createEngineContext(engine, settings, this.options.services, {
+        signal: scope.signal,
         dependencies: scope.dependencies ?? {},
         onWait: (ms, reason, status) => scope.onWait(`${engine.id}: ${reason}, retrying in ${Math.ceil(ms / 1000)} s`, waitOf(ms, reason, { kind: 'retry', ...(status === undefined ? {} : { status }) })),
         onThrottled: (ms) => quota.pause(ms),
-      });
-      // The deadline also covers lookups that ignore the abort signal. The listener goes before
-      // the context is disposed: disposing aborts the signal, and a TimeoutError made for a call
-      // already answered would cost a stack trace per call for nothing.
-      let onAbort: () => void = () => {};
-      const aborted = new Promise<never>((_, reject) => {
-        onAbort = () => reject(ctx.signal.reason instanceof TimeoutError ? ctx.signal.reason : new TimeoutError(settings.timeout_ms));
-        ctx.signal.addEventListener('abort', onAbort, { once: true });
+        secrets,
       });
       try {
-        const value = await Promise.race([engine.run(target, ctx), aborted]);
+        // The deadline also covers lookups that ignore the abort signal.
+        const value = await race(engine.run(target, ctx));
         ran(value === null || value === undefined ? 'not_found' : 'ok');
         return { ok: true, value: value ?? null };
       } catch (error) {
         ran('error');
-        return { ok: false, error: describeFailure(error, secretsOf(engine, settings), engine, settings) };
+        return { ok: false, error: describeFailure(error, secrets, engine, settings) };
       } finally {
-        ctx.signal.removeEventListener('abort', onAbort);
         dispose();
       }
     }, scope.share), scope.share);
@@ -274,12 +296,12 @@ export class EngineCaller {
   /** Writes an answer to the cache in the background (see `unwritten`; `flush` waits for it). */
   private store(key: string, entry: CachedEntry, ttlMs: number): void {
     this.unwritten.set(key, entry);
-    const write: Promise<void> = this.options.cache.set(key, entry, ttlMs)
-      .then(() => {}, () => {}) // a cache that cannot be written costs a later call, never this one
-      .finally(() => {
-        if (this.unwritten.get(key) === entry) this.unwritten.delete(key);
-        this.writes.delete(write);
-      });
+    // Written or not (a cache that cannot be written costs a later call, never this one).
+    const written = () => {
+      if (this.unwritten.get(key) === entry) this.unwritten.delete(key);
+      this.writes.delete(write);
+    };
+    const write: Promise<void> = this.options.cache.set(key, entry, ttlMs).then(written, written);
     this.writes.add(write);
   }
 
