@@ -9,12 +9,15 @@ import type { EngineDefinition } from '../engine/contract.js';
 import { missingCredentials } from '../engine/context.js';
 import { hostOf, ipVersion, isPrivateIp } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
-import type { EngineCaller, Outcome } from './call.js';
+import type { CallScope, EngineCaller, Outcome } from './call.js';
 import type { ObservableResult } from './result.js';
 import type { AnalyzeOptions, Selection, WaitEvent } from './types.js';
 
 /** Where an engine runs for an observable: a target, nowhere (null), or not knowable (error). */
 type Target = { target: Observable | null } | { error: string };
+
+/** Where no engine runs on a reversed IP. */
+const NOWHERE: Promise<Target> = Promise.resolve({ target: null });
 
 /** The result of one observable, its keys in the selection's order. */
 export async function analyzeObservable(
@@ -31,21 +34,29 @@ observable: Observable,
 ): Promise<ObservableResult> {
   const result: ObservableResult = { observable: observable.value, type: observable.type, reversed_success: false };
   for (const { key } of selections) result[key] = null;
-  const selected = uniqueEngines(selections.map((s) => s.engine));
+  const selected = uniqueEngines(selections);
+  // One scope for every call of this observable that has no dependencies (most of them).
+  const scope: CallScope = { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies: undefined, onWait, cacheable: true, share: options.share };
   const call = (engine: EngineDefinition, target: Observable, dependencies?: Record<string, unknown>, cacheable = true) =>
-    caller.call(engine, target, { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies, onWait, cacheable, share: options.share });
+    caller.call(engine, target, dependencies === undefined && cacheable ? scope : { ...scope, dependencies, cacheable });
+  // Whether the observable is a private address, found once (for every engine that asks).
+  const applies = applicability(observable);
 
   // The address IP-only engines run on: the URL's IP host, else the pivot engine's first answer.
   const host = hostOf(observable);
   const hostIsIp = host !== null && ipVersion(host) !== 0;
   const needsPivot = (observable.type === 'FQDN' || observable.type === 'URL') && !hostIsIp;
-  const pivotSelected = selected.find((e) => e.pivot && appliesTo(e, observable));
-  const wantsReversed = selected.some((e) => e.reversedIp && !appliesTo(e, observable));
+  const pivotSelected = selected.find((e) => e.pivot && applies(e));
+  const wantsReversed = selected.some((e) => e.reversedIp && !applies(e));
 
   const outcomes = new Map<string, Promise<Outcome>>();
   const runDirect = (engine: EngineDefinition) => {
-    if (!outcomes.has(engine.id)) outcomes.set(engine.id, call(engine, observable));
-    return outcomes.get(engine.id)!;
+    let outcome = outcomes.get(engine.id);
+    if (!outcome) {
+      outcome = call(engine, observable);
+      outcomes.set(engine.id, outcome);
+    }
+    return outcome;
   };
 
   let pivotOutcome: Promise<Outcome> | undefined;
@@ -54,8 +65,7 @@ observable: Observable,
 
   // The resolved IP, or why there is none: a failed resolution is not "no address" (the
   // engines waiting for it report the failure instead of an empty answer).
-  const reversedTarget: Promise<Target> = (async () => {
-    if (!wantsReversed) return { target: null };
+  const reversedTarget: Promise<Target> = !wantsReversed ? NOWHERE : (async () => {
     let ip: string | undefined;
     if (hostIsIp) ip = host!;
     else if (needsPivot && pivotOutcome) {
@@ -67,59 +77,86 @@ observable: Observable,
     return { target: { value: ip, type: ipVersion(ip) === 6 ? 'IPv6' : 'IPv4' } };
   })();
 
-  /** Where an engine runs for this observable: the observable itself, the reversed IP, or nowhere. */
-  const targetOf = async (engine: EngineDefinition): Promise<Target> => {
-    if (appliesTo(engine, observable)) return { target: observable };
-    if (!engine.reversedIp) return { target: null };
+  /** An engine that runs on the reversed IP, if any: there, nowhere, or the resolution's failure. */
+  const onReversed = async (engine: EngineDefinition): Promise<Target> => {
     const reversed = await reversedTarget;
     if ('error' in reversed) return reversed;
     return { target: reversed.target && appliesTo(engine, reversed.target) ? reversed.target : null };
   };
 
-  const outcomeOf = async (engine: EngineDefinition): Promise<Outcome> => {
+  /**
+   * The engine on `target` (the observable or the reversed IP), after what it depends on: those
+   * are looked for once the engine's own outcome is known (`outcomeOf`), in the next microtask.
+   */
+  const callOn = (engine: EngineDefinition, target: Observable): Promise<Outcome> =>
+    engine.dependsOn.length === 0 ? call(engine, target) : NO_ANSWER.then(() => callAfterDependencies(engine, target));
+
+  const callAfterDependencies = async (engine: EngineDefinition, target: Observable): Promise<Outcome> => {
+    const inputs = await dependenciesOf(caller, catalog, engine, selected, outcomeOf);
+    if (inputs === null) {
+      return { ok: false, error: `needs one of ${engine.dependsOn.join(', ')}, and none of them can run` };
+    }
+    const { dependencies, failures } = inputs;
+    // Nothing to work from because what it depends on failed: that failure, not "no data".
+    if (failures.length > 0 && Object.keys(dependencies).length === 0) return { ok: false, error: failures.join('; ') };
+    const outcome = await call(engine, target, dependencies, failures.length === 0);
+    // A null that may come from a missing input is not an answer either.
+    if (outcome.ok && outcome.value === null && failures.length > 0) return { ok: false, error: failures.join('; ') };
+    return outcome;
+  };
+
+  const outcomeOf = (engine: EngineDefinition): Promise<Outcome> => {
     const existing = outcomes.get(engine.id);
     if (existing) return existing;
-    const promise = (async (): Promise<Outcome> => {
-      const where = await targetOf(engine);
-      if ('error' in where) return { ok: false, error: where.error };
-      const { target } = where;
-      if (!target) return { ok: true, value: null };
-      if (engine.dependsOn.length === 0) return call(engine, target);
-      const inputs = await dependenciesOf(caller, catalog, engine, selected, outcomeOf);
-      if (inputs === null) {
-        return { ok: false, error: `needs one of ${engine.dependsOn.join(', ')}, and none of them can run` };
-      }
-      const { dependencies, failures } = inputs;
-      // Nothing to work from because what it depends on failed: that failure, not "no data".
-      if (failures.length > 0 && Object.keys(dependencies).length === 0) return { ok: false, error: failures.join('; ') };
-      const outcome = await call(engine, target, dependencies, failures.length === 0);
-      // A null that may come from a missing input is not an answer either.
-      if (outcome.ok && outcome.value === null && failures.length > 0) return { ok: false, error: failures.join('; ') };
-      return outcome;
-    })();
+    let promise: Promise<Outcome>;
+    if (applies(engine)) promise = callOn(engine, observable);
+    else if (!engine.reversedIp) promise = NO_ANSWER;
+    else {
+      promise = onReversed(engine).then((where) => {
+        if ('error' in where) return { ok: false, error: where.error };
+        return where.target ? callOn(engine, where.target) : NO_ANSWER;
+      });
+    }
     outcomes.set(engine.id, promise);
     return promise;
   };
 
   const errors: Record<string, string> = {};
-  await Promise.all(selections.map(async ({ key, engine }) => {
-    const outcome = await outcomeOf(engine);
-    if (outcome.ok) result[key] = outcome.value ?? null;
-    else errors[key] = outcome.error;
-    onKeyDone(key);
-  }));
+  const done: Promise<void>[] = [];
+  for (const { key, engine } of selections) {
+    done.push(outcomeOf(engine).then((outcome) => {
+      if (outcome.ok) result[key] = outcome.value ?? null;
+      else errors[key] = outcome.error;
+      onKeyDone(key);
+    }));
+  }
+  await Promise.all(done);
 
   if (pivotOutcome) {
     const pivot = await pivotOutcome;
     result.reversed_success = pivot.ok && hasAnswer(pivot.value);
   }
-  const reversed = await reversedTarget;
-  const target = 'target' in reversed ? reversed.target : null;
-  if (target && target.value !== observable.value && selected.some((e) => e.reversedIp && !appliesTo(e, observable))) {
-    result.reversed_ip = target.value;
+  if (wantsReversed) {
+    const reversed = await reversedTarget;
+    const target = 'target' in reversed ? reversed.target : null;
+    if (target && target.value !== observable.value) result.reversed_ip = target.value;
   }
   if (Object.keys(errors).length > 0) result.errors = errors;
   return reorder(result, selections);
+}
+
+/** An engine that does not run here: no answer. */
+const NO_ANSWER: Promise<Outcome> = Promise.resolve({ ok: true, value: null });
+
+/** `appliesTo` for one observable, its private-address check made once. */
+function applicability(observable: Observable): (engine: EngineDefinition) => boolean {
+  const isIp = observable.type === 'IPv4' || observable.type === 'IPv6';
+  let isPrivate: boolean | undefined;
+  return (engine) => {
+    if (!engine.types.includes(observable.type)) return false;
+    if (isIp && !engine.acceptsPrivateIp) return !(isPrivate ??= isPrivateIp(observable.value));
+    return true;
+  };
 }
 
 /**
@@ -161,8 +198,11 @@ export function appliesTo(engine: EngineDefinition, observable: Observable): boo
   return true;
 }
 
-function uniqueEngines(engines: readonly EngineDefinition[]): EngineDefinition[] {
-  return [...new Map(engines.map((e) => [e.id, e])).values()];
+/** The selected engines, each once (in the order of their first selection). */
+function uniqueEngines(selections: readonly Selection[]): EngineDefinition[] {
+  const engines: EngineDefinition[] = [];
+  for (const { engine } of selections) if (!engines.some((e) => e.id === engine.id)) engines.push(engine);
+  return engines;
 }
 
 /** First IP address in a pivot answer (`{reverse_dns: [...]}` or any object holding a list). */

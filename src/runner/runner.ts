@@ -15,7 +15,7 @@ import type { EngineDefinition, EngineSettings } from '../engine/contract.js';
 import type { Observable } from '../observables/types.js';
 import { CallerState, EngineCaller, type CallerOptions } from './call.js';
 import { analyzeObservable } from './pivot.js';
-import type { AnalyzeOptions, Progress, Selection } from './types.js';
+import type { AnalyzeOptions, Progress, Selection, WaitEvent } from './types.js';
 import type { ObservableResult } from './result.js';
 
 export interface RunnerOptions extends CallerOptions {
@@ -52,13 +52,15 @@ export class EngineRunner {
     const progress: Progress = { done: 0, total: observables.length * selections.length };
     const report = () => options.onProgress?.({ ...progress });
     report();
+    const onKeyDone = (key: string) => {
+      progress.done++;
+      options.onProgress?.({ ...progress, finished: key });
+    };
+    const onWait = (waiting: string, wait: WaitEvent) => {
+      options.onProgress?.({ ...progress, waiting, wait });
+    };
     return Promise.all(observables.map(async (observable, index) => {
-      const result = await analyzeObservable(this.caller, this.options.catalog, this.pivot, observable, selections, options, (key) => {
-        progress.done++;
-        options.onProgress?.({ ...progress, finished: key });
-      }, (waiting, wait) => {
-        options.onProgress?.({ ...progress, waiting, wait });
-      });
+      const result = await analyzeObservable(this.caller, this.options.catalog, this.pivot, observable, selections, options, onKeyDone, onWait);
       options.onObservable?.(index, result);
       return result;
     }));

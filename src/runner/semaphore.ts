@@ -19,29 +19,42 @@ export class Semaphore {
   }
 
   async acquire(share?: Share): Promise<() => void> {
-    let holding: Holding;
-    if (this.active >= this.limit) holding = await new Promise<Holding>((grant) => this.waiting.push(share, grant));
-    else {
-      this.active++;
-      holding = this.waiting.take(share);
-    }
+    const holding = this.active < this.limit ? this.take(share) : await this.wait(share);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.waiting.release(holding);
-      const next = this.waiting.shift(true);
-      if (next) next.item(next.holding); // the slot passes straight to the next waiter
-      else this.active--;
+      this.release(holding);
     };
   }
 
-  async run<T>(task: () => Promise<T>, share?: Share): Promise<T> {
-    const release = await this.acquire(share);
+  /** `task` once a slot is free (at once when one is: no turn of the microtask queue), then the slot freed. */
+  run<T>(task: () => Promise<T>, share?: Share): Promise<T> {
+    if (this.active < this.limit) return this.hold(task, this.take(share));
+    return this.wait(share).then((holding) => this.hold(task, holding));
+  }
+
+  private async hold<T>(task: () => Promise<T>, holding: Holding): Promise<T> {
     try {
       return await task();
     } finally {
-      release();
+      this.release(holding);
     }
+  }
+
+  private take(share: Share | undefined): Holding {
+    this.active++;
+    return this.waiting.take(share);
+  }
+
+  private wait(share: Share | undefined): Promise<Holding> {
+    return new Promise<Holding>((grant) => this.waiting.push(share, grant));
+  }
+
+  private release(holding: Holding): void {
+    this.waiting.release(holding);
+    const next = this.waiting.shift(true);
+    if (next) next.item(next.holding); // the slot passes straight to the next waiter
+    else this.active--;
   }
 }
