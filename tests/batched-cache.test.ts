@@ -9,6 +9,7 @@ import { after, describe, test } from 'node:test';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import { BatchedKeyvSqlite } from '../src/store/batched-sqlite.js';
+import { KEYV_TEXT } from '../src/store/engine-store.js';
 import { tempDir } from './helpers/temp.js';
 
 const dir = tempDir('oas-batched-');
@@ -87,5 +88,44 @@ describe('the engine cache, batched', () => {
     store.query = query;
     await cache.set('b', 2);
     assert.equal(await cache.get('b'), 2);
+  });
+});
+
+describe("the cache's text (KEYV_TEXT)", () => {
+  // Keyv's own serializer and reader (@keyv/serialize), as a Keyv made without options has them.
+  const keyv = new Keyv();
+  const VALUES: unknown[] = [
+    { value: { ip: '192.0.2.1', asn: 'AS1', flags: [true, false, null], score: 1.5, nested: { list: [{ a: 'b' }] } }, expires: 1 },
+    { value: { a: ':colon', b: [':x', 'y', { ':key': '::two' }], c: 'not: this', d: ':base64:aGk=' }, expires: undefined },
+    { value: { buffer: Buffer.from('hi'), inList: [Buffer.from([0, 255])], date: new Date(0), gone: undefined, holes: [1, undefined, 2] } },
+    { value: { type: 'Buffer', data: [1, 2] }, expires: 3 },
+    { value: ':top', expires: 4 },
+    { value: { 'a,': 1, 'b:': ':c', 'd[ ': [':e'], quote: 'say "::x"', tricky: '[":' }, expires: 5 },
+    { value: 'text\n"quoted"\u2028', expires: null },
+  ];
+
+  test('is written as @keyv/serialize writes it, and read back as it reads it', () => {
+    for (const value of VALUES) {
+      const text = KEYV_TEXT.serialize(value);
+      assert.equal(text, keyv.serialize!(value as never), text);
+      assert.deepEqual(KEYV_TEXT.deserialize(text), keyv.deserialize!(text), text);
+    }
+  });
+
+  test('reads what Keyv wrote before, and Keyv reads what it writes, through SQLite', async () => {
+    const { store } = counted('e.sqlite');
+    const ours = new Keyv({ store, namespace: '', ...KEYV_TEXT });
+    const theirs = new Keyv({ store, namespace: '' });
+    for (const [i, entry] of VALUES.entries()) {
+      const { value } = entry as { value: unknown };
+      await theirs.set(`old-${i}`, value);
+      await ours.set(`new-${i}`, value);
+    }
+    for (const [i, entry] of VALUES.entries()) {
+      assert.deepEqual(await ours.get(`old-${i}`), await theirs.get(`old-${i}`));
+      assert.deepEqual(await theirs.get(`new-${i}`), await ours.get(`new-${i}`));
+    }
+    // Texts that start with a colon come back as they were, ':base64:' included.
+    assert.deepEqual(await ours.get('new-1'), (VALUES[1] as { value: unknown }).value);
   });
 });

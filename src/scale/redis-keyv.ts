@@ -7,6 +7,7 @@
  */
 import KeyvRedis, { createClient } from '@keyv/redis';
 import Keyv from 'keyv';
+import { KEYV_TEXT } from '../store/engine-store.js';
 import { backoffMs } from './redis.js';
 
 export interface RedisKeyvs {
@@ -26,7 +27,7 @@ export function openRedisKeyvs(url: string): RedisKeyvs {
   const keyv = (namespace: string) => {
     const store = new KeyvRedis(client, { namespace, throwOnConnectError: false, throwOnErrors: false });
     store.on('error', () => {});
-    const k = new Keyv({ store, namespace, useKeyPrefix: false });
+    const k = new Keyv({ store, namespace, useKeyPrefix: false, ...KEYV_TEXT });
     k.on('error', () => {});
     return k;
   };

@@ -10,6 +10,7 @@ import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import { ConfigError } from '../config/load.js';
 import { BatchedKeyvSqlite } from './batched-sqlite.js';
+import { KEYV_TEXT } from './engine-store.js';
 import { ensurePrivateDir, ensurePrivateFile, narrow, warnIfShared } from '../fs/private.js';
 
 export const DATABASE_FILE = 'oas.sqlite';
@@ -134,7 +135,7 @@ async function openDatabase(path: string): Promise<Storage> {
   const analysesTable = open('analyses');
   const engineTable = open('engine_data');
   const keyv = (store: KeyvSqlite) => {
-    const k = new Keyv({ store, namespace: '' });
+    const k = new Keyv({ store, namespace: '', ...KEYV_TEXT });
     k.on('error', () => {}); // failures surface as rejected promises where they matter
     return k;
   };
