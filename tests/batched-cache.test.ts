@@ -9,7 +9,7 @@ import { after, describe, test } from 'node:test';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
 import { BatchedKeyvSqlite } from '../src/store/batched-sqlite.js';
-import { KEYV_TEXT } from '../src/store/engine-store.js';
+import { KEYV_TEXT } from '../src/store/storage.js';
 import { tempDir } from './helpers/temp.js';
 
 const dir = tempDir('oas-batched-');

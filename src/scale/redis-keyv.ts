@@ -7,7 +7,7 @@
  */
 import KeyvRedis, { createClient } from '@keyv/redis';
 import Keyv from 'keyv';
-import { KEYV_TEXT } from '../store/engine-store.js';
+import { KEYV_TEXT } from '../store/storage.js';
 import { backoffMs } from './redis.js';
 
 export interface RedisKeyvs {
