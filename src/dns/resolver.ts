@@ -81,20 +81,17 @@ const TIMER_SLACK_MS = 20;
 const NO_ANSWER = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN']);
 
 /**
- * Runs one query on a fresh resolver (c-ares caches per resolver; a fresh one per call keeps
- * results independent of earlier analyses) bounded by the call's deadline.
+ * Runs one query bounded by the call's deadline, on a resolver of its own while it runs: a
+ * resolver's `cancel()` cancels every query it has, so the call's signal cancels exactly this one.
+ * The resolver comes from a pool (`resolverFor`) and goes back to it afterwards: making one per
+ * query (a c-ares channel, its UDP socket) cost more CPU than the query. Node keeps no c-ares
+ * answer cache, so a reused resolver answers as a fresh one would.
  */
 async function lookup<T>(ctx: EngineContext, query: (resolver: Resolver) => Promise<T[]>): Promise<T[]> {
   const remaining = ctx.deadline - Date.now();
   if (remaining <= 0 || ctx.signal.aborted) throw cancelled(ctx);
-  const resolver = new Resolver({ timeout: Math.max(1, Math.floor(remaining / (2 ** TRIES - 1))), tries: TRIES });
-  if (ctx.dnsServers.length > 0) {
-    try {
-      resolver.setServers(ctx.dnsServers);
-    } catch {
-      throw new EngineError(`invalid DNS server setting: ${ctx.dnsServers.join(', ')} (expected ip, ip:port or [ipv6]:port)`);
-    }
-  }
+  const pooled = resolverFor(ctx.dnsServers, Math.max(1, Math.floor(remaining / (2 ** TRIES - 1))));
+  const { resolver } = pooled;
   const onAbort = () => resolver.cancel();
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   try {
@@ -105,7 +102,54 @@ async function lookup<T>(ctx: EngineContext, query: (resolver: Resolver) => Prom
     throw toUpstreamError(code, ctx);
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
+    release(pooled);
   }
+}
+
+interface Pooled {
+  resolver: Resolver;
+  key: string;
+  /** When it was made: one kept longer than `POOLED_MS` is dropped (the system's resolvers are read when a resolver is made). */
+  made: number;
+}
+
+/** Idle resolvers by DNS servers and per-try timeout. */
+const idle = new Map<string, Pooled[]>();
+/** Idle resolvers kept per key: about the DNS queries one burst of calls has in flight. */
+const IDLE_PER_KEY = 64;
+const POOLED_MS = 60_000;
+
+/**
+ * An idle resolver for these servers whose per-try timeout is `timeoutMs` rounded down to a step
+ * of a 1.25 ratio (c-ares takes it only when a resolver is made; a shorter try still leaves the
+ * second try its time, and the call's signal is the deadline), else a new one.
+ */
+function resolverFor(servers: readonly string[], timeoutMs: number): Pooled {
+  const step = timeoutMs <= 4 ? timeoutMs : Math.floor(1.25 ** Math.floor(Math.log(timeoutMs) / Math.log(1.25)));
+  const key = `${step}\n${servers.join(',')}`;
+  const list = idle.get(key);
+  for (let found = list?.pop(); found; found = list!.pop()) {
+    if (Date.now() - found.made <= POOLED_MS) return found;
+  }
+  const resolver = new Resolver({ timeout: step, tries: TRIES });
+  if (servers.length > 0) {
+    try {
+      resolver.setServers(servers);
+    } catch {
+      throw new EngineError(`invalid DNS server setting: ${servers.join(', ')} (expected ip, ip:port or [ipv6]:port)`);
+    }
+  }
+  return { resolver, key, made: Date.now() };
+}
+
+function release(pooled: Pooled): void {
+  if (Date.now() - pooled.made > POOLED_MS) return;
+  let list = idle.get(pooled.key);
+  if (!list) {
+    list = [];
+    idle.set(pooled.key, list);
+  }
+  if (list.length < IDLE_PER_KEY) list.push(pooled);
 }
 
 function toUpstreamError(code: string, ctx: EngineContext): UpstreamError {
