@@ -28,7 +28,10 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
     catalog,
     async start(request) {
       try {
-        const prepared = analyses.prepare(request);
+        // On oas serve (/mcp) a large text is extracted off the server's thread, as the API's is.
+        const prepared = options.origin === 'server'
+          ? await analyses.prepareWith(request, async (text) => (await import('../observables/extract-pool.js')).extractObservablesOffThread(text))
+          : analyses.prepare(request);
         const header = await analyses.start(request, prepared, options.origin);
         return { id: header.id, link: link(header.id), observables: header.observables.length, engines: header.engines };
       } catch (error) {
