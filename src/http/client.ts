@@ -87,9 +87,15 @@ const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /** What undici's connectors really return (their type says void): the socket being opened. */
 type Connector = (options: buildConnector.Options, callback: buildConnector.Callback) => Socket | undefined;
 
+/** Redirects followed per request (as undici's redirect interceptor was set to). */
+const MAX_REDIRECTIONS = 5;
+/** The statuses undici's redirect handler follows (with a Location). */
+const REDIRECT_STATUSES = new Set([300, 301, 302, 303, 307, 308]);
+
 /** Owns the connection pool; hands out per-call clients. */
 export class HttpTransport {
-  readonly dispatcher: Dispatcher;
+  /** The pool: requests go here, and through undici's redirect handler once an answer redirects (`Exchange`). */
+  private readonly pool: Dispatcher;
   readonly userAgent: string;
   readonly maxResponseBytes: number;
   /** The proxy's `host:port` (no credentials), for messages; undefined when direct. */
@@ -98,10 +104,10 @@ export class HttpTransport {
   private readonly sockets = new Set<Socket>();
 
   /** With `sslVerify` the opposite of the transport's: built at the first request that asks for it. */
-  private otherDispatcher: Dispatcher | undefined;
+  private otherPool: Dispatcher | undefined;
 
   constructor(private readonly options: TransportOptions = {}) {
-    this.dispatcher = this.build(options.sslVerify ?? true);
+    this.pool = this.build(options.sslVerify ?? true);
     this.userAgent = options.userAgent ?? 'oas (Observable Analysis Service)';
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_BYTES;
     this.proxy = options.proxyUrl ? proxyEndpoint(options.proxyUrl) : undefined;
@@ -111,9 +117,9 @@ export class HttpTransport {
    * The pool for a request: the transport's, or for one that asks otherwise (an engine's own
    * `ssl_verify`, such as a custom engine's) a second pool with that TLS verification.
    */
-  dispatcherFor(sslVerify: boolean | undefined): Dispatcher {
-    if (sslVerify === undefined || sslVerify === (this.options.sslVerify ?? true)) return this.dispatcher;
-    return (this.otherDispatcher ??= this.build(sslVerify));
+  poolFor(sslVerify: boolean | undefined): Dispatcher {
+    if (sslVerify === undefined || sslVerify === (this.options.sslVerify ?? true)) return this.pool;
+    return (this.otherPool ??= this.build(sslVerify));
   }
 
   private build(sslVerify: boolean): Dispatcher {
@@ -123,8 +129,8 @@ export class HttpTransport {
       rejectUnauthorized: sslVerify,
       ...(options.dnsServers?.length ? { lookup: resolverLookup(options.dnsServers) } : {}),
     };
-    const { Agent, Pool, ProxyAgent, buildConnector, interceptors } = undici();
-    const base: Dispatcher = options.proxyUrl
+    const { Agent, Pool, ProxyAgent, buildConnector } = undici();
+    return options.proxyUrl
       ? new ProxyAgent({
         uri: options.proxyUrl,
         requestTls: { ...tls, timeout },
@@ -143,7 +149,6 @@ export class HttpTransport {
       // (global `concurrency`, each engine's `concurrency` and quota): a cap here would queue an
       // engine's requests behind a limit below its own setting, that no setting could raise.
       : new Agent({ connect: this.tracked(buildConnector({ ...tls, timeout })), keepAliveTimeout: 10_000, connections: null });
-    return base.compose(interceptors.redirect({ maxRedirections: 5 }));
   }
 
   client(call: CallOptions): HttpClient {
@@ -157,7 +162,7 @@ export class HttpTransport {
   async close(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
     this.sockets.clear();
-    await Promise.all([this.dispatcher, this.otherDispatcher].map((d) => d?.destroy().catch(() => {})));
+    await Promise.all([this.pool, this.otherPool].map((d) => d?.destroy().catch(() => {})));
   }
 
   /** The connector, remembering each socket it opens until that socket closes. */
@@ -275,17 +280,13 @@ class CallClient implements HttpClient {
     return new Promise<HttpResponse>((resolve, reject) => {
       const exchange = new Exchange(target, this.transport.maxResponseBytes, this.cancel, resolve, reject);
       if (capMs !== undefined) exchange.cap(capMs, new TimeoutError(capMs, this.where(target)));
-      try {
-        this.transport.dispatcherFor(options.sslVerify).dispatch({
-          origin: target.origin,
-          path: target.search ? `${target.pathname}${target.search}` : target.pathname,
-          method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
-          headers,
-          body,
-        }, exchange);
-      } catch (error) {
-        exchange.onResponseError(undefined, error as Error);
-      }
+      exchange.start(this.transport.poolFor(options.sslVerify), {
+        origin: target.origin,
+        path: target.search ? `${target.pathname}${target.search}` : target.pathname,
+        method: options.method ?? (body !== undefined ? 'POST' : 'GET'),
+        headers,
+        body,
+      });
     });
   }
 
@@ -358,9 +359,19 @@ function failedEndpoint(error: { cause?: unknown } | undefined, target: URL): { 
  * still being opened (a proxy that never answers CONNECT, a TLS handshake that never completes) it
  * would wait for the connect timeout. The abandoned request is aborted by undici when it gets its
  * connection (`onRequestStart`).
+ *
+ * Redirects are undici's: the request goes to the pool itself, and an answer that redirects (a
+ * redirect status with a Location) is handed, with the rest of it, to undici's RedirectHandler,
+ * which follows it (up to 5 times, as the redirect interceptor) and hands the final answer back
+ * here. The interceptor made that handler, and a URL for its history, for every request.
  */
 class Exchange implements Dispatcher.DispatchHandler {
   private controller: Dispatcher.DispatchController | undefined;
+  private dispatchTo: Dispatcher | undefined;
+  private options: Dispatcher.DispatchOptions | undefined;
+  /** The redirect handler, once the first answer redirected; `hop`: that answer is still being handed to it. */
+  private redirect: Dispatcher.DispatchHandler | undefined;
+  private hop = false;
   private aborted = false;
   private abortReason: unknown = undefined;
   private settled = false;
@@ -387,18 +398,38 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.timer.unref();
   }
 
+  start(pool: Dispatcher, options: Dispatcher.DispatchOptions): void {
+    this.dispatchTo = pool;
+    this.options = options;
+    try {
+      pool.dispatch(options, this);
+    } catch (error) {
+      this.onResponseError(undefined, error as Error);
+    }
+  }
+
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.aborted) controller.abort(this.abortReason as Error);
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
+    if (this.redirect === undefined && !this.settled && REDIRECT_STATUSES.has(statusCode) && headers['location']) {
+      const pool = this.dispatchTo!;
+      this.redirect = new (undici().RedirectHandler)(pool.dispatch.bind(pool), MAX_REDIRECTIONS, this.options!, this);
+      this.hop = true;
+      // Followed, or handed back here at once (then `hop` is false again, below).
+      this.redirect.onResponseStart!(controller, statusCode, headers, statusMessage);
+      return;
+    }
+    this.hop = false;
     if (statusCode < 200) return; // an informational answer: the real one follows
     this.status = statusCode;
     this.headers = flattenHeaders(headers);
   }
 
   onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.hop) return this.redirect!.onResponseData!(controller, chunk);
     if (this.settled) return;
     this.size += chunk.length;
     if (this.size > this.maxBytes) {
@@ -410,7 +441,13 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.chunks.push(chunk);
   }
 
-  onResponseEnd(): void {
+  onResponseEnd(controller: Dispatcher.DispatchController, trailers: Record<string, string | string[] | undefined>): void {
+    if (this.hop) {
+      // The redirect handler sends the next request now; its answer comes back here.
+      this.hop = false;
+      if (!this.settled) this.redirect!.onResponseEnd!(controller, trailers);
+      return;
+    }
     if (this.settled) return;
     this.finish();
     const body = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
