@@ -2,7 +2,7 @@
 import { setMaxListeners } from 'node:events';
 import type { CallOptions, Cancellation, HttpTransport } from '../http/client.js';
 import { TimeoutError } from '../http/errors.js';
-import type { CredentialSpec, EngineContext, EngineDefinition, EngineSettings, EngineStore, HttpClient } from './contract.js';
+import type { CredentialSpec, EngineContext, EngineDefinition, EngineSettings, EngineStore } from './contract.js';
 
 export interface ContextServices {
   transport: HttpTransport;
@@ -74,15 +74,14 @@ export function missingCredentials(engine: EngineDefinition, settings: EngineSet
 
 /**
  * One call's deadline and cancellation, and what its HTTP client needs of it (`CallOptions`).
- * Nothing here is made before something asks for it: the AbortSignal engines may read
- * (`ctx.signal`) is created at its first read, already aborted when the call has ended; the
- * HTTP client is told of the call's end through `watch`, a Set, not through listeners on that
- * signal. A lookup that makes one request therefore costs one timer and no AbortController.
+ * The AbortSignal engines may read (`ctx.signal`) is created at its first read, already aborted
+ * when the call has ended; the HTTP client is told of the call's end through `watch`, a Set, not
+ * through listeners on that signal. A lookup that makes one request therefore costs one timer
+ * and no AbortController.
  */
 class CallControl implements CallOptions, Cancellation {
   aborted = false;
   reason: unknown = undefined;
-  http: HttpClient | undefined;
   private controller: AbortController | undefined;
   private hooks: Set<(reason: unknown) => void> | undefined;
   /** The requests in flight, so that the call's timeout names what it was waiting for. */
@@ -194,21 +193,17 @@ export function createEngineContext(
   const timeoutMs = settings.timeout_ms;
   const deadline = Date.now() + timeoutMs;
   const control = new CallControl(deadline, timeoutMs, settings.retries, scope.secrets ?? secretsOf(engine, settings), scope, scope.signal);
-  let store: EngineStore | undefined;
-  // Own getters (a spread `{ ...ctx }` still reads them): made at their first read only.
   const ctx: EngineContext = {
     settings,
-    get http() {
-      return (control.http ??= services.transport.client(control));
-    },
+    http: services.transport.client(control),
     dnsServers: services.dnsServers,
+    // An own getter (a spread `{ ...ctx }` still reads it): the signal is made at its first read.
+    // The only one: each accessor of an object literal costs V8 more than a small object.
     get signal() {
       return control.signal;
     },
     deadline,
-    get store() {
-      return (store ??= services.storeFor(engine.id));
-    },
+    store: services.storeFor(engine.id),
     dataDir: services.dataDir,
     dependencies: scope.dependencies ?? {},
   };

@@ -251,7 +251,12 @@ export class EngineCaller {
   /** Tells the observer, if any, of a call's outcome; an observer's failure never fails a call. */
   private tell(engine: EngineDefinition, outcome: CallOutcomeKind, seconds?: number): void {
     const observer = this.options.observer;
-    if (observer) this.told(() => observer.onCall(engine.id, outcome, seconds));
+    if (!observer) return;
+    try {
+      observer.onCall(engine.id, outcome, seconds);
+    } catch {
+      // Metrics are never worth an engine call.
+    }
   }
 
   private told(report: () => void): void {
