@@ -48,8 +48,55 @@ export function ipVersion(value: string): 0 | 4 | 6 {
   return isIP(value.replace(/%.*$/, '')) as 0 | 4 | 6;
 }
 
+/**
+ * ipaddr.js's special IPv4 ranges (everything its `range()` does not call unicast), as
+ * [network, mask] numbers, for the common case of `isPrivateIp`.
+ */
+const SPECIAL_IPV4: readonly (readonly [number, number])[] = Object.values(
+  (ipaddr.IPv4.prototype as unknown as { SpecialRanges: Record<string, [ipaddr.IPv4, number][]> }).SpecialRanges,
+).flat().map(([network, bits]) => {
+  const mask = bits === 0 ? 0 : (~0 << (32 - bits)) >>> 0;
+  const [a, b, c, d] = network.octets as [number, number, number, number];
+  return [(((a << 24) | (b << 16) | (c << 8) | d) & mask) >>> 0, mask] as const;
+});
+
+/**
+ * A dotted quad in decimal without leading zeros (which ipaddr.js would read as octal) as a
+ * number, else -1.
+ */
+function plainIpv4(value: string): number {
+  let address = 0;
+  let octet = 0;
+  let digits = 0;
+  let dots = 0;
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code === 46) {
+      if (digits === 0 || dots === 3) return -1;
+      address = address * 256 + octet;
+      octet = 0;
+      digits = 0;
+      dots++;
+    } else if (code >= 48 && code <= 57) {
+      if (digits > 0 && octet === 0) return -1; // a leading zero
+      octet = octet * 10 + (code - 48);
+      if (++digits > 3 || octet > 255) return -1;
+    } else {
+      return -1;
+    }
+  }
+  if (dots !== 3 || digits === 0) return -1;
+  return address * 256 + octet;
+}
+
 /** True for private, loopback, link-local, reserved, documentation... anything not global unicast. */
 export function isPrivateIp(value: string): boolean {
+  // The usual address, without parsing it through ipaddr.js (the same ranges, from its own table).
+  const plain = plainIpv4(value);
+  if (plain >= 0) {
+    for (const [network, mask] of SPECIAL_IPV4) if (((plain & mask) >>> 0) === network) return true;
+    return false;
+  }
   try {
     let addr = ipaddr.parse(value.replace(/%.*$/, ''));
     if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) {

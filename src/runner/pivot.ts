@@ -78,10 +78,11 @@ observable: Observable,
   })();
 
   /** An engine that runs on the reversed IP, if any: there, nowhere, or the resolution's failure. */
+  let appliesToReversed: ((engine: EngineDefinition) => boolean) | undefined;
   const onReversed = async (engine: EngineDefinition): Promise<Target> => {
     const reversed = await reversedTarget;
-    if ('error' in reversed) return reversed;
-    return { target: reversed.target && appliesTo(engine, reversed.target) ? reversed.target : null };
+    if ('error' in reversed || !reversed.target) return reversed;
+    return { target: (appliesToReversed ??= applicability(reversed.target))(engine) ? reversed.target : null };
   };
 
   /**
