@@ -16,6 +16,7 @@ import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { noStack } from './helpers/cli.js';
+import { mulberry32 } from './helpers/prng.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -31,19 +32,7 @@ before(async () => {
 });
 after(() => upstreams.close());
 
-// ---------- PRNG ----------
-
-/** mulberry32: small, fast, good enough to pick among cases. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// ---------- PRNG (tests/helpers/prng.ts) ----------
 
 class Rng {
   constructor(readonly next: () => number) {}

@@ -33,6 +33,7 @@ import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mulberry32 as prng } from '../helpers/prng.js';
 import { goal } from './goals.js';
 import { cleanEnv, OAS_BIN, PRELOAD, ROOT } from './proc.js';
 import { ms, row, runAlone, sleep, title, type ScaleFleet } from './scale.js';
@@ -65,17 +66,6 @@ interface Sample {
   error?: string;
 }
 
-/** A tiny PRNG (mulberry32): the same bodies at every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'alert host connection blocked from to the at via user reported suspicious beacon outbound inbound rule matched firewall proxy sensor'.split(' ');
 
