@@ -62,6 +62,14 @@ export class BatchedKeyvSqlite extends KeyvSqlite {
       const reads = this.pendingReads;
       this.pendingWrites = new Map();
       this.pendingReads = new Map();
+      // A read asked for before a write of the same key, in the same turn, answers the written
+      // value: the two statements may run in either order on SQLite's threads.
+      for (const [key, waiters] of reads) {
+        const written = writes.get(key);
+        if (!written) continue;
+        for (const waiter of waiters) waiter.resolve(written.value);
+        reads.delete(key);
+      }
       if (writes.size > 0) void this.write(writes);
       if (reads.size > 0) void this.read(reads);
     });
