@@ -12,6 +12,7 @@ import type { RedisLink } from './scale/redis.js';
 import type { Storage } from './store/storage.js';
 import type { UserStore } from './store/users.js';
 import type { AuditLog } from './fs/audit-log.js';
+import { markingSettings } from './marking/policy.js';
 
 // Start-up cost: `oas engines` needs only the settings (loadSettings); SQLite, the runner and the
 // HTTP client are imported by createApp, and the HTTP transport (its connection pool) is created
@@ -179,6 +180,7 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   const storage = redis && role !== 'cli' ? undefined : await openStorage(config.data_dir);
   const cache = redis?.keyvs ?? storage!;
   let transport: HttpTransport | undefined;
+  const marks = markingSettings(config);
   const runner = new EngineRunner({
     catalog: catalog.engines,
     services: {
@@ -196,10 +198,11 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
     timeoutMs: config.engine_timeout_ms,
     quotaOf: redis?.quotas,
     observer: create.observers?.calls,
+    ...marks,
   });
   const { sqliteAnalysisStore } = await import('./store/sqlite-analyses.js');
   const store = redis?.store ?? sqliteAnalysisStore(storage!);
-  const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
+  const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables, defaultMarking: marks.defaultMarking }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
   const users = redis ? (await import('./scale/redis-users.js')).redisUsers(redis.link.commands) : (await import('./store/users.js')).sqliteUsers(storage!.analysesTable);
   // Local commands write no audit trail: the trail's module is a server's only.
   const audit: AuditLog = role === 'server' ? (await import('./fs/audit-log.js')).openAuditLog(config.audit_log) : NO_AUDIT;
@@ -220,14 +223,16 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
     users,
     audit,
     apply: (next) => {
+      const nextMarks = markingSettings(next.config);
       const replaced = current.runner.withSettings({
         catalog: next.catalog.engines,
         engineSettings: next.config.engines,
         timeoutMs: next.config.engine_timeout_ms,
         concurrency: next.config.concurrency,
         cacheTtlSeconds: next.config.api_cache_timeout,
+        ...nextMarks,
       });
-      analyses.reconfigure(next.catalog, replaced, { maxObservables: next.config.max_observables });
+      analyses.reconfigure(next.catalog, replaced, { maxObservables: next.config.max_observables, defaultMarking: nextMarks.defaultMarking });
       current = { config: next.config, catalog: next.catalog, runner: replaced };
     },
     close: async () => {

@@ -4,6 +4,8 @@
  */
 import { UnknownEngineError, UnknownEngineSetError, type Catalog } from '../engine/catalog.js';
 import { extractObservables } from '../observables/extract.js';
+import { MarkingError, parsePap, parseTlp } from '../marking/levels.js';
+import type { Marking } from '../marking/policy.js';
 import type { Observable } from '../observables/types.js';
 import type { Selection } from '../runner/types.js';
 
@@ -20,6 +22,8 @@ export class TooManyObservablesError extends InputError {
 export interface AnalysisLimits {
   /** Most observables one analysis may hold (setting max_observables). */
   maxObservables?: number | undefined;
+  /** The marking of a request that names none (settings default_tlp, default_pap). */
+  defaultMarking?: Marking | undefined;
 }
 
 export interface AnalysisRequest {
@@ -27,6 +31,12 @@ export interface AnalysisRequest {
   /** Engine ids or aliases, or `@name` for a set of them; undefined means the default engines. */
   engines?: readonly string[] | undefined;
   ignore_cache?: boolean | undefined;
+  /**
+   * Its TLP and PAP (issue 34), as written (`TLP:RED`, `red`); absent: the configuration's
+   * `default_tlp` and `default_pap`. Another value is an InputError naming the allowed ones.
+   */
+  tlp?: string | undefined;
+  pap?: string | undefined;
   /** Who starts it (a user's name; `cli` for local runs): set by the surface, never by its body. */
   started_by?: string | undefined;
 }
@@ -34,12 +44,15 @@ export interface AnalysisRequest {
 export interface PreparedAnalysis {
   observables: Observable[];
   selections: Selection[];
+  /** Its TLP and PAP: the request's, else the defaults. */
+  marking: Marking;
 }
 
 /** Turns a request into observables and engine selections, or throws InputError. */
 export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, request: AnalysisRequest): PreparedAnalysis {
   const selections = selectionsOf(catalog, request);
-  return { observables: checkedObservables(limits, extractObservables(request.text)), selections };
+  const marking = markingOf(limits, request);
+  return { observables: checkedObservables(limits, extractObservables(request.text)), selections, marking };
 }
 
 /**
@@ -54,7 +67,31 @@ export async function prepareAnalysisWith(
   extract: (text: string) => Promise<Observable[]>,
 ): Promise<PreparedAnalysis> {
   const selections = selectionsOf(catalog, request);
-  return { observables: checkedObservables(limits, await extract(request.text)), selections };
+  const marking = markingOf(limits, request);
+  return { observables: checkedObservables(limits, await extract(request.text)), selections, marking };
+}
+
+/** The request's TLP and PAP, else the defaults (TLP:AMBER, PAP:GREEN unless configured). */
+function markingOf(limits: AnalysisLimits, request: AnalysisRequest): Marking {
+  const defaults = limits.defaultMarking ?? { tlp: 'AMBER', pap: 'GREEN' };
+  try {
+    return {
+      tlp: request.tlp === undefined ? defaults.tlp : parseTlp(request.tlp),
+      pap: request.pap === undefined ? defaults.pap : parsePap(request.pap),
+    };
+  } catch (error) {
+    if (error instanceof MarkingError) throw new InputError(`${request.tlp !== undefined && !isLevel(parseTlp, request.tlp) ? 'tlp' : 'pap'}: ${error.message}`);
+    throw error;
+  }
+}
+
+function isLevel(parse: (value: unknown) => unknown, value: unknown): boolean {
+  try {
+    parse(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function selectionsOf(catalog: Catalog, request: AnalysisRequest): Selection[] {

@@ -52,6 +52,8 @@ function buildProgram(analyzeHelp?: string): Command {
     .option('-e, --engines <list>', 'comma-separated engine ids or aliases (default: the default engines)')
     .option('-s, --set <names>', 'the engines of these engine sets (setting engine_sets; comma-separated; with --engines, both); oas engines --sets lists them')
     .option('--ignore-cache', 'query every engine again instead of using cached results')
+    .option('--tlp <level>', 'who may receive what the analysis holds: CLEAR, GREEN, AMBER, AMBER+STRICT or RED (default: setting default_tlp, AMBER); an engine gets the observables only up to its max_tlp')
+    .option('--pap <level>', 'what may be done with it: CLEAR, GREEN, AMBER or RED (default: setting default_pap, GREEN); at AMBER or RED nothing reaches the observable\'s own infrastructure')
     .option('--json', 'same as --format json')
     .option('-f, --format <format>', 'output: table (default), json (the API\'s result array, with each observable\'s verdict and reasons), jsonl (one JSON line per observable as soon as it is done), csv, xlsx (needs --output), stix (a STIX 2.1 bundle) or misp (a MISP event)')
     .option('-o, --output <file>', 'write the output to FILE instead of standard output ("-": standard output)')
@@ -177,15 +179,19 @@ export async function main(argv: string[]): Promise<number> {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT_OK;
       return EXIT_USAGE;
     }
+    // A message may hold a value from a file, an argument or a server's answer: written inert
+    // (src/text/inert.ts, loaded on this path only), its control characters as escapes.
+    const { inert } = await import('../text/inert.js');
+    const say = (message: string) => process.stderr.write(`oas: ${inert(message)}\n`);
     if (error instanceof Error && (error instanceof UsageError || await isInputOrConfigError(error))) {
-      process.stderr.write(`oas: ${oneLine(error.message)}\n`);
+      say(oneLine(error.message));
       return EXIT_USAGE;
     }
     if (error instanceof Error && error.name === 'RedisUnavailableError') {
-      process.stderr.write(`oas: ${oneLine(error.message)}\n`);
+      say(oneLine(error.message));
       return EXIT_FAILED;
     }
-    process.stderr.write(`oas: unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}\n`);
+    say(`unexpected error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
     return EXIT_FAILED;
   }
 }

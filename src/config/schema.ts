@@ -4,6 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import type { CatalogVariant } from '../engine/contract.js';
+import { PAP_LEVELS, TLP_LEVELS, parsePap, parseTlp } from '../marking/levels.js';
 
 /**
  * Every schema here carries its own messages ("expected ..."): `src/config/load.ts` adds what it
@@ -66,6 +67,22 @@ function keyedObject<S extends v.GenericSchema>(schema: S, message: string) {
   return v.pipe(v.custom<unknown>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), message), schema);
 }
 
+const TLP_MESSAGE = `expected a TLP level: ${TLP_LEVELS.join(', ')} (with or without "TLP:", in any case)`;
+const PAP_MESSAGE = `expected a PAP level: ${PAP_LEVELS.join(', ')} (with or without "PAP:", in any case)`;
+const readable = (parse: (value: unknown) => unknown) => (value: string): boolean => {
+  try {
+    parse(value);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** A TLP or PAP level as the API reads one (`TLP:RED`, `red`): kept as written, read with parseTlp/parsePap. */
+const tlpLevel = v.pipe(v.string(TLP_MESSAGE), v.check(readable(parseTlp), TLP_MESSAGE));
+const papLevel = v.pipe(v.string(PAP_MESSAGE), v.check(readable(parsePap), PAP_MESSAGE));
+const NETWORK = 'expected a CIDR range or address such as 10.20.0.0/16';
+const DOMAIN_SUFFIX = 'expected a domain suffix such as corp.example or .corp.example';
+
 /** Settings every engine accepts under `engines.<id>`; engines may accept more. */
 export const engineSettingsSchema = v.looseObject({
   base_url: v.optional(httpUrl),
@@ -78,6 +95,9 @@ export const engineSettingsSchema = v.looseObject({
   rate_window_ms: v.optional(positiveInt),
   /** A call that would wait longer than this for its quota fails instead. */
   quota_max_wait_ms: v.optional(nonNegativeInt),
+  /** The most restrictive TLP and PAP of an analysis this engine may receive (issue 34). */
+  max_tlp: v.optional(tlpLevel),
+  max_pap: v.optional(papLevel),
 }, 'expected an object of settings such as { "timeout_ms": 5000 }');
 
 export type ValueKind = 'string' | 'int' | 'bool' | 'list' | 'json';
@@ -124,6 +144,10 @@ export const KEYS = {
   trusted_proxies: { schema: v.array(v.pipe(v.string('expected an address or CIDR range such as 10.0.0.0/8'), v.check(isAddressOrRange, 'expected an address or CIDR range such as 10.0.0.0/8')), 'expected a list of addresses and CIDR ranges, such as ["127.0.0.1", "10.0.0.0/8"]'), kind: 'list', doc: 'Reverse proxies whose `auth_header` names the user (single sign-on) and whose `X-Forwarded-For` gives the client address for limits and logs; from any other address both headers are ignored.', defaultText: '[]' },
   auth_header: { schema: v.pipe(v.string('expected a header name such as X-Forwarded-User'), v.regex(/^([!#$%&'*+.^_`|~0-9A-Za-z-]+)?$/, 'expected a header name such as X-Forwarded-User')), kind: 'string', doc: 'The header a trusted proxy names the signed-in user with (e.g. `X-Forwarded-User` from oauth2-proxy, `Remote-User` from Authelia); empty = none.', defaultText: '""' },
   auth_header_role: { schema: v.picklist(['viewer', 'analyst', 'admin'], 'expected "viewer", "analyst" or "admin"'), kind: 'string', doc: 'The role of a user a trusted proxy names for the first time (an admin can change it: `oas users`).', defaultText: 'analyst' },
+  default_tlp: { schema: tlpLevel, kind: 'string', doc: 'TLP of an analysis that names none (CLEAR, GREEN, AMBER, AMBER+STRICT, RED): an engine gets an observable only up to its `engines.<id>.max_tlp` (default AMBER for a third party, RED for the team\'s own servers).', defaultText: 'AMBER' },
+  default_pap: { schema: papLevel, kind: 'string', doc: 'PAP of an analysis that names none (CLEAR, GREEN, AMBER, RED): an engine gets an observable only up to its `engines.<id>.max_pap` (default GREEN for a lookup that reaches the target, AMBER for a third party, RED in-house).', defaultText: 'GREEN' },
+  internal_networks: { schema: v.array(v.pipe(v.string(NETWORK), v.check(isAddressOrRange, NETWORK)), 'expected a list of CIDR ranges such as ["10.20.0.0/16"]'), kind: 'list', doc: 'Your networks: an address inside one (or inside the private, loopback, link-local, CGNAT and ULA ranges, always) is TLP:RED and PAP:RED whatever the analysis says.', defaultText: '[]' },
+  internal_domains: { schema: v.array(v.pipe(v.string(DOMAIN_SUFFIX), v.check(isDomainSuffix, DOMAIN_SUFFIX)), 'expected a list of domain suffixes such as ["corp.example"]'), kind: 'list', doc: 'Your domains: a name under one (or under .local, .internal, .lan, .home.arpa, .corp, always), a URL on it or an e-mail address there is TLP:RED and PAP:RED whatever the analysis says.', defaultText: '[]' },
   audit_log: { schema: v.string('expected a file path'), kind: 'string', doc: 'File (JSON lines, 0600, appended) of every sign-in, analysis started, result or export read, user change and reload: time, user, client address, action, outcome; never a token, key or observable. Empty = none.', defaultText: '""' },
 } satisfies Record<string, KeySpec>;
 
@@ -163,6 +187,10 @@ export interface Config {
   auth_header: string;
   auth_header_role: 'viewer' | 'analyst' | 'admin';
   audit_log: string;
+  default_tlp: string;
+  default_pap: string;
+  internal_networks: string[];
+  internal_domains: string[];
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -203,7 +231,16 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auth_header: '',
     auth_header_role: 'analyst',
     audit_log: '',
+    default_tlp: 'AMBER',
+    default_pap: 'GREEN',
+    internal_networks: [],
+    internal_domains: [],
   };
+}
+
+/** `corp.example`, `.corp.example`: labels of letters, digits and `-`, dot-separated. */
+export function isDomainSuffix(value: string): boolean {
+  return /^\.?(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(value.trim()) && value.trim().length <= 253;
 }
 
 /** `/api/`, `api`, `/api` all mean `/api/`; `/` means the root. */

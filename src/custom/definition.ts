@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { isHttpUrl } from '../config/schema.js';
 import { closest } from '../lookup/did-you-mean.js';
 import { OBSERVABLE_TYPES, type ObservableType } from '../observables/types.js';
+import { DISCLOSURES, parsePap, parseTlp, type Disclosure, type Pap, type Tlp } from '../marking/levels.js';
 import { parsePointer, type Pointer } from './pointer.js';
 import { parseTemplate, renderTemplate, TemplateError, type Template } from './template.js';
 
@@ -55,13 +56,19 @@ export interface CustomEngineSpec {
   concurrency: number | undefined;
   quota: { calls: number; perSeconds: number } | undefined;
   sslVerify: boolean | undefined;
+  /** Where an observable goes (issue 34): `third_party` unless the definition says otherwise. */
+  disclosure: Disclosure;
+  touchesTarget: boolean;
+  /** The ceilings the definition sets (`max_tlp`, `max_pap`); else the defaults of its disclosure. */
+  maxTlp: Tlp | undefined;
+  maxPap: Pap | undefined;
   /** A short hash of the definition (no secret in it: only variable names): its cache scope. */
   fingerprint: string;
 }
 
 const FIELDS = [
   'label', 'description', 'types', 'reversed_ip', 'request', 'secrets', 'not_found', 'fields', 'summary', 'evidence',
-  'timeout_ms', 'concurrency', 'quota', 'ssl_verify',
+  'timeout_ms', 'concurrency', 'quota', 'ssl_verify', 'disclosure', 'touches_target', 'max_tlp', 'max_pap',
 ] as const;
 const REQUEST_FIELDS = ['method', 'url', 'headers', 'query', 'body'] as const;
 const RULE_FIELDS = ['field', 'op', 'value', 'verdict', 'reason'] as const;
@@ -228,6 +235,10 @@ export function parseDefinition(id: string, raw: unknown, taken: ReadonlySet<str
     concurrency: positive(def.concurrency, `${at}.concurrency`, true),
     quota: quotaRaw ? { calls: positive(quotaRaw.calls, `${at}.quota.calls`, true, true)!, perSeconds: positive(quotaRaw.per_seconds, `${at}.quota.per_seconds`, false, true)! } : undefined,
     sslVerify: optionalBoolean(def.ssl_verify, `${at}.ssl_verify`),
+    disclosure: disclosureOf(def.disclosure, `${at}.disclosure`),
+    touchesTarget: optionalBoolean(def.touches_target, `${at}.touches_target`) ?? false,
+    maxTlp: marking(def.max_tlp, `${at}.max_tlp`, parseTlp),
+    maxPap: marking(def.max_pap, `${at}.max_pap`, parsePap),
     fingerprint: createHash('sha256').update(JSON.stringify(raw)).digest('hex').slice(0, 12),
   };
 }
@@ -271,6 +282,23 @@ function known(record: Record<string, unknown>, names: readonly string[], path: 
     if (names.includes(key)) continue;
     const suggestion = closest(key, names);
     throw new DefinitionError(`${path}.${key}: unknown field${suggestion ? `; did you mean ${suggestion}?` : ` (fields: ${names.join(', ')})`}`);
+  }
+}
+
+/** `none`, `internal` or `third_party` (the default). */
+function disclosureOf(value: unknown, path: string): Disclosure {
+  if (value === undefined) return 'third_party';
+  if (typeof value === 'string' && (DISCLOSURES as readonly string[]).includes(value)) return value as Disclosure;
+  throw new DefinitionError(`${path}: expected one of ${DISCLOSURES.join(', ')} (where the engine sends an observable)`);
+}
+
+/** A TLP or PAP level when given, read as the API reads one (`TLP:RED`, `red`). */
+function marking<L>(value: unknown, path: string, parse: (value: unknown) => L): L | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parse(value);
+  } catch (error) {
+    throw new DefinitionError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

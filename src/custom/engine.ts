@@ -46,12 +46,14 @@ export function customEngine(spec: CustomEngineSpec): EngineDefinition<CustomRes
     pivot: false,
     acceptsPrivateIp: false,
     dependsOn: [],
-    // A custom engine is taken for a public service that does not reach the target (issue 34).
-    disclosure: 'third_party',
-    touchesTarget: false,
+    // Where it sends an observable, as its definition says (default: a public service that does not reach the target).
+    disclosure: spec.disclosure,
+    touchesTarget: spec.touchesTarget,
     credentials,
     defaults: {
       timeout_ms: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(spec.maxTlp !== undefined ? { max_tlp: spec.maxTlp } : {}),
+      ...(spec.maxPap !== undefined ? { max_pap: spec.maxPap } : {}),
       ...(spec.concurrency !== undefined ? { concurrency: spec.concurrency } : {}),
       ...(spec.quota ? { rate_limit: spec.quota.calls, rate_window_ms: Math.round(spec.quota.perSeconds * 1000) } : {}),
     },

@@ -68,3 +68,21 @@ export function defaultMaxPap(disclosure: Disclosure, touchesTarget: boolean): P
   if (touchesTarget) return 'GREEN';
   return disclosure === 'third_party' ? 'AMBER' : 'RED';
 }
+
+/** An engine's ceilings: the most restrictive TLP and PAP of an analysis it may receive. */
+export interface Ceilings {
+  maxTlp: Tlp;
+  maxPap: Pap;
+}
+
+/**
+ * An engine's ceilings: its settings `max_tlp` and `max_pap` when set, else the defaults of its
+ * declarations. Here, beside the levels, so that listing the engines (`oas engines`, `/ui/engines`)
+ * needs nothing of the withholding's own (src/marking/policy.ts).
+ */
+export function ceilingsOf(engine: { disclosure: Disclosure; touchesTarget: boolean }, settings: Readonly<Record<string, unknown>>): Ceilings {
+  return {
+    maxTlp: settings.max_tlp === undefined ? defaultMaxTlp(engine.disclosure) : parseTlp(settings.max_tlp),
+    maxPap: settings.max_pap === undefined ? defaultMaxPap(engine.disclosure, engine.touchesTarget) : parsePap(settings.max_pap),
+  };
+}

@@ -14,7 +14,7 @@
 import ipaddr from 'ipaddr.js';
 import { hostOf, ipVersion } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
-import { defaultMaxPap, defaultMaxTlp, papLabel, papRank, parsePap, parseTlp, tlpLabel, tlpRank, type Disclosure, type Pap, type Tlp } from './levels.js';
+import { papLabel, papRank, parsePap, parseTlp, tlpLabel, tlpRank, type Ceilings, type Disclosure, type Pap, type Tlp } from './levels.js';
 
 /** An analysis's marking. */
 export interface Marking {
@@ -74,18 +74,8 @@ export function observableMarking(analysis: Marking, observable: Observable, sco
   return internal ? { marking: { tlp: 'RED', pap: 'RED' }, internal } : { marking: analysis, internal: undefined };
 }
 
-/** An engine's ceilings: its settings when set, else the defaults of its declarations. */
-export interface Ceilings {
-  maxTlp: Tlp;
-  maxPap: Pap;
-}
-
-export function ceilingsOf(engine: { disclosure: Disclosure; touchesTarget: boolean }, settings: Readonly<Record<string, unknown>>): Ceilings {
-  return {
-    maxTlp: settings.max_tlp === undefined ? defaultMaxTlp(engine.disclosure) : parseTlp(settings.max_tlp),
-    maxPap: settings.max_pap === undefined ? defaultMaxPap(engine.disclosure, engine.touchesTarget) : parsePap(settings.max_pap),
-  };
-}
+/** An engine's ceilings: its settings when set, else the defaults of its declarations (src/marking/levels.ts). */
+export { ceilingsOf, type Ceilings } from './levels.js';
 
 const DISCLOSED: Record<Disclosure, string> = {
   none: 'keeps everything in this process',
@@ -116,4 +106,20 @@ export function withholdReason(
     return `not sent: ${rule}${why} (${engine.label}${engine.touchesTarget ? ' can reach it' : ` ${DISCLOSED[engine.disclosure]}`}; engines.${engine.id}.max_pap is ${ceilings.maxPap})`;
   }
   return undefined;
+}
+
+/** The settings that say what is the team's own and how an unmarked analysis is marked. */
+export interface MarkingConfig {
+  default_tlp: string;
+  default_pap: string;
+  internal_networks: readonly string[];
+  internal_domains: readonly string[];
+}
+
+/** The runner's marking settings from the configuration (already checked by its schema). */
+export function markingSettings(config: MarkingConfig): { internalScope: InternalScope; defaultMarking: Marking } {
+  return {
+    internalScope: new InternalScope(config.internal_networks, config.internal_domains),
+    defaultMarking: { tlp: parseTlp(config.default_tlp), pap: parsePap(config.default_pap) },
+  };
 }

@@ -26,6 +26,9 @@ export interface StartedAnalysis {
   link: string;
   observables?: number;
   engines?: string[];
+  /** Its marking, when the analysis runs here (issue 34). */
+  tlp?: string;
+  pap?: string;
 }
 
 /** An engine as `list_engines` shows it. */
@@ -47,7 +50,7 @@ export interface McpBackend {
   /** The catalog the verdicts and summaries are made with. */
   readonly catalog: Catalog;
   /** Starts an analysis (ToolError for bad input: no observable, unknown engine or set). */
-  start(request: { text: string; engines?: string[] | undefined; ignore_cache?: boolean | undefined; started_by?: string | undefined }): Promise<StartedAnalysis>;
+  start(request: { text: string; engines?: string[] | undefined; ignore_cache?: boolean | undefined; tlp?: string | undefined; pap?: string | undefined; started_by?: string | undefined }): Promise<StartedAnalysis>;
   /** Where the analysis is; undefined for an unknown id. */
   state(id: string): Promise<AnalysisState | undefined>;
   engines(): Promise<{ engines: EngineEntry[]; sets: { name: string; engines: string[] }[] }>;

@@ -33,7 +33,7 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
           ? await analyses.prepareWith(request, async (text) => (await import('../observables/extract-pool.js')).extractObservablesOffThread(text))
           : analyses.prepare(request);
         const header = await analyses.start(request, prepared, options.origin);
-        return { id: header.id, link: link(header.id), observables: header.observables.length, engines: header.engines };
+        return { id: header.id, link: link(header.id), observables: header.observables.length, engines: header.engines, ...(header.tlp ? { tlp: header.tlp } : {}), ...(header.pap ? { pap: header.pap } : {}) };
       } catch (error) {
         if (error instanceof InputError) throw new ToolError(error.message);
         throw error;

@@ -3,7 +3,8 @@
  * through its three endpoints, like `oas analyze --server`. The verdicts and engine lines are made
  * here with the local catalog (and the local configuration's custom engines), as that command does.
  */
-import { normalizeResult, RemoteClient, RemoteError, type RemoteTarget } from '../cli/remote.js';
+import { normalizeResult, RemoteClient, RemoteError, unmarkedServerRefusal, type RemoteTarget } from '../cli/remote.js';
+import { MarkingError, parsePap, parseTlp } from '../marking/levels.js';
 import { UsageError } from '../cli/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
@@ -34,7 +35,20 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
       const engines = request.engines === undefined
         ? local.catalog.defaults().map((e) => e.id)
         : local.catalog.expandKnownSets(request.engines);
-      return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false });
+      // The marking goes to an oas server; one above AMBER is not sent to a server that knows none.
+      let marking: { tlp?: ReturnType<typeof parseTlp>; pap?: ReturnType<typeof parsePap> } = {};
+      try {
+        marking = {
+          ...(request.tlp === undefined ? {} : { tlp: parseTlp(request.tlp) }),
+          ...(request.pap === undefined ? {} : { pap: parsePap(request.pap) }),
+        };
+      } catch (error) {
+        if (error instanceof MarkingError) throw new ToolError(error.message);
+        throw error;
+      }
+      const refused = await unmarkedServerRefusal(client, target.api.origin, marking);
+      if (refused) throw new ToolError(refused);
+      return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking });
     }),
     state: (id) => withClient(async (client) => {
       const seen = await client.check(id);

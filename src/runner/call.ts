@@ -16,6 +16,7 @@ import { secretCredentials, whereToSet } from '../engine/credentials.js';
 import { HttpStatusError, InvalidHostError, TimeoutError, UpstreamError } from '../http/errors.js';
 import { redact } from '../http/redact.js';
 import type { Observable } from '../observables/types.js';
+import { ceilingsOf, InternalScope, withholdReason, type Ceilings, type Marking } from '../marking/policy.js';
 import type { CallObserver, CallOutcomeKind, WaitEvent } from './types.js';
 import type { Share } from './fair-queue.js';
 import { Quota, QuotaExhaustedError, type EngineQuota, type QuotaFactory } from './quota.js';
@@ -38,9 +39,16 @@ export interface CallerOptions {
   quotaOf?: QuotaFactory | undefined;
   /** Told of each call's outcome and quota wait (`oas serve`'s metrics); none by default. */
   observer?: CallObserver | undefined;
+  /** The team's networks and domains (`internal_networks`, `internal_domains`); default: the built-in ones. */
+  internalScope?: InternalScope | undefined;
+  /** The marking of an analysis that names none (`default_tlp`, `default_pap`); default TLP:AMBER, PAP:GREEN. */
+  defaultMarking?: Marking | undefined;
 }
 
-export type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
+const DEFAULT_MARKING: Marking = { tlp: 'AMBER', pap: 'GREEN' };
+
+/** An answer, a failure, or (`withheld`) a call that was not made: `error` then says why. */
+export type Outcome = { ok: true; value: unknown } | { ok: false; error: string; withheld?: true };
 
 /** The call's own scope: what the cache may keep of it, and what it is told. */
 export interface CallScope {
@@ -52,6 +60,11 @@ export interface CallScope {
   cacheable?: boolean;
   /** Whose call it is: waiting calls get their slots in the fair order (src/runner/fair-queue.ts). */
   share?: Share | undefined;
+  /**
+   * Why the engine may not be sent this target (TLP/PAP, src/marking/policy.ts): then only the
+   * cache may answer (using it sends nothing), and nothing else happens (no request, no quota).
+   */
+  withheld?: string | undefined;
 }
 
 interface CachedEntry {
@@ -87,6 +100,10 @@ export class EngineCaller {
   private readonly limiters = new Map<string, Semaphore>();
   private readonly engineQuotas = new Map<string, EngineQuota>();
   private readonly fingerprints = new Map<string, string>();
+  private readonly ceilings = new Map<string, Ceilings>();
+  /** What is the team's own, and the marking of an analysis that names none. */
+  readonly internalScope: InternalScope;
+  readonly defaultMarking: Marking;
   /** Per engine: why it cannot run (undefined: it can), and its secrets, from its settings. */
   private readonly missing = new Map<string, string | undefined>();
   private readonly secrets = new Map<string, readonly string[]>();
@@ -105,6 +122,21 @@ export class EngineCaller {
       state.globals.set(options.concurrency, global);
     }
     this.global = global;
+    this.internalScope = options.internalScope ?? new InternalScope();
+    this.defaultMarking = options.defaultMarking ?? DEFAULT_MARKING;
+  }
+
+  /**
+   * Why the engine may not receive a target marked `marking` (one line), or undefined when it may;
+   * `internal`: why the target is the team's own (src/marking/policy.ts).
+   */
+  withholding(engine: EngineDefinition, marking: Marking, internal?: string): string | undefined {
+    let ceilings = this.ceilings.get(engine.id);
+    if (!ceilings) {
+      ceilings = ceilingsOf(engine, this.settingsFor(engine));
+      this.ceilings.set(engine.id, ceilings);
+    }
+    return withholdReason(engine, ceilings, marking, internal);
   }
 
   settingsFor(engine: EngineDefinition): EngineSettings {
@@ -152,6 +184,7 @@ export class EngineCaller {
     scope: CallScope,
   ): Promise<Outcome> {
     const settings = this.settingsFor(engine);
+    if (scope.withheld !== undefined) return this.cachedOrWithheld(engine, target, scope, settings, scope.withheld);
     const unconfigured = this.unconfigured(engine, settings);
     if (unconfigured !== undefined) {
       this.tell(engine, 'error');
@@ -162,6 +195,18 @@ export class EngineCaller {
     const ttlMs = this.options.cacheTtlSeconds * 1000;
     if (!scope.ignoreCache && ttlMs > 0) return this.cachedOrCalled(engine, settings, target, scope, key, ttlMs);
     return this.called(engine, settings, target, scope, key, ttlMs);
+  }
+
+  /** The cached answer (unless the cache is to be ignored), else the reason it was withheld. */
+  private async cachedOrWithheld(engine: EngineDefinition, target: Observable, scope: CallScope, settings: EngineSettings, reason: string): Promise<Outcome> {
+    if (!scope.ignoreCache && this.options.cacheTtlSeconds > 0) {
+      const cached = await this.readCache(cacheKey(engine, target, this.fingerprintFor(engine, settings)));
+      if (cached) {
+        this.tell(engine, 'cached');
+        return { ok: true, value: cached.value };
+      }
+    }
+    return { ok: false, error: reason, withheld: true };
   }
 
   /** The cached answer, else the call. */

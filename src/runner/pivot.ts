@@ -4,17 +4,28 @@
  * and the dependencies (engines that need others' results run after them; a failure of what an
  * engine depended on is that engine's error, never a "no data"). Each call is the cached call of
  * src/runner/call.ts.
+ *
+ * What may leave (issue 34): before each call, the engine's TLP/PAP ceilings are held against the
+ * target's marking (the analysis's, or RED/RED for the team's own networks and domains). A withheld
+ * engine is not called; only the cache may answer for it. A domain whose resolution is withheld
+ * withholds the IP-only engines that would have run on its address; an engine whose dependencies
+ * are all withheld is withheld too. Withheld is not failed: the key is null, the reason in
+ * `withheld`.
  */
 import type { EngineDefinition } from '../engine/contract.js';
 import { missingCredentials } from '../engine/context.js';
 import { hostOf, ipVersion, isPrivateIp } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
+import { observableMarking } from '../marking/policy.js';
 import type { CallScope, EngineCaller, Outcome } from './call.js';
 import type { ObservableResult } from './result.js';
 import type { AnalyzeOptions, Selection, WaitEvent } from './types.js';
 
-/** Where an engine runs for an observable: a target, nowhere (null), or not knowable (error). */
-type Target = { target: Observable | null } | { error: string };
+/**
+ * Where an engine runs for an observable: a target, nowhere (null), not knowable (error), or not
+ * to be known (the resolution was withheld: why).
+ */
+type Target = { target: Observable | null } | { error: string } | { withheld: string };
 
 /** Where no engine runs on a reversed IP. */
 const NOWHERE: Promise<Target> = Promise.resolve({ target: null });
@@ -37,8 +48,20 @@ observable: Observable,
   const selected = uniqueEngines(selections);
   // One scope for every call of this observable that has no dependencies (most of them).
   const scope: CallScope = { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies: undefined, onWait, cacheable: true, share: options.share };
-  const call = (engine: EngineDefinition, target: Observable, dependencies?: Record<string, unknown>, cacheable = true) =>
-    caller.call(engine, target, dependencies === undefined && cacheable ? scope : { ...scope, dependencies, cacheable });
+  // The marking of what an engine is sent: the observable's (found once), or its address's.
+  const analysisMarking = options.marking ?? caller.defaultMarking;
+  const own = observableMarking(analysisMarking, observable, caller.internalScope);
+  let reversedMarking: { target: Observable; marking: typeof own } | undefined;
+  const markingOf = (target: Observable) => {
+    if (target === observable) return own;
+    if (reversedMarking?.target !== target) reversedMarking = { target, marking: observableMarking(analysisMarking, target, caller.internalScope) };
+    return reversedMarking.marking;
+  };
+  const call = (engine: EngineDefinition, target: Observable, dependencies?: Record<string, unknown>, cacheable = true) => {
+    const { marking, internal } = markingOf(target);
+    const withheld = caller.withholding(engine, marking, internal);
+    return caller.call(engine, target, dependencies === undefined && cacheable && withheld === undefined ? scope : { ...scope, dependencies, cacheable, withheld });
+  };
   // Whether the observable is a private address, found once (for every engine that asks).
   const applies = applicability(observable);
 
@@ -70,6 +93,7 @@ observable: Observable,
     if (hostIsIp) ip = host!;
     else if (needsPivot && pivotOutcome) {
       const outcome = await pivotOutcome;
+      if (!outcome.ok && outcome.withheld) return { withheld: `${host} was not resolved: ${outcome.error.replace(/^not sent: /, '')}` };
       if (!outcome.ok) return { error: `${pivot?.id ?? 'the resolution'} failed: ${outcome.error}` };
       ip = firstAddress(outcome.value);
     }
@@ -81,7 +105,7 @@ observable: Observable,
   let appliesToReversed: ((engine: EngineDefinition) => boolean) | undefined;
   const onReversed = async (engine: EngineDefinition): Promise<Target> => {
     const reversed = await reversedTarget;
-    if ('error' in reversed || !reversed.target) return reversed;
+    if (!('target' in reversed) || !reversed.target) return reversed;
     return { target: (appliesToReversed ??= applicability(reversed.target))(engine) ? reversed.target : null };
   };
 
@@ -97,7 +121,11 @@ observable: Observable,
     if (inputs === null) {
       return { ok: false, error: `needs one of ${engine.dependsOn.join(', ')}, and none of them can run` };
     }
-    const { dependencies, failures } = inputs;
+    const { dependencies, failures, withheld } = inputs;
+    // What it works from may not be asked: it is withheld too, saying which.
+    if (withheld.length > 0 && failures.length === 0 && Object.keys(dependencies).length === 0) {
+      return { ok: false, withheld: true, error: `not sent: it works from ${withheld.map((w) => `${w.id}, which was withheld (${w.reason.replace(/^not sent: /, '')})`).join('; and from ')}` };
+    }
     // Nothing to work from because what it depends on failed: that failure, not "no data".
     if (failures.length > 0 && Object.keys(dependencies).length === 0) return { ok: false, error: failures.join('; ') };
     const outcome = await call(engine, target, dependencies, failures.length === 0);
@@ -113,7 +141,8 @@ observable: Observable,
     if (applies(engine)) promise = callOn(engine, observable);
     else if (!engine.reversedIp) promise = NO_ANSWER;
     else {
-      promise = onReversed(engine).then((where) => {
+      promise = onReversed(engine).then((where): Outcome | Promise<Outcome> => {
+        if ('withheld' in where) return { ok: false, withheld: true, error: `not sent: ${engine.label} runs on the address ${observable.value} resolves to, and ${where.withheld}` };
         if ('error' in where) return { ok: false, error: where.error };
         return where.target ? callOn(engine, where.target) : NO_ANSWER;
       });
@@ -123,10 +152,12 @@ observable: Observable,
   };
 
   const errors: Record<string, string> = {};
+  const withheld: Record<string, string> = {};
   const done: Promise<void>[] = [];
   for (const { key, engine } of selections) {
     done.push(outcomeOf(engine).then((outcome) => {
       if (outcome.ok) result[key] = outcome.value ?? null;
+      else if (outcome.withheld) withheld[key] = outcome.error;
       else errors[key] = outcome.error;
       onKeyDone(key);
     }));
@@ -143,6 +174,7 @@ observable: Observable,
     if (target && target.value !== observable.value) result.reversed_ip = target.value;
   }
   if (Object.keys(errors).length > 0) result.errors = errors;
+  if (Object.keys(withheld).length > 0) result.withheld = withheld;
   return reorder(result, selections);
 }
 
@@ -171,7 +203,7 @@ catalog: readonly EngineDefinition[],
 engine: EngineDefinition,
   selected: readonly EngineDefinition[],
   outcomeOf: (e: EngineDefinition) => Promise<Outcome>,
-): Promise<{ dependencies: Record<string, unknown>; failures: string[] } | null> {
+): Promise<{ dependencies: Record<string, unknown>; failures: string[]; withheld: { id: string; reason: string }[] } | null> {
   let providers = engine.dependsOn
     .map((id) => selected.find((e) => e.id === id))
     .filter((e): e is EngineDefinition => e !== undefined);
@@ -184,12 +216,14 @@ engine: EngineDefinition,
   }
   const dependencies: Record<string, unknown> = {};
   const failures: string[] = [];
+  const withheld: { id: string; reason: string }[] = [];
   for (const provider of providers) {
     const outcome = await outcomeOf(provider);
-    if (!outcome.ok) failures.push(`${provider.id} failed: ${outcome.error}`);
+    if (!outcome.ok && outcome.withheld) withheld.push({ id: provider.id, reason: outcome.error });
+    else if (!outcome.ok) failures.push(`${provider.id} failed: ${outcome.error}`);
     else if (outcome.value !== null) dependencies[provider.id] = outcome.value;
   }
-  return { dependencies, failures };
+  return { dependencies, failures, withheld };
 }
 
 /** Whether an engine accepts this observable as it is. */
@@ -231,5 +265,6 @@ function reorder(result: ObservableResult, selections: readonly Selection[]): Ob
   if (result.reversed_ip !== undefined) out.reversed_ip = result.reversed_ip;
   for (const { key } of selections) out[key] = result[key];
   if (result.errors) out.errors = result.errors;
+  if (result.withheld) out.withheld = result.withheld;
   return out;
 }

@@ -10,8 +10,13 @@ export interface ObservableResult {
   reversed_ip?: string;
   /** Engine key -> one-line reason, for each engine that failed. Absent when none failed. */
   errors?: Record<string, string>;
+  /**
+   * Engine key -> one line: why the engine was not sent this observable (its TLP/PAP ceiling, the
+   * observable inside the team's networks or domains). Its key is null. Absent when none was.
+   */
+  withheld?: Record<string, string>;
   /** One key per selected engine, named as the caller named it: its result object or null. */
   [engineKey: string]: unknown;
 }
 
-export const RESERVED_KEYS = new Set(['observable', 'type', 'reversed_success', 'reversed_ip', 'errors']);
+export const RESERVED_KEYS = new Set(['observable', 'type', 'reversed_success', 'reversed_ip', 'errors', 'withheld']);

@@ -3,6 +3,7 @@
  * analysis, and what the runner tells as it goes (counts, and the waits a display may show).
  */
 import type { EngineDefinition } from '../engine/contract.js';
+import type { Marking } from '../marking/policy.js';
 import type { Share } from './fair-queue.js';
 import type { ObservableResult } from './result.js';
 
@@ -53,6 +54,11 @@ export interface AnalyzeOptions {
    */
   share?: Share | undefined;
   signal?: AbortSignal;
+  /**
+   * The analysis's TLP and PAP (issue 34): an engine is sent an observable only up to its ceilings.
+   * None: the configuration's `default_tlp` and `default_pap`.
+   */
+  marking?: Marking | undefined;
   onProgress?: (progress: Progress) => void;
   /** Told as soon as each observable's result is final. */
   onObservable?: (index: number, result: ObservableResult) => void;

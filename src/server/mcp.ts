@@ -49,7 +49,7 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
           if (who && !hasRole(who.role, 'analyst')) throw new ToolError(forbiddenMessage(who, 'analyst'));
           await consume(limiter, client);
           const started = await local.start({ ...request, started_by: who?.name });
-          audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: started.id, origin: 'mcp', observables: started.observables, engines: started.engines });
+          audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: started.id, origin: 'mcp', observables: started.observables, engines: started.engines, tlp: started.tlp, pap: started.pap });
           return started;
         },
       };
