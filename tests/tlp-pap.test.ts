@@ -298,3 +298,32 @@ describe('MCP', () => {
     assert.match(textOf(result), /"violet" is no TLP level: use one of CLEAR, GREEN, AMBER, AMBER\+STRICT, RED/);
   });
 });
+
+describe('the README', () => {
+  test('its table of where each engine sends what is the catalog\'s, ceilings included', async () => {
+    const { readdirSync } = await import('node:fs');
+    const { defaultMaxPap, defaultMaxTlp } = await import('../src/marking/levels.js');
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const section = readme.slice(readme.indexOf('## What leaves the building'), readme.indexOf('## Running it for a team'));
+    const documented = new Map(section.split('\n').filter((line) => /^\| `/.test(line)).map((line) => {
+      const [id, service, disclosure, touches, maxTlp, maxPap] = line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/`/g, ''));
+      return [id!, { service, disclosure, touches, maxTlp, maxPap }];
+    }));
+    const dir = new URL('../engines/', import.meta.url);
+    const engines = [];
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.js'))) {
+      const engine = ((await import(new URL(file, dir).href)) as { default?: { id?: string; service: string; disclosure: 'none' | 'internal' | 'third_party'; touchesTarget: boolean } }).default;
+      if (engine?.id) engines.push(engine);
+    }
+    assert.equal(documented.size, engines.length, 'one row per engine');
+    for (const engine of engines) {
+      assert.deepEqual(documented.get(engine.id!), {
+        service: engine.service,
+        disclosure: engine.disclosure,
+        touches: engine.touchesTarget ? 'yes' : 'no',
+        maxTlp: defaultMaxTlp(engine.disclosure),
+        maxPap: defaultMaxPap(engine.disclosure, engine.touchesTarget),
+      }, engine.id);
+    }
+  });
+});
