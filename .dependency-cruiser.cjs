@@ -15,7 +15,7 @@ const LAYERS = [
   { name: 'contract', path: '^src/engine/contract[.]ts$' },
   {
     name: 'clients',
-    path: '^src/(http|dns|whois|rdap|badasn|scrape|lookup|fs|config)/|^src/engine/(context|credentials)[.]ts$',
+    path: '^src/(http|dns|whois|rdap|badasn|scrape|lookup|text|fs|config)/|^src/engine/(context|credentials)[.]ts$',
   },
   { name: 'engines', path: '^engines/|^src/custom/|^src/engine/(catalog|declarations)[.]ts$' },
   { name: 'runner', path: '^src/runner/' },

@@ -45,7 +45,7 @@ function describe(violation: IViolation): string {
 const LAYERS: { name: string; path: RegExp }[] = [
   { name: 'observables', path: /^src\/(observables|marking)\// },
   { name: 'contract', path: /^src\/engine\/contract[.]ts$/ },
-  { name: 'clients', path: /^src\/(http|dns|whois|rdap|badasn|scrape|lookup|fs|config)\/|^src\/engine\/(context|credentials)[.]ts$/ },
+  { name: 'clients', path: /^src\/(http|dns|whois|rdap|badasn|scrape|lookup|text|fs|config)\/|^src\/engine\/(context|credentials)[.]ts$/ },
   { name: 'engines', path: /^engines\/|^src\/custom\/|^src\/engine\/(catalog|declarations)[.]ts$/ },
   { name: 'runner', path: /^src\/runner\// },
   { name: 'analysis', path: /^src\/(analysis|store|verdict|view|export)\// },
