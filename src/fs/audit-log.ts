@@ -6,8 +6,8 @@
  * `cli` for a command run on the server's machine), `action` and `outcome` (`success` or
  * `failure`), then the action's own fields (`reason` last, one line). Callers give names, ids,
  * counts and fixed reasons only: never a token, key, password or observable text. As a last guard
- * every string is cut to one line of at most 300 characters, and credential-looking URL parameters
- * are masked.
+ * every string is cut to one line of at most 300 characters, its other control characters shown
+ * as escapes (`\x1b`), and credential-looking URL parameters are masked.
  *
  * The file is private and append-only: its folder is created 0700 when missing, the file 0600
  * (narrowed when it exists wider), and each line is appended with one write(2) on a descriptor
@@ -19,6 +19,7 @@
 import { closeSync, fchmodSync, fstatSync, openSync, constants, writeSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { maskUrlSecrets } from '../http/redact.js';
+import { inertLine } from '../text/inert.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private.js';
 
 /** The actions of the audit trail (README, "Audit trail"). */
@@ -176,10 +177,14 @@ export function serialize(event: AuditEvent, time: Date): string {
   return JSON.stringify(out);
 }
 
-/** One line, at most MAX_CHARS, credential-looking URL parameters masked. */
+/**
+ * One line, at most MAX_CHARS, credential-looking URL parameters masked, inert
+ * (src/text/inert.ts): line breaks as a space, any other control or bidi character (ESC, C1,
+ * U+202E...) as a visible escape such as `\x1b`, which JSON.stringify would otherwise leave raw.
+ */
 function clean(value: string): string {
-  const line = value.replace(/[\r\n\u2028\u2029]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '');
-  return maskUrlSecrets(line.length > MAX_CHARS ? `${line.slice(0, MAX_CHARS - 1)}…` : line);
+  const line = inertLine(maskUrlSecrets(value));
+  return line.length > MAX_CHARS ? `${line.slice(0, MAX_CHARS - 1)}…` : line;
 }
 
 function reasonOf(error: unknown): string {

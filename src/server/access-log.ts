@@ -9,6 +9,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { redact } from '../http/redact.js';
+import { inertLine } from '../text/inert.js';
 import { remoteAddress } from './rate-limit.js';
 
 export type LogFormat = 'text' | 'json';
@@ -46,11 +47,14 @@ export interface LoggerOptions {
 
 const MAX_FIELD = 2000;
 
-/** One line: no control character, bounded, secrets masked. */
+/**
+ * One line, bounded, secrets masked, inert (src/text/inert.ts): a line break is a space, any other
+ * control or bidi character (ESC, C1, U+202E...) a visible escape such as `\x1b`, so that an
+ * upstream's reason never starts a log line of its own nor colours one, in text or JSON.
+ */
 function clean(value: string, secrets: readonly string[]): string {
-  // eslint-disable-next-line no-control-regex
-  const line = value.replace(/[\u0000-\u001f\u007f]+/g, ' ');
-  return redact(line.length > MAX_FIELD ? `${line.slice(0, MAX_FIELD)}…` : line, secrets);
+  const line = inertLine(redact(value, secrets));
+  return line.length > MAX_FIELD ? `${line.slice(0, MAX_FIELD)}…` : line;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
