@@ -5,9 +5,11 @@
  * every quota or Retry-After wait with its remaining time, counted down. Elsewhere (a pipe, a log
  * file, or a terminal showing `--format jsonl` lines): one line per wait longer than
  * `WAIT_LINE_MS`, such as `waiting 57 s for virustotal quota (4/minute)` or
- * `waiting 30 s: virustotal asked to retry later (429)`. `--quiet`: nothing at all.
+ * `waiting 30 s: virustotal asked to retry later (429)`. `--quiet`: nothing at all. An upstream's
+ * reason or a custom engine's name holding a control character shows it as an escape (`\x1b`).
  */
 import type { Progress, WaitEvent } from '../runner/types.js';
+import { inert } from '../text/inert.js';
 
 /** Off the spinner, a wait is told when it is longer than this. */
 export const WAIT_LINE_MS = 5000;
@@ -137,7 +139,7 @@ export class ProgressState {
     const told = this.told.get(id);
     if (told !== undefined && wait.until <= told + TICK_MS) return undefined;
     this.told.set(id, wait.until);
-    return describeWait(wait, Math.max(0, wait.until - now));
+    return inert(describeWait(wait, Math.max(0, wait.until - now)));
   }
 
   /** The service names of the engines with lookups left, in selection order. */
@@ -166,7 +168,8 @@ export class ProgressState {
   }
 }
 
-/** The line cut to `width` characters, with an ellipsis. */
-function fit(line: string, width: number): string {
+/** The line, inert, cut to `width` characters, with an ellipsis. */
+function fit(text: string, width: number): string {
+  const line = inert(text);
   return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
 }

@@ -1,9 +1,14 @@
 /**
  * The terminal's layouts, sized to its width (`COLUMNS`, else the terminal's, else 100): the
  * analysis as one block per observable (verdict first), and `oas engines` as aligned columns.
+ *
+ * Every text they are given (upstreams' answers, observables, names from the configuration) is
+ * laid out inert (src/text/inert.ts): a control character or a bidi control shows as an escape
+ * such as `\x1b`, never acts on the terminal; the only escape sequences written are the colours.
  */
 import Table from 'cli-table3';
 import type { ResultRow } from '../analysis/rows.js';
+import { inertLine } from '../text/inert.js';
 import type { Verdict } from '../verdict/verdict.js';
 
 export interface TableOptions {
@@ -78,7 +83,8 @@ const MIN_SUMMARY = 20;
  * each verdict and the caller's footer. No line is longer than the width (`columns`, the
  * terminal's; `COLUMNS` first; else 100), with or without colour.
  */
-export function renderTable(rows: readonly ResultRow[], columns?: number, options: TableOptions = {}): string {
+export function renderTable(given: readonly ResultRow[], columns?: number, options: TableOptions = {}): string {
+  const rows = given.map(inertRow);
   const color = options.color ?? useColor();
   const width = outputWidth(columns, options.env);
   const typed = options.named === undefined ? undefined : new Set(options.named.map((n) => n.trim().toLowerCase()));
@@ -113,8 +119,22 @@ export function renderTable(rows: readonly ResultRow[], columns?: number, option
   }
 
   const counts = (['malicious', 'suspicious', 'clean', 'unknown'] as const).map((v) => `${groups.filter((g) => g[0]!.verdict === v).length} ${v}`);
-  const footer = [...wrapWords(`Verdicts: ${counts.join(', ')}`, width, '', ''), ...joinParts(options.footer ?? [], width)];
+  const footer = [...wrapWords(`Verdicts: ${counts.join(', ')}`, width, '', ''), ...joinParts((options.footer ?? []).map(inertLine), width)];
   return [...blocks, footer.join('\n')].join('\n\n');
+}
+
+/** A row's texts as one inert line each (the verdict and status are our own words). */
+function inertRow(row: ResultRow): ResultRow {
+  return {
+    ...row,
+    observable: inertLine(row.observable),
+    type: inertLine(row.type),
+    reversedIp: row.reversedIp && inertLine(row.reversedIp),
+    engine: inertLine(row.engine),
+    service: row.service && inertLine(row.service),
+    summary: inertLine(row.summary),
+    reasons: row.reasons.map(inertLine),
+  };
 }
 
 /** Consecutive rows of one observable (resultRows gives each observable's rows together). */
@@ -256,7 +276,9 @@ export interface ColumnSpec {
  * Aligned columns without borders, two spaces apart, each cell wrapped within its column: every
  * line fits `width` (the flexible columns shrink, then optional columns are dropped).
  */
-export function renderColumns(columns: readonly ColumnSpec[], rows: readonly string[][], width: number, options: { color?: boolean } = {}): string {
+export function renderColumns(given: readonly ColumnSpec[], cells: readonly string[][], width: number, options: { color?: boolean } = {}): string {
+  const columns = given.map((c) => ({ ...c, head: inertLine(c.head) }));
+  const rows = cells.map((row) => row.map(inertLine));
   const color = options.color ?? useColor();
   const natural = columns.map((c, i) => Math.max(length(c.head), ...rows.map((r) => length(r[i] ?? ''))));
   let shown = columns.map((_, i) => i);
@@ -298,10 +320,10 @@ export function renderColumns(columns: readonly ColumnSpec[], rows: readonly str
 export function renderGrid(head: string[], rows: string[][]): string {
   const color = useColor();
   const table = new Table({
-    head,
+    head: head.map(inertLine),
     wordWrap: true,
     style: { head: color ? ['cyan'] : [], border: color ? ['grey'] : [] },
   });
-  table.push(...rows);
+  table.push(...rows.map((row) => row.map(inertLine)));
   return table.toString();
 }
