@@ -23,7 +23,7 @@ import { INTEL_KEY, type InternalIntelFake } from './fakes/internal-intel.js';
 import { noStack } from './helpers/cli.js';
 import { call, Gate, startMcpUpstreams, invalid, textOf, toolError, type Analyzed, type McpSession, type Results } from './helpers/mcp.js';
 import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
-import { cutResults } from '../src/mcp/shape.js';
+import { cutResults, UNTRUSTED } from '../src/mcp/shape.js';
 import type { ObservableResult } from '../src/runner/result.js';
 import { killAtExit, tempDir, tmpEnv } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
@@ -222,9 +222,11 @@ describe('oas mcp: the tools', () => {
 
     const text = textOf(result);
     assert.ok(text.startsWith(`Analysis ${answer.analysis_id} complete: 3 observable(s). Full answers: get_results {"analysis_id": "${answer.analysis_id}"}.`), text);
-    assert.match(text, /^8\.8\.8\.8 \(IPv4\): malicious$/m);
-    assert.match(text, /^ {2}why: intel: score 92\/100 \(c2\)$/m);
-    assert.match(text, /^ {2}virustotal: error: /m);
+    // Untrusted third-party data, said so; each text from outside a quoted JSON string.
+    assert.ok(text.includes(`\n\n${UNTRUSTED}\n\n`), text);
+    assert.match(text, /^"8\.8\.8\.8" \(IPv4\): malicious$/m);
+    assert.match(text, /^ {2}why: "intel: score 92\/100 \(c2\)"$/m);
+    assert.match(text, /^ {2}virustotal: "error: /m);
   });
 
   test('analyze: an engine set by "@name", and the default engines when none are given', async () => {
@@ -250,7 +252,7 @@ describe('oas mcp: the tools', () => {
     const google = byObservable(whole.results, '8.8.8.8');
     assert.deepEqual(google.reverse_dns, { reverse_dns: ['dns.google'] });
     assert.equal((google.intel as { score: number }).score, 92);
-    assert.ok(textOf(all).startsWith(`2 of 2 result object(s) of analysis ${id}:\n`));
+    assert.ok(textOf(all).startsWith(`2 of 2 result object(s) of analysis ${id}. ${UNTRUSTED}\n[`), textOf(all));
 
     const filtered = (await call(mcp, 'get_results', { analysis_id: id, observables: ['8.8.8.8'], engines: ['intel'] })).structuredContent as unknown as Results;
     assert.equal(filtered.results.length, 1);
