@@ -34,20 +34,22 @@ const STORE = ['@keyv/serialize', '@keyv/sqlite', 'bindings', 'file-uri-to-path'
 /** cli-table3 and what it loads. */
 const TABLE = ['ansi-regex', 'cli-table3', 'emoji-regex', 'is-fullwidth-code-point', 'string-width', 'strip-ansi'];
 
+// src/text/inert.ts (issue 34: what is written from outside is inert) is one module more for the
+// commands that write an engine's, a configuration's or a user's text: engines, analyze, users.
 const BUDGETS: Budget[] = [
   // Answered by bin/oas.js from package.json: not even commander.
   { args: ['--version'], ours: 0, packages: [] },
   { args: ['-V'], ours: 0, packages: [] },
   { args: ['--help'], ours: 3, packages: ['commander'] },
   // The catalog from the engines' cached declarations (the first run imports the engines).
-  { args: ['engines', '--json'], warm: 1, ours: 15, packages: ['commander', 'valibot'] },
-  { args: ['engines'], warm: 1, ours: 16, packages: ['commander', 'valibot', ...TABLE] },
+  { args: ['engines', '--json'], warm: 1, ours: 16, packages: ['commander', 'valibot'] },
+  { args: ['engines'], warm: 1, ours: 17, packages: ['commander', 'valibot', ...TABLE] },
   { args: ['analyze', '--help'], warm: 1, ours: 15, packages: ['commander', 'valibot'] },
   // A lookup answered from the cache: no HTTP client (undici), no server, no spinner.
-  { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '--json', '--config', 'CONFIG'], warm: 1, ours: 53, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE] },
-  { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '--config', 'CONFIG'], warm: 1, ours: 54, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE, ...TABLE] },
-  { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '-f', 'csv', '--config', 'CONFIG'], warm: 1, ours: 55, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE] },
-  { args: ['users', 'list', '--json', '--config', 'CONFIG'], warm: 1, ours: 18, packages: ['commander', 'valibot', ...STORE] },
+  { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '--json', '--config', 'CONFIG'], warm: 1, ours: 54, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE] },
+  { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '--config', 'CONFIG'], warm: 1, ours: 55, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE, ...TABLE] },
+  { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '-f', 'csv', '--config', 'CONFIG'], warm: 1, ours: 56, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE] },
+  { args: ['users', 'list', '--json', '--config', 'CONFIG'], warm: 1, ours: 19, packages: ['commander', 'valibot', ...STORE] },
 ];
 
 /** What no local command loads: the server, MCP, Redis and the queue, the heavy exports, the scraper, the HTTP client. */
