@@ -12,7 +12,6 @@ import type { RedisLink } from './scale/redis.js';
 import type { Storage } from './store/storage.js';
 import type { UserStore } from './store/users.js';
 import type { AuditLog } from './fs/audit-log.js';
-import { markingSettings } from './marking/policy.js';
 
 // Start-up cost: `oas engines` needs only the settings (loadSettings); SQLite, the runner and the
 // HTTP client are imported by createApp, and the HTTP transport (its connection pool) is created
@@ -167,13 +166,15 @@ export interface CreateOptions {
 }
 
 export async function createApp(options: SettingsOptions, create: CreateOptions = {}): Promise<App> {
-  const [{ config, catalog }, { openStorage }, { keyvEngineStore }, { EngineRunner }, { AnalysisService }, { HttpTransport }] = await Promise.all([
+  const [{ config, catalog }, { openStorage }, { keyvEngineStore }, { EngineRunner }, { AnalysisService }, { HttpTransport }, { markingSettings }] = await Promise.all([
     create.analysisOf ? loadAnalysisSettings(options, create.analysisOf.engines) : loadSettings(options),
     import('./store/storage.js'),
     import('./store/engine-store.js'),
     import('./runner/runner.js'),
     import('./analysis/service.js'),
     import('./http/client.js'),
+    // The withholding's settings (ipaddr.js): not loaded by `oas engines` or `oas --help`.
+    import('./marking/policy.js'),
   ]);
   const role = create.role ?? 'cli';
   const redis = config.redis_url ? await openScale(config.redis_url, role) : undefined;
