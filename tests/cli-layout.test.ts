@@ -59,9 +59,10 @@ interface Block {
   lines: string[];
 }
 
-/** The observables' blocks (verdict first), and the footer's lines. */
+/** The observables' blocks (verdict first), and the footer's lines (the marking's line above them left out). */
 function parse(stdout: string): { blocks: Block[]; footer: string[] } {
   const parts = stdout.trimEnd().split('\n\n');
+  if (parts[0]?.startsWith('TLP:')) parts.shift();
   const footer = parts.pop()!.split('\n');
   const blocks = parts.map((part) => {
     const lines = part.split('\n');
@@ -104,6 +105,7 @@ describe('oas analyze: one block per observable, within the width', () => {
       noStack(run.stdout);
       assert.doesNotMatch(run.stdout, ANSI, 'no colour off a terminal');
       const lines = run.stdout.trimEnd().split('\n');
+      assert.equal(lines[0], 'TLP:AMBER · PAP:GREEN', 'the marking first (the defaults)');
       for (const line of lines) assert.ok([...line].length <= width, `${[...line].length} > ${width}: ${line}`);
       assert.ok(lines.length < observables.length * 8, `compact: ${lines.length} lines`);
 

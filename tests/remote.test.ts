@@ -43,8 +43,10 @@ after(async () => {
 /** The table without its last line (the footer names the analysis). */
 /** The observables' blocks and the verdict counts; the footer's lines after them, joined by " · ". */
 const verdictsLine = (lines: string[]) => lines.findIndex((l) => l.startsWith('Verdicts: '));
+/** The blocks and the verdicts' line (a local table's marking line above them left out: the remote one has none unless --tlp/--pap). */
 const tableOf = (stdout: string) => {
   const lines = stdout.trimEnd().split('\n');
+  if (lines[0]?.startsWith('TLP:')) lines.splice(0, 2);
   return lines.slice(0, verdictsLine(lines) + 1).join('\n');
 };
 const footerOf = (stdout: string) => {
