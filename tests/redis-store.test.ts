@@ -25,7 +25,7 @@ import { processJob } from '../src/scale/worker.js';
 import { keyvEngineStore } from '../src/store/engine-store.js';
 import { sqliteAnalysisStore } from '../src/store/sqlite-analyses.js';
 import { openStorage, type Storage } from '../src/store/storage.js';
-import type { Verdict } from '../src/verdict/verdict.js';
+import { parseVerdict, type Verdict } from '../src/verdict/verdict.js';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { removeTempDir, tempDir } from './helpers/temp.js';
@@ -137,15 +137,29 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
     assert.deepEqual(await store.rowPage(sparse, 7, 2), [{ idx: 10, value: 'ten' }]);
   });
 
+  test('verdicts: each row\'s is kept beside it and read with it; a row replaced without one keeps none; remove drops them', async () => {
+    const id = randomUUID();
+    await store.putRows(id, [[0, '"zero"', 'v0'], [1, '"one"'], [2, '"two"', 'v2']]);
+    assert.deepEqual(await store.rowPage(id, -1, 10), [{ idx: 0, value: '"zero"', verdict: 'v0' }, { idx: 1, value: '"one"' }, { idx: 2, value: '"two"', verdict: 'v2' }]);
+    assert.deepEqual(await store.rowPage(id, 0, 1), [{ idx: 1, value: '"one"' }], 'a row of an older version: no verdict');
+    await store.putRows(id, [[2, '"two again"']]);
+    assert.deepEqual(await store.rowPage(id, 1, 10), [{ idx: 2, value: '"two again"' }], 'the replaced row\'s verdict is gone with it');
+    assert.deepEqual((await store.rows(id, new Set([1]))).sort((a, b) => a.idx - b.idx), [{ idx: 0, value: '"zero"', verdict: 'v0' }, { idx: 1, value: null }, { idx: 2, value: '"two again"' }]);
+    await store.remove(id);
+    assert.equal(await redis.client.exists(`oas:analysis:${id}:verdicts`), 0);
+  });
+
   test('addRow: writing one observable twice counts it once (the count is the rows there are)', async () => {
     const id = randomUUID();
-    assert.equal(await store.addRow(id, 3, '"a"'), 1);
-    assert.equal(await store.addRow(id, 3, '"b"'), 1, 'the same index again counts once');
-    assert.equal(await store.addRow(id, 0, '"c"'), 2);
+    assert.equal(await store.addRow(id, 3, '"a"', 'va'), 1);
+    assert.equal(await store.addRow(id, 3, '"b"', 'vb'), 1, 'the same index again counts once');
+    assert.equal(await store.addRow(id, 0, '"c"', 'vc'), 2);
     assert.equal(await store.hasRow(id, 3), true);
     assert.equal(await store.hasRow(id, 1), false);
     assert.equal(await store.rowCount(id), 2);
-    assert.deepEqual(await store.rowPage(id, -1, 10), [{ idx: 0, value: '"c"' }, { idx: 3, value: '"b"' }], 'the later write replaced the earlier');
+    const written = [{ idx: 0, value: '"c"', verdict: 'vc' }, { idx: 3, value: '"b"', verdict: 'vb' }];
+    assert.deepEqual(await store.rowPage(id, -1, 10), written, 'the later write replaced the earlier, its verdict with it');
+    assert.deepEqual((await store.rows(id, new Set())).sort((a, b) => a.idx - b.idx), written);
   });
 
   test('unfinished: the server\'s analyses not complete, and no longer once complete', async () => {
@@ -380,6 +394,12 @@ describe('processJob: a worker\'s job', { skip: redisSkip, timeout: 60_000 }, ()
     const rows = await store.rowPage(h.id, -1, 10);
     assert.deepEqual(rows.map((r) => (JSON.parse(r.value) as { observable: string }).observable), names, 'one row per observable');
     assert.deepEqual(JSON.parse(rows[0]!.value).judge, { level: 'malicious' });
+    assert.deepEqual(rows.map((r) => parseVerdict(r.verdict)), [
+      { verdict: 'malicious', reasons: ['judge: judged malicious'] },
+      { verdict: 'suspicious', reasons: ['judge: judged suspicious'] },
+      { verdict: 'clean', reasons: ['judge: judged clean'] },
+      { verdict: 'clean', reasons: ['judge: judged clean'] },
+    ], 'each row\'s verdict, worked out by its worker, stored beside it');
 
     for (const job of jobs) await processJob(job, store, runner, catalog);
     assert.equal(fake.hits('GET /judge').length, names.length, 'one engine call per observable in all');

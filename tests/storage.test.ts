@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { jsonChunks } from '../src/analysis/output.js';
+import { observableVerdict } from '../src/analysis/rows.js';
 import type { AnalysisHeader, AnalysisRecord } from '../src/store/analysis-store.js';
 import type { ObservableResult } from '../src/runner/result.js';
 import { ANALYSIS_RESULTS_TABLE } from '../src/store/storage.js';
@@ -89,7 +90,7 @@ describe('a many-observable analysis', () => {
   test('the JSON and CSV exports are exactly what the whole array gives', async () => {
     const json = await get(`/export/${id}?format=json`);
     assert.equal(json.status, 200);
-    assert.equal(await json.text(), JSON.stringify(results.map((r) => withVerdict(r, served.app.catalog)), null, 2));
+    assert.equal(await json.text(), JSON.stringify(results.map((r) => withVerdict(r, observableVerdict(r, served.app.catalog))), null, 2));
     const csv = await get(`/export/${id}?format=csv`);
     assert.equal(csv.status, 200);
     assert.equal(await csv.text(), resultsCsv(results, served.app.catalog));
@@ -146,7 +147,7 @@ describe('records of the previous format (results inside the record)', () => {
     const res = await get(`/api/results/${legacyId}`);
     assert.equal(res.status, 200);
     assert.equal(await res.text(), JSON.stringify(results));
-    assert.equal(await (await get(`/export/${legacyId}?format=json`)).text(), JSON.stringify(results.map((r) => withVerdict(r, served.app.catalog)), null, 2));
+    assert.equal(await (await get(`/export/${legacyId}?format=json`)).text(), JSON.stringify(results.map((r) => withVerdict(r, observableVerdict(r, served.app.catalog))), null, 2));
     assert.equal(await (await get(`/export/${legacyId}?format=csv`)).text(), resultsCsv(results, served.app.catalog));
     const view = (await (await get(`/ui/analyses/${legacyId}`)).json()) as AnalysisView;
     assert.deepEqual(view.results, results);
@@ -228,7 +229,7 @@ describe('streamed JSON', () => {
     let whole = '';
     let chunks = 0;
     for await (const chunk of jsonChunks((async function* () {
-      yield* pages;
+      for (const page of pages) yield page.map((value) => ({ value }));
     })(), pretty)) {
       whole += chunk;
       chunks++;

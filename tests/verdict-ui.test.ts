@@ -154,7 +154,7 @@ describe('the live view (/ui/analyses/<id>) and the history', () => {
 
   test('the API results stay the spec format: no verdict, no reasons', async () => {
     const texts: string[] = [];
-    for await (const page of analyses.resultTexts(record)) texts.push(...page);
+    for await (const page of analyses.storedResults(record)) texts.push(...page.map((stored) => stored.value));
     assert.equal(texts.length, 4);
     for (const text of texts) {
       const result = JSON.parse(text) as Record<string, unknown>;

@@ -1,14 +1,15 @@
 /**
  * Running one analysis in this process: its observables through the runner a window at a time,
- * each result saved as a row (in batches), its verdicts counted, its engine errors reported, and
- * its header marked complete once every row is written.
+ * each result's verdict worked out once and saved with it as a row (in batches), its verdicts
+ * counted, its engine errors reported, and its header marked complete once every row is written.
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { Share } from '../runner/fair-queue.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Progress, Selection } from '../runner/types.js';
-import type { AnalysisHeader, AnalysisStore } from '../store/analysis-store.js';
+import type { AnalysisHeader, AnalysisStore, RowWrite } from '../store/analysis-store.js';
+import { verdictText, type ObservableVerdict } from '../verdict/verdict.js';
 import { READ_PAGE, type LiveAnalysis } from './reader.js';
 import { observableVerdict } from './rows.js';
 import { completedHeader, countRow, countVerdict, noVerdicts, type VerdictCounts } from './verdict-counts.js';
@@ -45,7 +46,8 @@ export interface LaunchServices {
   runner: EngineRunner;
   store: AnalysisStore;
   progressListener(id: string): ((p: Progress) => void) | undefined;
-  observableListener(id: string): ((index: number, result: ObservableResult) => void) | undefined;
+  /** Told of each finished observable with its verdict (the one stored with it). */
+  observableListener(id: string): ((index: number, result: ObservableResult, judged: ObservableVerdict) => void) | undefined;
   engineErrorListener(): ((event: EngineErrorEvent) => void) | undefined;
   /**
    * A place for each observable before it starts, given back (called) once it is done; at once, or
@@ -79,14 +81,14 @@ export function launchAnalysis(
   const verdicts = noVerdicts();
   // Finished results are queued and written in batches (every SAVE_INTERVAL_MS, or at once past
   // SAVE_BATCH); each stays in `unsaved` until its row is written.
-  let queue: [number, string][] = [];
+  let queue: RowWrite[] = [];
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
     if (queue.length === 0) return;
     const batch = queue;
     queue = [];
     saving = saving.then(() => store.putRows(id, batch)).then(() => {
-      for (const [index, text] of batch) if (live.unsaved.get(index) === text) live.unsaved.delete(index);
+      for (const row of batch) if (live.unsaved.get(row[0]) === row) live.unsaved.delete(row[0]);
     }, () => {});
   };
   const timer = setInterval(save, SAVE_INTERVAL_MS);
@@ -98,12 +100,14 @@ export function launchAnalysis(
     services.progressListener(id)?.({ ...event, done, total });
   };
   const finish = (index: number, result: ObservableResult) => {
-    const text = JSON.stringify(result);
-    live.unsaved.set(index, text);
-    queue.push([index, text]);
+    // Its verdict, worked out here once: stored beside the result, every reader takes it from there.
+    const judged = observableVerdict(result, catalog);
+    const row: RowWrite = [index, JSON.stringify(result), verdictText(judged)];
+    live.unsaved.set(index, row);
+    queue.push(row);
     if (queue.length >= SAVE_BATCH) save();
-    countVerdict(verdicts, observableVerdict(result, catalog).verdict);
-    services.observableListener(id)?.(index, result);
+    countVerdict(verdicts, judged.verdict);
+    services.observableListener(id)?.(index, result, judged);
     const onEngineError = services.engineErrorListener();
     if (onEngineError && result.errors) {
       for (const [key, error] of Object.entries(result.errors)) {
@@ -167,7 +171,7 @@ export function launchAnalysis(
       await saving;
       // A batch whose write failed is still unsaved: written now, or the analysis stays
       // incomplete (and, from the server, resumes at the next start).
-      if (live.unsaved.size > 0) await store.putRows(id, [...live.unsaved].sort(([a], [b]) => a - b));
+      if (live.unsaved.size > 0) await store.putRows(id, [...live.unsaved.values()].sort(([a], [b]) => a - b));
       if (saved.size > 0) await countSaved(store, catalog, id, saved, verdicts);
       // Every row is written before complete turns true: whoever sees it can read them all.
       const final = completedHeader({ ...header, progress: { done: total, total } }, verdicts, Date.now() - started);
@@ -182,7 +186,7 @@ export function launchAnalysis(
 async function countSaved(store: AnalysisStore, catalog: Catalog, id: string, saved: ReadonlySet<number>, verdicts: VerdictCounts): Promise<void> {
   for (let after = -1; ;) {
     const rows = await store.rowPage(id, after, READ_PAGE);
-    for (const row of rows) if (saved.has(row.idx)) countRow(verdicts, row.value, catalog);
+    for (const row of rows) if (saved.has(row.idx)) countRow(verdicts, row, catalog);
     if (rows.length < READ_PAGE) return;
     after = rows[rows.length - 1]!.idx;
   }

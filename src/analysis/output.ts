@@ -4,6 +4,7 @@
  * building it. Used by the API's results and by the JSON export (src/export/json.ts).
  */
 import type { ObservableResult } from '../runner/result.js';
+import type { StoredResult } from '../store/analysis-store.js';
 
 const CHUNK = 64 * 1024;
 
@@ -24,22 +25,23 @@ export async function* chunked(pieces: AsyncIterable<string>, size = CHUNK): Asy
 }
 
 /**
- * `JSON.stringify(results)` (`pretty`: `JSON.stringify(results, null, 2)`) from the results as
- * JSON texts, a page at a time; `element` turns each result into what the array holds (the JSON
- * export adds the verdict).
+ * `JSON.stringify(results)` (`pretty`: `JSON.stringify(results, null, 2)`) from the stored results
+ * (JSON texts), a page at a time; `element` turns each result into what the array holds (the JSON
+ * export adds the verdict stored with it).
  */
 export function jsonChunks(
-  pages: AsyncIterable<readonly string[]>,
+  pages: AsyncIterable<readonly StoredResult[]>,
   pretty = false,
-  element?: (result: ObservableResult) => unknown,
+  element?: (result: ObservableResult, stored: StoredResult) => unknown,
 ): AsyncGenerator<string> {
   return chunked((async function* () {
     let first = true;
-    for await (const texts of pages) {
-      for (const text of texts) {
+    for await (const page of pages) {
+      for (const stored of page) {
+        const text = stored.value;
         let item = text;
         if (pretty || element) {
-          const value = element ? element(JSON.parse(text) as ObservableResult) : JSON.parse(text);
+          const value = element ? element(JSON.parse(text) as ObservableResult, stored) : JSON.parse(text);
           // An element of an indented array: its own lines indented one level more (a JSON text
           // holds no raw line break but those of the indentation).
           item = pretty ? JSON.stringify(value, null, 2).replace(/\n/g, '\n  ') : JSON.stringify(value);

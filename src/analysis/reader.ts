@@ -5,7 +5,8 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import type { AnalysisHeader, AnalysisRecord, AnalysisStore, HistoryQuery } from '../store/analysis-store.js';
+import type { AnalysisHeader, AnalysisRecord, AnalysisStore, HistoryQuery, RowWrite, StoredResult } from '../store/analysis-store.js';
+import { parseVerdict, type ObservableVerdict } from '../verdict/verdict.js';
 import type { HistoryView } from '../view/types.js';
 
 /** Rows read at once when results are read back in order. */
@@ -23,8 +24,8 @@ const HELD: ObservableResult = Object.freeze({ observable: '', type: 'FQDN', rev
 /** A running analysis: its header (progress live) and its results not saved yet. */
 export interface LiveAnalysis {
   header: AnalysisHeader;
-  /** Index -> result JSON, until its row is written. */
-  unsaved: Map<number, string>;
+  /** Index -> its row (result JSON and verdict), until the row is written. */
+  unsaved: Map<number, RowWrite>;
 }
 
 export class AnalysisReader {
@@ -83,30 +84,37 @@ export class AnalysisReader {
     if (!header) return undefined;
     if (header.results) return { ...header, results: header.results };
     const results: (ObservableResult | null)[] = header.observables.map(() => null);
+    // Each result's verdict as stored when it finished (none in rows of older versions).
+    const verdicts: (ObservableVerdict | undefined)[] = header.observables.map(() => undefined);
     const rows = await this.store.rows(header.id, have);
     for (const row of rows) {
-      if (row.idx >= 0 && row.idx < results.length) results[row.idx] = row.value === null ? HELD : (JSON.parse(row.value) as ObservableResult);
+      if (row.idx < 0 || row.idx >= results.length) continue;
+      results[row.idx] = row.value === null ? HELD : (JSON.parse(row.value) as ObservableResult);
+      if (row.value !== null) verdicts[row.idx] = parseVerdict(row.verdict);
     }
     // Live may have ended meanwhile: its unsaved results are then in the rows just read.
-    for (const [index, text] of running?.unsaved ?? []) {
-      if (results[index] === null) results[index] = have.has(index) ? HELD : (JSON.parse(text) as ObservableResult);
+    for (const [index, [, text, verdict]] of running?.unsaved ?? []) {
+      if (results[index] !== null) continue;
+      results[index] = have.has(index) ? HELD : (JSON.parse(text) as ObservableResult);
+      if (!have.has(index)) verdicts[index] = parseVerdict(verdict);
     }
     let progress = header.progress;
     if (!running && !header.complete) {
       // Stored while running: its progress is as of the start; the rows say how far it got.
       progress = { done: Math.min(progress.total, rows.length * header.engines.length), total: progress.total };
     }
-    return { ...header, progress: { ...progress }, results };
+    return { ...header, progress: { ...progress }, results, result_verdicts: verdicts };
   }
 
   /**
-   * The results of an analysis in input order, as JSON texts (one per finished observable), a
-   * page at a time: the whole document is never built.
+   * The results of an analysis in input order (one per finished observable), each as its JSON
+   * text with the verdict stored beside it, a page at a time: the whole document is never built.
+   * Records of older versions (results inside) have no stored verdicts.
    */
-  async *resultTexts(header: AnalysisHeader): AsyncGenerator<string[]> {
+  async *storedResults(header: AnalysisHeader): AsyncGenerator<StoredResult[]> {
     if (header.results) {
       for (let i = 0; i < header.results.length; i += READ_PAGE) {
-        yield header.results.slice(i, i + READ_PAGE).filter((r) => r !== null).map((r) => JSON.stringify(r));
+        yield header.results.slice(i, i + READ_PAGE).filter((r) => r !== null).map((r) => ({ value: JSON.stringify(r) }));
       }
       return;
     }
@@ -114,7 +122,7 @@ export class AnalysisReader {
       const rows = await this.store.rowPage(header.id, after, READ_PAGE);
       if (rows.length === 0) return;
       after = rows[rows.length - 1]!.idx;
-      yield rows.map((row) => row.value);
+      yield rows;
       if (rows.length < READ_PAGE) return;
     }
   }

@@ -1,7 +1,7 @@
 /** One engine's outcome for one observable, and the flat (observable, engine) rows tables show. */
 import type { Catalog } from '../engine/catalog.js';
 import { RESERVED_KEYS, type ObservableResult } from '../runner/result.js';
-import { verdictOf, type ObservableVerdict, type Verdict } from '../verdict/verdict.js';
+import { parseVerdict, verdictOf, type ObservableVerdict, type Verdict } from '../verdict/verdict.js';
 
 export type OutcomeStatus = 'ok' | 'empty' | 'error' | 'not_applicable';
 
@@ -58,34 +58,50 @@ export function engineStatus(result: ObservableResult, key: string, catalog: Cat
   return value === null || value === undefined ? 'empty' : 'ok';
 }
 
-/** Rows of every engine that applies to its observable's type (directly or on the resolved IP). */
+/**
+ * Rows of every engine that applies to its observable's type (directly or on the resolved IP),
+ * each observable's verdict worked out here (`observableRows` takes one already known).
+ */
 export function resultRows(results: readonly (ObservableResult | null)[], catalog: Catalog): ResultRow[] {
+  return results.flatMap((result) => (result ? observableRows(result, catalog, observableVerdict(result, catalog)) : []));
+}
+
+/** The rows of one observable's result (see `resultRows`), with its verdict `judged` (the stored one). */
+export function observableRows(result: ObservableResult, catalog: Catalog, judged: ObservableVerdict): ResultRow[] {
   const rows: ResultRow[] = [];
-  for (const result of results) {
-    if (!result) continue;
-    const before = rows.length;
-    const { verdict, reasons } = observableVerdict(result, catalog);
-    const reversedIp = typeof result.reversed_ip === 'string' && result.reversed_ip !== '' ? result.reversed_ip : undefined;
-    const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp };
-    for (const key of engineKeys(result)) {
-      const outcome = engineOutcome(result, key, catalog);
-      if (outcome.status === 'not_applicable') continue;
-      rows.push({ ...common, engine: key, service: catalog.find(key)?.service ?? key, status: outcome.status, summary: outcome.summary });
-    }
-    if (rows.length === before) {
-      rows.push({ ...common, engine: '-', service: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });
-    }
+  const { verdict, reasons } = judged;
+  const reversedIp = typeof result.reversed_ip === 'string' && result.reversed_ip !== '' ? result.reversed_ip : undefined;
+  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp };
+  for (const key of engineKeys(result)) {
+    const outcome = engineOutcome(result, key, catalog);
+    if (outcome.status === 'not_applicable') continue;
+    rows.push({ ...common, engine: key, service: catalog.find(key)?.service ?? key, status: outcome.status, summary: outcome.summary });
+  }
+  if (rows.length === 0) {
+    rows.push({ ...common, engine: '-', service: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });
   }
   return rows;
 }
 
-/** `verdictOf`, never throwing: a result nothing can read is `unknown`. */
+/**
+ * `verdictOf`, never throwing: a result nothing can read is `unknown`. Worked out once per result,
+ * as its observable finishes (src/analysis/launch.ts, src/scale/worker.ts); readers take the
+ * stored one (`storedVerdict`).
+ */
 export function observableVerdict(result: ObservableResult, catalog: Catalog): ObservableVerdict {
   try {
     return verdictOf(result, catalog);
   } catch {
     return { verdict: 'unknown', reasons: [] };
   }
+}
+
+/**
+ * The verdict stored beside a result (`StoredResult.verdict`); for a row written by an older
+ * version, which has none, worked out from the result.
+ */
+export function storedVerdict(stored: string | null | undefined, result: ObservableResult, catalog: Catalog): ObservableVerdict {
+  return parseVerdict(stored) ?? observableVerdict(result, catalog);
 }
 
 function summarize(catalog: Catalog, key: string, value: unknown): string {

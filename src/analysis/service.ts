@@ -13,7 +13,8 @@ import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Share } from '../runner/fair-queue.js';
 import type { Progress, Selection } from '../runner/types.js';
-import type { AnalysisHeader, AnalysisOrigin, AnalysisRecord, AnalysisStore, HistoryQuery } from '../store/analysis-store.js';
+import type { AnalysisHeader, AnalysisOrigin, AnalysisRecord, AnalysisStore, HistoryQuery, RowWrite, StoredResult } from '../store/analysis-store.js';
+import type { ObservableVerdict } from '../verdict/verdict.js';
 import type { HistoryView } from '../view/types.js';
 import { launchAnalysis, type EngineErrorEvent, type LaunchServices } from './launch.js';
 import { AnalysisReader, type LiveAnalysis } from './reader.js';
@@ -43,10 +44,13 @@ export interface AnalysisObserver {
 
 const NO_PACE = () => {};
 
+/** Told of each observable as it finishes, with its verdict (worked out once, stored with it). */
+export type ObservableListener = (index: number, result: ObservableResult, judged: ObservableVerdict) => void;
+
 /** Who is told of an analysis's progress and of each observable as it finishes. */
 export interface AnalysisListeners {
   progress?: ((p: Progress) => void) | undefined;
-  observable?: ((index: number, result: ObservableResult) => void) | undefined;
+  observable?: ObservableListener | undefined;
 }
 
 export class AnalysisService {
@@ -154,13 +158,13 @@ export class AnalysisService {
 
   /**
    * Runs an analysis to the end (the CLI), recording it like any other. Its results are read
-   * back with `resultTexts`.
+   * back with `storedResults`.
    */
   async runToEnd(
     request: AnalysisRequest,
     onProgress?: (p: Progress) => void,
     prepared = this.prepare(request),
-    onObservable?: (index: number, result: ObservableResult) => void,
+    onObservable?: ObservableListener,
   ): Promise<AnalysisHeader> {
     const header = await this.start(request, prepared, 'cli', { progress: onProgress, observable: onObservable });
     const done = this.running.get(header.id)!;
@@ -174,7 +178,7 @@ export class AnalysisService {
 
   private readonly progressListeners = new Map<string, (p: Progress) => void>();
   /** Called as each observable of an analysis finishes (`oas analyze --format jsonl`). */
-  private readonly observableListeners = new Map<string, (index: number, result: ObservableResult) => void>();
+  private readonly observableListeners = new Map<string, ObservableListener>();
 
   /** The stored header (with the results inside for records of older versions). */
   get(id: string): Promise<AnalysisHeader | undefined> {
@@ -196,9 +200,9 @@ export class AnalysisService {
     return this.reader.latest(id, have);
   }
 
-  /** The results of an analysis in input order, as JSON texts, a page at a time. */
-  resultTexts(header: AnalysisHeader): AsyncGenerator<string[]> {
-    return this.reader.resultTexts(header);
+  /** The results of an analysis in input order, as JSON texts with their stored verdicts, a page at a time. */
+  storedResults(header: AnalysisHeader): AsyncGenerator<StoredResult[]> {
+    return this.reader.storedResults(header);
   }
 
   /**
@@ -228,7 +232,8 @@ export class AnalysisService {
   private async migrate(record: AnalysisHeader): Promise<AnalysisHeader> {
     const { results, ...header } = record;
     if (!results) return record;
-    const rows: [number, string][] = [];
+    // No verdicts stored with them (none was): readers work them out, as for any older row.
+    const rows: RowWrite[] = [];
     results.forEach((result, index) => {
       if (result) rows.push([index, JSON.stringify(result)]);
     });

@@ -4,8 +4,8 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import type { AnalysisHeader } from '../store/analysis-store.js';
-import { worse, type Verdict } from '../verdict/verdict.js';
+import type { AnalysisHeader, StoredResult } from '../store/analysis-store.js';
+import { parseVerdict, worse, type Verdict } from '../verdict/verdict.js';
 import type { VerdictCountsView } from '../view/types.js';
 import { observableVerdict } from './rows.js';
 
@@ -22,13 +22,18 @@ export function countVerdict(counts: VerdictCounts, verdict: Verdict): void {
   counts.worst = worse(counts.worst, verdict);
 }
 
-/** Counts the verdict of one stored result (JSON text); a row that cannot be read judges nothing. */
-export function countRow(counts: VerdictCounts, text: string, catalog: Catalog): void {
-  let verdict: Verdict = 'unknown';
-  try {
-    verdict = observableVerdict(JSON.parse(text) as ObservableResult, catalog).verdict;
-  } catch {
-    // unknown
+/**
+ * Counts the verdict of one stored result: the one stored beside it, else (a row of an older
+ * version) worked out from its JSON text; a row that cannot be read judges nothing.
+ */
+export function countRow(counts: VerdictCounts, row: StoredResult, catalog: Catalog): void {
+  let verdict: Verdict | undefined = parseVerdict(row.verdict)?.verdict;
+  if (verdict === undefined) {
+    try {
+      verdict = observableVerdict(JSON.parse(row.value) as ObservableResult, catalog).verdict;
+    } catch {
+      verdict = 'unknown';
+    }
   }
   countVerdict(counts, verdict);
 }

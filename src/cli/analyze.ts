@@ -3,11 +3,12 @@
  * `--server` the analysis runs on a server (src/cli/remote.ts); what both read and write is
  * src/cli/output.ts.
  */
-import type { ResultRow } from '../analysis/rows.js';
+import { storedVerdict, type ResultRow } from '../analysis/rows.js';
 import { createApp } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { jsonLine } from '../export/json.js';
 import type { ObservableResult } from '../runner/result.js';
+import type { ObservableVerdict } from '../verdict/verdict.js';
 import { canSpin, startProgress } from './progress.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { engineNames, LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
@@ -45,12 +46,12 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
     const sink = openSink(choice.file, format === 'xlsx', stdout);
     const rows: ResultRow[] = [];
     const count = new LookupCount(app.catalog, format === 'table' ? rows : undefined);
-    // jsonl: one line per observable as it finishes (in the order they finish). The lines are the
-    // progress there: no spinner over them on a terminal.
+    // jsonl: one line per observable as it finishes (in the order they finish), with the verdict
+    // worked out as it finished. The lines are the progress there: no spinner over them on a terminal.
     const onObservable = format === 'jsonl'
-      ? (_index: number, result: ObservableResult) => {
+      ? (_index: number, result: ObservableResult, judged: ObservableVerdict) => {
         count.add(result);
-        void sink.write(`${jsonLine(result, app.catalog)}\n`);
+        void sink.write(`${jsonLine(result, judged)}\n`);
       }
       : undefined;
     // On a terminal a spinner, unless jsonl lines are shown there (they are the progress): then,
@@ -68,10 +69,16 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
     } finally {
       progress?.stop();
     }
-    // The results are read back from the store a page at a time: exports are written as they are
-    // read (never built whole); the table keeps one short row per (observable, engine).
+    // The results are read back from the store a page at a time, with the verdicts stored beside
+    // them: exports are written as they are read (never built whole); the table keeps one short
+    // row per (observable, engine).
     if (format === 'table') {
-      for await (const texts of app.analyses.resultTexts(record)) for (const text of texts) count.add(JSON.parse(text) as ObservableResult);
+      for await (const page of app.analyses.storedResults(record)) {
+        for (const stored of page) {
+          const result = JSON.parse(stored.value) as ObservableResult;
+          count.add(result, storedVerdict(stored.verdict, result, app.catalog));
+        }
+      }
       const { renderTable } = await import('./table.js');
       const footer = [`${record.observables.length} observable(s), ${prepared.selections.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${record.id}`];
       await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY && options.color !== false ? {} : { color: false }), named: engines === undefined ? undefined : prepared.selections.map((s) => s.key), footer })}\n`);
@@ -79,12 +86,12 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
       // The first reading counts the lookups (xlsx reads the results twice).
       let counted = false;
       const pages = () => {
-        const texts = app.analyses.resultTexts(record);
-        if (counted) return texts;
+        const stored = app.analyses.storedResults(record);
+        if (counted) return stored;
         counted = true;
         return (async function* () {
-          for await (const page of texts) {
-            for (const text of page) count.add(JSON.parse(text) as ObservableResult);
+          for await (const page of stored) {
+            for (const row of page) count.add(JSON.parse(row.value) as ObservableResult);
             yield page;
           }
         })();

@@ -6,11 +6,12 @@
 import { createWriteStream, openSync, type WriteStream } from 'node:fs';
 import { text as readStream } from 'node:stream/consumers';
 import { isatty } from 'node:tty';
-import { engineKeys, engineStatus, resultRows, type ResultRow } from '../analysis/rows.js';
+import { engineKeys, engineStatus, observableRows, type ResultRow } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ExportSource } from '../export/common.js';
 import { EXPORT_FORMATS, exportChunks, type ExportFormat } from '../export/index.js';
 import type { ObservableResult } from '../runner/result.js';
+import type { ObservableVerdict } from '../verdict/verdict.js';
 import { EXIT_FAILED, UsageError } from './errors.js';
 
 export interface AnalyzeOptions {
@@ -139,18 +140,22 @@ export function openSink(file: string | undefined, binary: boolean, stdout: { wr
   };
 }
 
-/** Counts the lookups of each result, and the failed ones (exit 1 when every one failed). */
+/**
+ * Counts the lookups of each result, and the failed ones (exit 1 when every one failed); with
+ * `rows`, keeps the table's rows of each result too.
+ */
 export class LookupCount {
   lookups = 0;
   failed = 0;
   constructor(
     private readonly catalog: Catalog,
     private readonly rows?: ResultRow[],
-    /** A result's rows (default: resultRows; a remote server's results get generic summaries). */
-    private readonly rowsOf: (result: ObservableResult) => ResultRow[] = (result) => resultRows([result], this.catalog),
+    /** A result's rows (default: observableRows; a remote server's results get generic summaries). */
+    private readonly rowsOf: (result: ObservableResult, judged: ObservableVerdict) => ResultRow[] = (result, judged) => observableRows(result, this.catalog, judged),
   ) {}
 
-  add(result: ObservableResult): void {
+  /** One result; `judged`, its verdict (the one stored with it), only for the rows (never worked out here). */
+  add(result: ObservableResult, judged?: ObservableVerdict): void {
     if (!this.rows) {
       // Counting only: statuses, without the rows' summaries and verdict.
       const statuses = engineKeys(result).map((key) => engineStatus(result, key, this.catalog)).filter((s) => s !== 'not_applicable');
@@ -158,7 +163,8 @@ export class LookupCount {
       this.failed += statuses.filter((s) => s === 'error').length;
       return;
     }
-    for (const row of this.rowsOf(result)) {
+    if (!judged) throw new Error('LookupCount: the rows of a result need its verdict');
+    for (const row of this.rowsOf(result, judged)) {
       this.lookups++;
       if (row.status === 'error') this.failed++;
       this.rows.push(row);

@@ -12,11 +12,12 @@
  * (src/engine/declarations.ts), with the code of the engines named in the results.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { resultRows, type ResultRow } from '../analysis/rows.js';
+import { observableRows, observableVerdict, type ResultRow } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { CatalogVariant, EngineDefinition } from '../engine/contract.js';
 import type { ObservableResult } from '../runner/result.js';
 import { withVerdict } from '../export/json.js';
+import { verdictText, type ObservableVerdict } from '../verdict/verdict.js';
 import { redact } from '../http/redact.js';
 import { engineNames, LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
 import { EXIT_FAILED, EXIT_OK, UsageError, oneLine } from './errors.js';
@@ -143,24 +144,27 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     const keys = new Set(forRows.flatMap((r) => Object.keys(r)));
     // The engines' code, for their summaries and for the verdicts every format carries.
     const catalog = await definitions.catalog(variant, [...keys]);
+    // Each result's verdict, worked out once (from its normalised form): every format takes it.
+    const verdicts = forRows.map((result) => observableVerdict(result, catalog));
     const rows: ResultRow[] = [];
-    const count = new LookupCount(catalog, rows, (result) => tableRows(result, catalog));
-    for (const result of forRows) count.add(result);
+    const count = new LookupCount(catalog, format === 'table' ? rows : undefined, (result, judged) => tableRows(result, catalog, judged));
+    forRows.forEach((result, i) => count.add(result, verdicts[i]));
     const sink = openSink(file, format === 'xlsx', stdout);
     // json and jsonl: the server's elements as it sent them, each with the verdict of its
     // normalised form; the other formats are made from the normalised results.
-    const judged = (r: unknown) => (r === null ? null : withVerdict(r as ObservableResult, catalog, normalizeResult(r as ObservableResult)));
+    let next = 0;
+    const elements = results.map((r) => (r === null ? null : withVerdict(r as ObservableResult, verdicts[next++]!)));
     if (format === 'json') {
-      await sink.write(`${JSON.stringify(results.map(judged), null, 2)}\n`);
+      await sink.write(`${JSON.stringify(elements, null, 2)}\n`);
     } else if (format === 'jsonl') {
-      for (const result of results) if (result !== null) await sink.write(`${JSON.stringify(judged(result))}\n`);
+      for (const element of elements) if (element !== null) await sink.write(`${JSON.stringify(element)}\n`);
     } else if (format === 'table') {
       const { renderTable } = await import('./table.js');
       const footer = [`${forRows.length} observable(s), ${engines.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${analysis.id}`, analysis.link];
       await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY ? {} : { color: false }), named, footer })}\n`);
     } else {
-      const texts = forRows.map((r) => JSON.stringify(r));
-      const source = { id: analysis.id, created_at: started, finished_at: new Date().toISOString(), pages: async function* () { yield texts; } };
+      const stored = forRows.map((r, i) => ({ value: JSON.stringify(r), verdict: verdictText(verdicts[i]!) }));
+      const source = { id: analysis.id, created_at: started, finished_at: new Date().toISOString(), pages: async function* () { yield stored; } };
       await writeExport(format, source, catalog, sink);
     }
     await sink.close();
@@ -411,9 +415,9 @@ export function normalizeResult(result: ObservableResult): ObservableResult {
   return copy;
 }
 
-/** The rows of one result; an engine unknown here (or whose summary cannot read it) gets a generic summary. */
-function tableRows(result: ObservableResult, catalog: Catalog): ResultRow[] {
-  return resultRows([result], catalog).map((row) => {
+/** The rows of one result and its verdict; an engine unknown here (or whose summary cannot read it) gets a generic summary. */
+function tableRows(result: ObservableResult, catalog: Catalog, judged: ObservableVerdict): ResultRow[] {
+  return observableRows(result, catalog, judged).map((row) => {
     if (row.status !== 'ok' || (catalog.find(row.engine) && row.summary !== 'result')) return row;
     return { ...row, summary: genericSummary(result[row.engine]) };
   });

@@ -1,7 +1,8 @@
 /** What every export format shares: the source of results, the verdict of each, plain text. */
-import { engineKeys, engineOutcome, observableVerdict, type Outcome } from '../analysis/rows.js';
+import { engineKeys, engineOutcome, storedVerdict, type Outcome } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
+import type { StoredResult } from '../store/analysis-store.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 
 /** An analysis to export: what names it, and its results. */
@@ -12,10 +13,11 @@ export interface ExportSource {
   /** When it finished (ISO 8601), when known. */
   finished_at?: string | null | undefined;
   /**
-   * The results in input order, as JSON texts, a page at a time (the stored rows,
-   * `AnalysisService.resultTexts`). A format may read them more than once: each call starts over.
+   * The results in input order, as JSON texts with the verdicts stored beside them, a page at a
+   * time (the stored rows, `AnalysisService.storedResults`). A format may read them more than
+   * once: each call starts over.
    */
-  pages(): AsyncIterable<readonly string[]>;
+  pages(): AsyncIterable<readonly StoredResult[]>;
 }
 
 /** One observable's result with its verdict, parsed once for a format. */
@@ -28,12 +30,12 @@ export interface EngineLine extends Outcome {
   engine: string;
 }
 
-/** The results of a source, one at a time, with their verdicts. */
+/** The results of a source, one at a time, with their verdicts (as stored: never worked out again). */
 export async function* judged(source: ExportSource, catalog: Catalog): AsyncGenerator<Judged> {
-  for await (const texts of source.pages()) {
-    for (const text of texts) {
-      const result = JSON.parse(text) as ObservableResult;
-      yield { result, ...observableVerdict(result, catalog) };
+  for await (const page of source.pages()) {
+    for (const stored of page) {
+      const result = JSON.parse(stored.value) as ObservableResult;
+      yield { result, ...storedVerdict(stored.verdict, result, catalog) };
     }
   }
 }

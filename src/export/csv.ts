@@ -5,25 +5,27 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import { resultRows } from '../analysis/rows.js';
+import type { StoredResult } from '../store/analysis-store.js';
+import type { ObservableVerdict } from '../verdict/verdict.js';
+import { observableRows, observableVerdict, storedVerdict } from '../analysis/rows.js';
 import { chunked, neutraliseFormula } from './common.js';
 
 export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons'] as const;
 
-/** The whole CSV document at once (tests, small exports). */
+/** The whole CSV document at once, each verdict worked out here (tests, small exports). */
 export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog): string {
   const lines = [CSV_COLUMNS.join(',')];
-  for (const result of results) if (result) lines.push(...csvLines(result, catalog));
+  for (const result of results) if (result) lines.push(...csvLines(result, catalog, observableVerdict(result, catalog)));
   return `${lines.join('\r\n')}\r\n`;
 }
 
 /**
- * The CSV lines (without their CRLF) of one observable's result, after the header line: its table
- * rows (`resultRows`), so an observable no selected engine applies to still has one line, for its
- * verdict (`unknown`).
+ * The CSV lines (without their CRLF) of one observable's result and its verdict `judged`, after
+ * the header line: its table rows (`observableRows`), so an observable no selected engine applies
+ * to still has one line, for its verdict (`unknown`).
  */
-function csvLines(result: ObservableResult, catalog: Catalog): string[] {
-  const rows = resultRows([result], catalog);
+function csvLines(result: ObservableResult, catalog: Catalog, judged: ObservableVerdict): string[] {
+  const rows = observableRows(result, catalog, judged);
   const reasons = rows[0]?.reasons.join('; ') ?? '';
   return rows.map((row) => {
     const none = row.engine === '-'; // no selected engine applies
@@ -32,12 +34,15 @@ function csvLines(result: ObservableResult, catalog: Catalog): string[] {
   });
 }
 
-/** The CSV export from the results as JSON texts, a page at a time, in chunks. */
-export function csvChunks(pages: AsyncIterable<readonly string[]>, catalog: Catalog): AsyncGenerator<string> {
+/** The CSV export from the stored results, a page at a time, in chunks, with their stored verdicts. */
+export function csvChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog): AsyncGenerator<string> {
   return chunked((async function* () {
     yield `${CSV_COLUMNS.join(',')}\r\n`;
-    for await (const texts of pages) {
-      for (const text of texts) yield `${csvLines(JSON.parse(text) as ObservableResult, catalog).join('\r\n')}\r\n`;
+    for await (const page of pages) {
+      for (const stored of page) {
+        const result = JSON.parse(stored.value) as ObservableResult;
+        yield `${csvLines(result, catalog, storedVerdict(stored.verdict, result, catalog)).join('\r\n')}\r\n`;
+      }
     }
   })());
 }

@@ -5,21 +5,22 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
-import { observableVerdict } from '../analysis/rows.js';
+import type { StoredResult } from '../store/analysis-store.js';
+import type { ObservableVerdict } from '../verdict/verdict.js';
+import { storedVerdict } from '../analysis/rows.js';
 import { jsonChunks as resultsJson } from '../analysis/output.js';
 
-/** A result element with its verdict (the key names are not engine names: no engine is called so). */
-export function withVerdict<T extends ObservableResult>(result: T, catalog: Catalog, judgedAs: ObservableResult = result): T & { verdict: string; reasons: string[] } {
-  const { verdict, reasons } = observableVerdict(judgedAs, catalog);
-  return { ...result, verdict, reasons };
+/** A result element with its verdict `judged` (the key names are not engine names: no engine is called so). */
+export function withVerdict<T extends ObservableResult>(result: T, judged: ObservableVerdict): T & { verdict: string; reasons: string[] } {
+  return { ...result, verdict: judged.verdict, reasons: judged.reasons };
 }
 
-/** One line of `--format jsonl` (without its line break). */
-export function jsonLine(result: ObservableResult, catalog: Catalog): string {
-  return JSON.stringify(withVerdict(result, catalog));
+/** One line of `--format jsonl` (without its line break): the result and its verdict `judged`. */
+export function jsonLine(result: ObservableResult, judged: ObservableVerdict): string {
+  return JSON.stringify(withVerdict(result, judged));
 }
 
-/** The JSON export (an indented array) from the results as JSON texts, a page at a time. */
-export function jsonChunks(pages: AsyncIterable<readonly string[]>, catalog: Catalog): AsyncGenerator<string> {
-  return resultsJson(pages, true, (result) => withVerdict(result, catalog));
+/** The JSON export (an indented array) from the stored results, a page at a time, with their stored verdicts. */
+export function jsonChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog): AsyncGenerator<string> {
+  return resultsJson(pages, true, (result, stored) => withVerdict(result, storedVerdict(stored.verdict, result, catalog)));
 }

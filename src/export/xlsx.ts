@@ -69,9 +69,9 @@ export async function writeXlsx(source: ExportSource, catalog: Catalog, out: Wri
   // First pass: the engines, in order of appearance, and each one's field columns (no verdict
   // needed: the results are only parsed).
   const engines = new Map<string, { fields: Set<string>; more: boolean }>();
-  for await (const texts of source.pages()) {
-    for (const text of texts) {
-      const result = JSON.parse(text) as ObservableResult;
+  for await (const page of source.pages()) {
+    for (const stored of page) {
+      const result = JSON.parse(stored.value) as ObservableResult;
       for (const key of engineKeys(result)) {
         let engine = engines.get(key);
         if (!engine) engines.set(key, (engine = { fields: new Set(), more: false }));

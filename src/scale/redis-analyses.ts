@@ -6,6 +6,9 @@
  *                           started_by (who started it, for the history's "mine"; absent when unknown)
  *   oas:analysis:<id>:rows  hash: observable index -> result JSON (one field per observable:
  *                           writing one twice replaces it, so a job run twice duplicates nothing)
+ *   oas:analysis:<id>:verdicts  hash: observable index -> its verdict JSON (`verdictText`),
+ *                           written with its row; absent for rows of older versions (readers
+ *                           work it out then)
  *   oas:analyses            sorted set of ids by creation time (the history, newest first)
  *   oas:analyses:running    set of the ids not complete yet
  *
@@ -13,7 +16,7 @@
  */
 import type { Redis } from 'ioredis';
 import { parseVerdictCounts, SHOWN_OBSERVABLES } from '../store/history.js';
-import type { AnalysisHeader, AnalysisStore, HistoryQuery, ResultRow } from '../store/analysis-store.js';
+import type { AnalysisHeader, AnalysisStore, HistoryQuery, ResultRow, RowWrite } from '../store/analysis-store.js';
 import type { HistoryItemView, HistoryView } from '../view/types.js';
 
 export const KEY_PREFIX = 'oas:';
@@ -34,6 +37,10 @@ export class RedisAnalysisStore implements AnalysisStore {
 
   private rowsKey(id: string): string {
     return `${this.prefix}analysis:${id}:rows`;
+  }
+
+  private verdictsKey(id: string): string {
+    return `${this.prefix}analysis:${id}:verdicts`;
   }
 
   private get index(): string {
@@ -91,7 +98,7 @@ export class RedisAnalysisStore implements AnalysisStore {
   }
 
   async remove(id: string): Promise<void> {
-    await exec(this.redis.multi().del(this.key(id), this.rowsKey(id)).zrem(this.index, id).srem(this.running, id));
+    await exec(this.redis.multi().del(this.key(id), this.rowsKey(id), this.verdictsKey(id)).zrem(this.index, id).srem(this.running, id));
   }
 
   async getHeader(id: string): Promise<AnalysisHeader | undefined> {
@@ -104,20 +111,32 @@ export class RedisAnalysisStore implements AnalysisStore {
     return flag === null ? undefined : flag === '1';
   }
 
-  async putRows(id: string, rows: readonly (readonly [number, string])[]): Promise<void> {
+  async putRows(id: string, rows: readonly RowWrite[]): Promise<void> {
     for (let i = 0; i < rows.length; i += WRITE_ROWS) {
       const fields: string[] = [];
-      for (const [index, text] of rows.slice(i, i + WRITE_ROWS)) fields.push(String(index), text);
-      await this.redis.hset(this.rowsKey(id), ...fields);
+      const verdicts: string[] = [];
+      const unjudged: string[] = [];
+      for (const [index, text, verdict] of rows.slice(i, i + WRITE_ROWS)) {
+        fields.push(String(index), text);
+        if (verdict === undefined) unjudged.push(String(index));
+        else verdicts.push(String(index), verdict);
+      }
+      const multi = this.redis.multi().hset(this.rowsKey(id), ...fields);
+      if (verdicts.length > 0) multi.hset(this.verdictsKey(id), ...verdicts);
+      // A row replaced without a verdict keeps none of the one it replaced.
+      if (unjudged.length > 0) multi.hdel(this.verdictsKey(id), ...unjudged);
+      await exec(multi);
     }
   }
 
   /**
-   * Writes one observable's result and says how many observables of the analysis have one now
-   * (atomically: of two workers finishing the last two observables, exactly one sees them all).
+   * Writes one observable's result and its verdict (`verdictText`), and says how many observables
+   * of the analysis have one now (atomically: of two workers finishing the last two observables,
+   * exactly one sees them all).
    */
-  async addRow(id: string, index: number, text: string): Promise<number> {
-    const [, count] = (await exec(this.redis.multi().hset(this.rowsKey(id), String(index), text).hlen(this.rowsKey(id)))) as [number, number];
+  async addRow(id: string, index: number, text: string, verdict: string): Promise<number> {
+    const multi = this.redis.multi().hset(this.rowsKey(id), String(index), text).hset(this.verdictsKey(id), String(index), verdict).hlen(this.rowsKey(id));
+    const [, , count] = (await exec(multi)) as [number, number, number];
     return count;
   }
 
@@ -129,35 +148,42 @@ export class RedisAnalysisStore implements AnalysisStore {
     return this.redis.hlen(this.rowsKey(id));
   }
 
-  async rows(id: string, have: ReadonlySet<number>): Promise<{ idx: number; value: string | null }[]> {
+  async rows(id: string, have: ReadonlySet<number>): Promise<{ idx: number; value: string | null; verdict?: string | null }[]> {
     const indices = await this.savedIndices(id);
     const wanted = indices.filter((idx) => !have.has(idx));
-    const values = wanted.length > 0 ? await this.redis.hmget(this.rowsKey(id), ...wanted.map(String)) : [];
-    const out: { idx: number; value: string | null }[] = indices.filter((idx) => have.has(idx)).map((idx) => ({ idx, value: null }));
-    wanted.forEach((idx, i) => {
-      const value = values[i];
-      if (value !== null && value !== undefined) out.push({ idx, value });
-    });
+    const read = wanted.length > 0 ? await this.read(id, wanted) : [];
+    const out: { idx: number; value: string | null; verdict?: string | null }[] = indices.filter((idx) => have.has(idx)).map((idx) => ({ idx, value: null }));
+    for (const row of read) if (row !== undefined) out.push(row);
     return out;
   }
 
   async rowPage(id: string, after: number, limit: number): Promise<ResultRow[]> {
     // A finished analysis has a row for every index: its pages are read straight (one HMGET
     // each); only a page with a gap (a running analysis, the end) lists the indices there are.
-    const window = Array.from({ length: Math.max(0, Math.floor(limit)) }, (_, i) => String(after + 1 + i));
+    const window = Array.from({ length: Math.max(0, Math.floor(limit)) }, (_, i) => after + 1 + i);
     if (window.length > 0) {
-      const dense = await this.redis.hmget(this.rowsKey(id), ...window);
-      if (dense.every((value) => value !== null)) return dense.map((value, i) => ({ idx: after + 1 + i, value: value! }));
+      const dense = await this.read(id, window);
+      if (dense.every((row) => row !== undefined)) return dense as ResultRow[];
     }
     const indices = (await this.savedIndices(id)).filter((idx) => idx > after).sort((a, b) => a - b).slice(0, limit);
     if (indices.length === 0) return [];
-    const values = await this.redis.hmget(this.rowsKey(id), ...indices.map(String));
-    const out: ResultRow[] = [];
-    indices.forEach((idx, i) => {
+    return (await this.read(id, indices)).filter((row) => row !== undefined);
+  }
+
+  /**
+   * The rows of these indices with their verdicts, read together (one MULTI: a verdict is always
+   * its row's); undefined for an index without a row. A row without a verdict (written by an
+   * older version) has no `verdict` key.
+   */
+  private async read(id: string, indices: readonly number[]): Promise<(ResultRow | undefined)[]> {
+    const fields = indices.map(String);
+    const [values, verdicts] = (await exec(this.redis.multi().hmget(this.rowsKey(id), ...fields).hmget(this.verdictsKey(id), ...fields))) as [(string | null)[], (string | null)[]];
+    return indices.map((idx, i) => {
       const value = values[i];
-      if (value !== null && value !== undefined) out.push({ idx, value });
+      if (value === null || value === undefined) return undefined;
+      const verdict = verdicts[i];
+      return verdict === null || verdict === undefined ? { idx, value } : { idx, value, verdict };
     });
-    return out;
   }
 
   async savedIndices(id: string): Promise<number[]> {

@@ -1,8 +1,8 @@
 /**
  * A worker: takes observable jobs from the queue (src/scale/queue.ts), runs the engines the job
  * names with this process's runner (its own credentials, the team's cache and quotas), writes the
- * observable's row, and completes the analysis when the last row is written. `oas worker` is one;
- * `oas serve` runs one too unless `--no-worker`.
+ * observable's row with its verdict, and completes the analysis when the last row is written.
+ * `oas worker` is one; `oas serve` runs one too unless `--no-worker`.
  *
  * Safe to run twice: a job whose row already exists (its worker died after writing it) calls no
  * engine again, and completing is idempotent. So a job taken over after a SIGKILL neither loses
@@ -12,12 +12,14 @@ import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
 import { shareOf, type EngineErrorEvent } from '../analysis/launch.js';
 import { READ_PAGE } from '../analysis/reader.js';
+import { observableVerdict } from '../analysis/rows.js';
 import { completedHeader, countRow, noVerdicts } from '../analysis/verdict-counts.js';
 import type { AnalysisHeader } from '../store/analysis-store.js';
 import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Selection } from '../runner/types.js';
+import { verdictText } from '../verdict/verdict.js';
 import { jobBackoffMs, QUEUE_NAME, QUEUE_PREFIX, type ObservableJob } from './queue.js';
 import type { RedisAnalysisStore } from './redis-analyses.js';
 import type { RedisLink } from './redis.js';
@@ -120,7 +122,7 @@ async function giveUp(job: ObservableJob, error: Error, store: RedisAnalysisStor
   const result: ObservableResult = { observable: job.observable.value, type: job.observable.type, reversed_success: false };
   for (const name of job.engines) result[name] = null;
   result.errors = { analysis: `given up after repeated failures: ${error.message.split('\n')[0]!.slice(0, 200)}` };
-  const count = await store.addRow(job.analysis, job.index, JSON.stringify(result));
+  const count = await store.addRow(job.analysis, job.index, JSON.stringify(result), verdictText(observableVerdict(result, catalog)));
   if (count >= job.total) await complete(job.analysis, store, catalog);
 }
 
@@ -137,7 +139,8 @@ export async function processJob(
     count = await store.rowCount(job.analysis);
   } else {
     const result = await analyse(job, runner, catalog);
-    count = await store.addRow(job.analysis, job.index, JSON.stringify(result));
+    // Its verdict, worked out here once and stored beside it: readers take it from there.
+    count = await store.addRow(job.analysis, job.index, JSON.stringify(result), verdictText(observableVerdict(result, catalog)));
     if (onEngineError && result.errors) {
       for (const [key, error] of Object.entries(result.errors)) {
         try {
@@ -184,7 +187,7 @@ async function complete(id: string, store: RedisAnalysisStore, catalog: Catalog)
   const verdicts = noVerdicts();
   for (let after = -1; ;) {
     const rows = await store.rowPage(id, after, READ_PAGE);
-    for (const row of rows) countRow(verdicts, row.value, catalog);
+    for (const row of rows) countRow(verdicts, row, catalog);
     if (rows.length < READ_PAGE) break;
     after = rows[rows.length - 1]!.idx;
   }

@@ -166,7 +166,7 @@ export function createApi(options: ApiOptions): Hono {
     }
     audit(c, { ...read, outcome: 'success' });
     c.header('Content-Type', 'application/json');
-    return sendChunks(c, jsonChunks(analyses.resultTexts(record)));
+    return sendChunks(c, jsonChunks(analyses.storedResults(record)));
   });
 
   return app;

@@ -6,6 +6,7 @@
 import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { Progress } from '../runner/types.js';
+import type { ObservableVerdict } from '../verdict/verdict.js';
 import type { HistoryView, VerdictCountsView } from '../view/types.js';
 
 /** Who started an analysis: `oas analyze` or `oas serve` (its API). */
@@ -47,6 +48,11 @@ export interface AnalysisHeader {
 export interface AnalysisRecord extends AnalysisHeader {
   /** In input order; null for an observable not finished yet. */
   results: (ObservableResult | null)[];
+  /**
+   * Beside `results`, by index: each result's verdict as stored when it finished; undefined where
+   * none was stored (rows of older versions, results inside the record) or not read. Absent: none.
+   */
+  result_verdicts?: (ObservableVerdict | undefined)[];
 }
 
 export interface HistoryQuery {
@@ -59,11 +65,25 @@ export interface HistoryQuery {
   startedBy?: string;
 }
 
-/** One finished observable: its index in the analysis and its result as JSON text. */
-export interface ResultRow {
-  idx: number;
+/** One finished observable as stored: its result, and beside it its verdict. */
+export interface StoredResult {
+  /** The result, JSON text. */
   value: string;
+  /**
+   * Its verdict and reasons, JSON text (`verdictText` of src/verdict/verdict.ts), worked out once
+   * as the observable finished. Absent or null in rows written by older versions: a reader works it
+   * out then.
+   */
+  verdict?: string | null | undefined;
 }
+
+/** One finished observable: its index in the analysis, its result and verdict as stored. */
+export interface ResultRow extends StoredResult {
+  idx: number;
+}
+
+/** A row to write: the observable's index, its result (JSON text) and its verdict (`verdictText`; none: readers work it out). */
+export type RowWrite = readonly [index: number, value: string, verdict?: string];
 
 export interface AnalysisStore {
   /** Creates or replaces an analysis's header. */
@@ -72,11 +92,11 @@ export interface AnalysisStore {
   getHeader(id: string): Promise<AnalysisHeader | undefined>;
   /** Only whether it is complete (never the observables or the results); undefined when unknown. */
   completeOf(id: string): Promise<boolean | undefined>;
-  /** Writes result rows, replacing any of the same index. */
-  putRows(id: string, rows: readonly (readonly [number, string])[]): Promise<void>;
-  /** Every saved row, in no particular order; `value` null for the indices in `have` (not read). */
-  rows(id: string, have: ReadonlySet<number>): Promise<{ idx: number; value: string | null }[]>;
-  /** Up to `limit` rows of index greater than `after`, in index order. */
+  /** Writes result rows (each with its verdict), replacing any of the same index. */
+  putRows(id: string, rows: readonly RowWrite[]): Promise<void>;
+  /** Every saved row, in no particular order; `value` (and `verdict`) null for the indices in `have` (not read). */
+  rows(id: string, have: ReadonlySet<number>): Promise<{ idx: number; value: string | null; verdict?: string | null | undefined }[]>;
+  /** Up to `limit` rows of index greater than `after`, in index order, each with its stored verdict. */
   rowPage(id: string, after: number, limit: number): Promise<ResultRow[]>;
   /** The indices of the saved rows. */
   savedIndices(id: string): Promise<number[]>;

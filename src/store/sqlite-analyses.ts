@@ -1,14 +1,14 @@
 /**
  * Analyses in the SQLite file (the default): each header a record of the `analyses` Keyv table,
- * each finished observable a row of `analysis_results` (storage.ts). Reads run in SQLite, so a
- * poll, a page of results or the history never loads more than it shows.
+ * each finished observable a row of `analysis_results` (storage.ts), its verdict beside it. Reads
+ * run in SQLite, so a poll, a page of results or the history never loads more than it shows.
  */
 import type { AnalysisHeader, AnalysisStore } from './analysis-store.js';
 import { historyPage } from './history.js';
 import { ANALYSIS_RESULTS_TABLE, type Storage } from './storage.js';
 
-/** Rows per INSERT statement (3 parameters each: under SQLite's oldest limit of 999). */
-const INSERT_ROWS = 300;
+/** Rows per INSERT statement (4 parameters each: under SQLite's oldest limit of 999). */
+const INSERT_ROWS = 240;
 
 export function sqliteAnalysisStore(storage: Storage): AnalysisStore {
   const table = storage.analysesTable;
@@ -26,21 +26,22 @@ export function sqliteAnalysisStore(storage: Storage): AnalysisStore {
       for (let i = 0; i < rows.length; i += INSERT_ROWS) {
         const chunk = rows.slice(i, i + INSERT_ROWS);
         await table.query(
-          `INSERT OR REPLACE INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value) VALUES ${chunk.map(() => '(?, ?, ?)').join(', ')}`,
-          chunk.flatMap(([index, text]) => [id, index, text]),
+          `INSERT OR REPLACE INTO ${ANALYSIS_RESULTS_TABLE} (id, idx, value, verdict) VALUES ${chunk.map(() => '(?, ?, ?, ?)').join(', ')}`,
+          chunk.flatMap(([index, text, verdict]) => [id, index, text, verdict ?? null]),
         );
       }
     },
     rows: async (id, have) => (await table.query(
-      `SELECT idx, CASE WHEN idx IN (SELECT value FROM json_each(?2)) THEN NULL ELSE value END AS value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?1`,
+      `SELECT idx, CASE WHEN idx IN (SELECT value FROM json_each(?2)) THEN NULL ELSE value END AS value,
+       CASE WHEN idx IN (SELECT value FROM json_each(?2)) THEN NULL ELSE verdict END AS verdict FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?1`,
       id,
       JSON.stringify([...have]),
-    )) as { idx: number; value: string | null }[],
+    )) as { idx: number; value: string | null; verdict: string | null }[],
     rowPage: async (id, after, limit) => (await table.query(
-      `SELECT idx, value FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ? AND idx > ? ORDER BY idx LIMIT ${Math.floor(limit)}`,
+      `SELECT idx, value, verdict FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ? AND idx > ? ORDER BY idx LIMIT ${Math.floor(limit)}`,
       id,
       after,
-    )) as { idx: number; value: string }[],
+    )) as { idx: number; value: string; verdict: string | null }[],
     savedIndices: async (id) => ((await table.query(`SELECT idx FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`, id)) as { idx: number }[]).map((row) => row.idx),
     unfinished: async () => {
       const rows = (await table.query(

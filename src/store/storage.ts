@@ -54,8 +54,10 @@ function unescapeText(_key: string, value: unknown): unknown {
 }
 
 /**
- * One row per finished observable of an analysis: `(id, idx, value)`, value the observable's
- * result as JSON. The analyses table keeps only each analysis's header (what it is, whether it is
+ * One row per finished observable of an analysis: `(id, idx, value, verdict)`, value the
+ * observable's result as JSON, verdict its verdict and reasons as JSON (worked out once as it
+ * finished; NULL in rows of older versions, which had no such column: `openDatabase` adds it to
+ * their table). The analyses table keeps only each analysis's header (what it is, whether it is
  * complete): a poll or a save never reads or rewrites the results, and they are read back in
  * order, a page at a time. Records of older versions keep their results inside the header.
  */
@@ -181,7 +183,8 @@ async function openDatabase(path: string): Promise<Storage> {
   const analyses = keyv(analysesTable);
   const engineData = keyv(engineTable);
   await Promise.all([
-    analysesTable.query(`CREATE TABLE IF NOT EXISTS ${ANALYSIS_RESULTS_TABLE} (id TEXT NOT NULL, idx INTEGER NOT NULL, value TEXT NOT NULL, PRIMARY KEY (id, idx)) WITHOUT ROWID`),
+    analysesTable.query(`CREATE TABLE IF NOT EXISTS ${ANALYSIS_RESULTS_TABLE} (id TEXT NOT NULL, idx INTEGER NOT NULL, value TEXT NOT NULL, verdict TEXT, PRIMARY KEY (id, idx)) WITHOUT ROWID`)
+      .then(() => addVerdictColumn(analysesTable)),
     engineTable.query('SELECT 1'),
   ]);
   return {
@@ -194,4 +197,19 @@ async function openDatabase(path: string): Promise<Storage> {
       await Promise.allSettled([resultsTable.close(), analysesTable.close(), engineTable.close()]);
     },
   };
+}
+
+/**
+ * The `verdict` column of `analysis_results`, added in place to the table of a database written by
+ * an older version (its rows keep a NULL verdict: readers work it out). Another process opening
+ * the same file at once may add it first: its "duplicate column" is no failure.
+ */
+async function addVerdictColumn(table: KeyvSqlite): Promise<void> {
+  const columns = (await table.query(`SELECT name FROM pragma_table_info('${ANALYSIS_RESULTS_TABLE}')`)) as { name: string }[];
+  if (columns.some((column) => column.name === 'verdict')) return;
+  try {
+    await table.query(`ALTER TABLE ${ANALYSIS_RESULTS_TABLE} ADD COLUMN verdict TEXT`);
+  } catch (error) {
+    if (!/duplicate column/i.test(error instanceof Error ? error.message : String(error))) throw error;
+  }
 }

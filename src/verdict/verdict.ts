@@ -77,3 +77,28 @@ export function verdictFrom(evidence: ReadonlyMap<string, Evidence>): Observable
 export function verdictOf(result: ObservableResult, catalog: Catalog): ObservableVerdict {
   return verdictFrom(evidenceByKey(result, catalog));
 }
+
+/**
+ * A verdict as it is stored beside its result (`analysis_results.verdict`, Redis's verdicts hash):
+ * compact JSON, `{"verdict":"malicious","reasons":["vt: 54/76 engines flag it"]}`. Worked out once
+ * as the observable finishes; every reader takes it from there (`parseVerdict`).
+ */
+export function verdictText(judged: ObservableVerdict): string {
+  return JSON.stringify({ verdict: judged.verdict, reasons: judged.reasons });
+}
+
+/** A stored verdict (`verdictText`) read back; undefined when none was stored (rows of older versions) or it cannot be read. */
+export function parseVerdict(text: string | null | undefined): ObservableVerdict | undefined {
+  if (typeof text !== 'string') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { verdict, reasons } = value as { verdict?: unknown; reasons?: unknown };
+  if (typeof verdict !== 'string' || !(VERDICTS as readonly string[]).includes(verdict)) return undefined;
+  if (!Array.isArray(reasons) || !reasons.every((reason) => typeof reason === 'string')) return undefined;
+  return { verdict: verdict as Verdict, reasons: reasons as string[] };
+}

@@ -41,9 +41,11 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
           cells: record.engines.map((engine) => ({ engine, status: 'pending', summary: 'running…', fields: [] })),
         } satisfies ObservableView;
       }
-      // Each engine's evidence, read once: the verdict, the cells' highlights and the graph's flags.
+      // Each engine's evidence, read once: the cells' highlights and the graph's flags. The verdict
+      // is the one stored with the result as it finished; only a row of an older version, which
+      // has none, gets it from this evidence.
       const evidence = evidenceByKey(result, catalog);
-      const { verdict, reasons } = verdictFrom(evidence);
+      const { verdict, reasons } = record.result_verdicts?.[index] ?? verdictFrom(evidence);
       return {
         index,
         observable: result.observable,
