@@ -100,11 +100,13 @@ describe('/export/<id>?format=', () => {
       if (format === 'csv') {
         const lines = body.toString('utf8').trimEnd().split('\r\n');
         assert.equal(lines[0], CSV_COLUMNS.join(','));
-        assert.ok(lines.slice(1).every((l) => /,(malicious|suspicious|clean|unknown),[^,]*$/.test(l)), lines.join('\n'));
+        assert.ok(lines.slice(1).every((l) => /,(malicious|suspicious|clean|unknown),[^,]*,TLP:AMBER$/.test(l)), lines.join('\n'));
       } else if (format === 'xlsx') {
         const workbook = await loadWorkbook(body);
         assert.deepEqual(workbook.worksheets.map((s) => s.name), ['Observables', 'reverse_dns', 'rdap_whois']);
-        assert.equal(workbook.getWorksheet('Observables')!.getRow(2).getCell(1).value, 'example.com');
+        // The first line says the marking (the defaults), the column names follow.
+        assert.equal(workbook.getWorksheet('Observables')!.getRow(1).getCell(1).value, 'TLP:AMBER · PAP:GREEN');
+        assert.equal(workbook.getWorksheet('Observables')!.getRow(3).getCell(1).value, 'example.com');
       } else if (format === 'json') {
         const elements = JSON.parse(body.toString('utf8')) as { observable: string; verdict: string }[];
         assert.deepEqual(elements.map((e) => [e.observable, e.verdict]), [['example.com', 'unknown'], ['8.8.8.8', 'unknown']]);
@@ -161,7 +163,7 @@ describe('oas analyze --format / --output', () => {
     assert.deepEqual((JSON.parse(json.stdout) as { verdict: string }[]).map((r) => r.verdict), ['unknown', 'unknown']);
     const lines = csv.stdout.trimEnd().split('\r\n');
     assert.equal(lines[0], CSV_COLUMNS.join(','));
-    assert.ok(lines.includes('8.8.8.8,IPv4,,reverse_dns,ok,dns.google,"{""reverse_dns"":[""dns.google""]}",unknown,'), csv.stdout);
+    assert.ok(lines.includes('8.8.8.8,IPv4,,reverse_dns,ok,dns.google,"{""reverse_dns"":[""dns.google""]}",unknown,,TLP:AMBER'), csv.stdout);
     assert.equal((JSON.parse(stix.stdout) as { type: string }).type, 'bundle');
     assert.equal((JSON.parse(misp.stdout) as { Event: { Attribute: unknown[] } }).Event.Attribute.length, 2);
   });
@@ -220,7 +222,7 @@ describe('oas analyze --format / --output', () => {
     const workbook = await loadWorkbook(readFileSync(xlsx));
     assert.deepEqual(workbook.worksheets.map((s) => s.name), ['Observables', 'reverse_dns']);
     const main = workbook.getWorksheet('Observables')!;
-    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => main.getRow(3).getCell(n).text), ['8.8.8.8', 'IPv4', '', 'unknown', '', 'dns.google']);
+    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => main.getRow(4).getCell(n).text), ['8.8.8.8', 'IPv4', '', 'unknown', '', 'dns.google']);
     const text = readFileSync(table, 'utf8');
     assert.match(text, /8\.8\.8\.8/);
     assert.match(text, /2 observable\(s\), 1 engine\(s\)/);
@@ -287,7 +289,8 @@ describe('oas analyze --server --format', () => {
   after(() => serve?.stop());
 
   test('the remote mode writes the same formats, verdicts included', async () => {
-    const remote = ['analyze', 'example.com 8.8.8.8', '--engines', 'reverse_dns', '--server', serve.url];
+    // With --tlp and --pap the remote mode knows the marking and writes it as the local mode does.
+    const remote = ['analyze', 'example.com 8.8.8.8', '--engines', 'reverse_dns', '--tlp', 'AMBER', '--pap', 'GREEN', '--server', serve.url];
     const [misp, jsonl, csv, json] = await Promise.all([
       oas([...remote, '--format', 'misp']),
       oas([...remote, '--format', 'jsonl']),

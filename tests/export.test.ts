@@ -141,13 +141,14 @@ describe('csv', () => {
     assert.equal(csv, resultsCsv(results, catalog), 'streamed = whole');
     const lines = csv.trimEnd().split('\r\n');
     assert.equal(lines[0], CSV_COLUMNS.join(','));
-    assert.deepEqual(CSV_COLUMNS.slice(-2), ['verdict', 'reasons']);
-    assert.ok(lines.includes('example.com,FQDN,192.0.2.1,rep,ok,score 80,"{""score"":80}",malicious,rep: score 80'), csv);
-    assert.ok(lines.includes('2001:db8::1,IPv6,,rep,error,error: timeout after 5000 ms,,unknown,'), csv);
+    assert.deepEqual(CSV_COLUMNS.slice(-3), ['verdict', 'reasons', 'tlp']);
+    // These results have no marking (an analysis of an older version): the tlp column is empty.
+    assert.ok(lines.includes('example.com,FQDN,192.0.2.1,rep,ok,score 80,"{""score"":80}",malicious,rep: score 80,'), csv);
+    assert.ok(lines.includes('2001:db8::1,IPv6,,rep,error,error: timeout after 5000 ms,,unknown,,'), csv);
     // geo's summary is attacker-controlled text starting with "=": prefixed, quoted.
     assert.ok(lines.some((l) => l.startsWith(`8.8.8.8,IPv4,,geo,ok,"'=HYPERLINK(""http://x"")",`)), csv);
     // An observable no selected engine applies to keeps one row for its verdict.
-    assert.ok(lines.includes('203.0.113.9,IPv4,,,empty,no selected engine applies to IPv4,,unknown,'), csv);
+    assert.ok(lines.includes('203.0.113.9,IPv4,,,empty,no selected engine applies to IPv4,,unknown,,'), csv);
     assert.equal(csvCell('-2+3'), "'-2+3");
     assert.equal(csvCell('\tx'), "'\tx");
     assert.equal(csvCell('@SUM(A1)'), "'@SUM(A1)");

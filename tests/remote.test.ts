@@ -43,7 +43,7 @@ after(async () => {
 /** The table without its last line (the footer names the analysis). */
 /** The observables' blocks and the verdict counts; the footer's lines after them, joined by " · ". */
 const verdictsLine = (lines: string[]) => lines.findIndex((l) => l.startsWith('Verdicts: '));
-/** The blocks and the verdicts' line (a local table's marking line above them left out: the remote one has none unless --tlp/--pap). */
+/** The blocks and the verdicts' line (a local table's marking line above them left out: the remote one has it only with --tlp and --pap). */
 const tableOf = (stdout: string) => {
   const lines = stdout.trimEnd().split('\n');
   if (lines[0]?.startsWith('TLP:')) lines.splice(0, 2);
@@ -73,8 +73,8 @@ async function closedPort(): Promise<number> {
 }
 
 describe('oas analyze --server: against oas serve', () => {
-  test('--json gives exactly what the local mode gives', async () => {
-    const args = ['analyze', 'example.com and 8.8.8.8', '--engines', 'reverse_dns,rdap_whois', '--json'];
+  test('--json gives exactly what the local mode gives (the marking too, when --tlp and --pap name it)', async () => {
+    const args = ['analyze', 'example.com and 8.8.8.8', '--engines', 'reverse_dns,rdap_whois', '--tlp', 'GREEN', '--pap', 'GREEN', '--json'];
     const local = await oas([...args, '--config', config.file]);
     const remote = await oas([...args, '--server', open.url]);
     assert.equal(local.code, 0, local.stderr);

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import ExcelJS from 'exceljs';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { ChildProcess } from 'node:child_process';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
@@ -204,6 +205,62 @@ describe('the API', () => {
     const started = lines.filter((l) => l.action === 'analysis_started').at(-1)!;
     assert.equal(started.tlp, 'GREEN');
     assert.equal(started.pap, 'RED');
+  });
+});
+
+describe('exports carry the marking', () => {
+  let id: string;
+  before(async () => {
+    const { json } = await analyze({ text: '8.8.8.8 example.com', engines: ['provider_13'], tlp: 'amber+strict', pap: 'RED' });
+    id = json.analysis_id as string;
+    await completedResults(server.url, id);
+  });
+  const exported = async (format: string) => {
+    const res = await fetch(`${server.url}/export/${id}?format=${format}`);
+    assert.equal(res.status, 200, format);
+    return format === 'xlsx' ? Buffer.from(await res.arrayBuffer()) : await res.text();
+  };
+
+  test('STIX: the TLP 2.0 marking definition (its fixed id) in the object_marking_refs of every object but oas\'s identity', async () => {
+    const bundle = JSON.parse(await exported('stix') as string) as { objects: Record<string, unknown>[] };
+    const definition = bundle.objects.find((o) => o.type === 'marking-definition')!;
+    assert.equal(definition.id, 'marking-definition--939a9414-2ddd-4d32-a0cd-375ea402b003');
+    assert.equal(definition.name, 'TLP:AMBER+STRICT');
+    assert.deepEqual(definition.extensions, { 'extension-definition--60a3c5c5-0d10-413e-aab3-9e08dde9e88d': { extension_type: 'property-extension', tlp_2_0: 'amber+strict' } });
+    for (const object of bundle.objects) {
+      if (object.type === 'identity' || object.type === 'marking-definition') assert.equal(object.object_marking_refs, undefined);
+      else assert.deepEqual(object.object_marking_refs, [definition.id], `${object.type} ${object.id}`);
+    }
+    assert.ok(bundle.objects.some((o) => o.type === 'ipv4-addr'));
+  });
+
+  test('MISP: tlp: and PAP: tags, for your organisation only', async () => {
+    const { Event } = JSON.parse(await exported('misp') as string) as { Event: { Tag: { name: string }[]; distribution: string } };
+    assert.deepEqual(Event.Tag.map((t) => t.name), ['oas', 'tlp:amber+strict', 'PAP:RED']);
+    assert.equal(Event.distribution, '0');
+  });
+
+  test('JSON: tlp and pap on each element; CSV: a tlp column; xlsx: a first line saying the marking', async () => {
+    const elements = JSON.parse(await exported('json') as string) as Record<string, unknown>[];
+    for (const element of elements) {
+      assert.equal(element.tlp, 'AMBER+STRICT');
+      assert.equal(element.pap, 'RED');
+    }
+    const csv = (await exported('csv') as string).trimEnd().split('\r\n');
+    assert.equal(csv[0]!.split(',').at(-1), 'tlp');
+    for (const line of csv.slice(1)) assert.ok(line.endsWith(',TLP:AMBER+STRICT'), line);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(await exported('xlsx') as unknown as ExcelJS.Buffer);
+    const main = workbook.getWorksheet('Observables')!;
+    assert.equal(main.getRow(1).getCell(1).value, 'TLP:AMBER+STRICT · PAP:RED');
+    assert.equal(main.getRow(2).getCell(1).value, 'observable');
+    assert.equal(main.getRow(3).getCell(1).value, '8.8.8.8');
+  });
+
+  test('the API\'s results stay as the spec has them: no tlp or pap keys', async () => {
+    const [result] = await completedResults<Record<string, unknown>>(server.url, id);
+    assert.equal(result!.tlp, undefined);
+    assert.equal(result!.pap, undefined);
   });
 });
 

@@ -121,12 +121,15 @@ export function launchAnalysis(
     }
   };
 
+  // An older record has none: the configuration's defaults.
+  const marking = header.tlp && header.pap ? { tlp: header.tlp, pap: header.pap } : undefined;
   const runOne = async (index: number) => {
     const observable = observables[index]!;
     let counted = 0;
     try {
       const [result] = await runner.analyze([observable], selections, {
         ignoreCache: header.ignore_cache,
+        marking,
         share,
         onProgress: (p) => {
           done += p.done - counted;

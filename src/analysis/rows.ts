@@ -3,7 +3,8 @@ import type { Catalog } from '../engine/catalog.js';
 import { RESERVED_KEYS, type ObservableResult } from '../runner/result.js';
 import { parseVerdict, verdictOf, type ObservableVerdict, type Verdict } from '../verdict/verdict.js';
 
-export type OutcomeStatus = 'ok' | 'empty' | 'error' | 'not_applicable';
+/** `withheld`: not sent the observable (its TLP/PAP: the result's `withheld`), neither an answer nor a failure. */
+export type OutcomeStatus = 'ok' | 'empty' | 'error' | 'withheld' | 'not_applicable';
 
 export interface Outcome {
   status: OutcomeStatus;
@@ -23,7 +24,7 @@ export interface ResultRow extends Outcome {
   service?: string;
   /** For a domain or URL, the address its IP-only engines ran on (the result's `reversed_ip`). */
   reversedIp?: string | undefined;
-  status: 'ok' | 'empty' | 'error';
+  status: 'ok' | 'empty' | 'error' | 'withheld';
   /** The observable's verdict (the same on every row of the observable). */
   verdict: Verdict;
   /** Its reasons, `<engine key>: <reason>`, most severe first (one array shared by its rows). */
@@ -42,6 +43,7 @@ export function engineKeys(result: ObservableResult): string[] {
 export function engineOutcome(result: ObservableResult, key: string, catalog: Catalog): Outcome {
   switch (engineStatus(result, key, catalog)) {
     case 'error': return { status: 'error', summary: `error: ${result.errors![key]}` };
+    case 'withheld': return { status: 'withheld', summary: `withheld: ${result.withheld![key]}` };
     case 'not_applicable': return { status: 'not_applicable', summary: `does not apply to ${result.type}` };
     case 'empty': return { status: 'empty', summary: 'no data' };
     case 'ok': return { status: 'ok', summary: summarize(catalog, key, result[key]) };
@@ -51,6 +53,7 @@ export function engineOutcome(result: ObservableResult, key: string, catalog: Ca
 /** engineOutcome's status alone (no summary made). */
 export function engineStatus(result: ObservableResult, key: string, catalog: Catalog): OutcomeStatus {
   if (result.errors?.[key] !== undefined) return 'error';
+  if (result.withheld?.[key] !== undefined) return 'withheld';
   const engine = catalog.find(key);
   const applies = !engine || engine.types.includes(result.type) || (engine.reversedIp && (result.type === 'FQDN' || result.type === 'URL'));
   if (!applies) return 'not_applicable';

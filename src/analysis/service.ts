@@ -134,6 +134,8 @@ export class AnalysisService {
       duration_ms: null,
       engines: prepared.selections.map((s) => s.key),
       ignore_cache: request.ignore_cache ?? false,
+      tlp: prepared.marking.tlp,
+      pap: prepared.marking.pap,
       observables: prepared.observables,
       complete: false,
       progress: { done: 0, total: prepared.observables.length * prepared.selections.length },

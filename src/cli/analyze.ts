@@ -40,10 +40,10 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   if (options.redis !== undefined) flags.redis_url = options.redis;
   const app = await createApp({ file: options.config, flags }, { analysisOf: { engines } });
   try {
-    const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false };
+    const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false, tlp: options.tlp, pap: options.pap };
     const prepared = app.analyses.prepare(request);
     const { format } = choice;
-    const sink = openSink(choice.file, format === 'xlsx', stdout);
+    const sink = openSink(choice.file, format, stdout);
     const rows: ResultRow[] = [];
     const count = new LookupCount(app.catalog, format === 'table' ? rows : undefined);
     // jsonl: one line per observable as it finishes (in the order they finish), with the verdict
@@ -51,7 +51,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
     const onObservable = format === 'jsonl'
       ? (_index: number, result: ObservableResult, judged: ObservableVerdict) => {
         count.add(result);
-        void sink.write(`${jsonLine(result, judged)}\n`);
+        void sink.write(`${jsonLine(result, judged, prepared.marking)}\n`);
       }
       : undefined;
     // On a terminal a spinner, unless jsonl lines are shown there (they are the progress): then,
@@ -79,9 +79,11 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
           count.add(result, storedVerdict(stored.verdict, result, app.catalog));
         }
       }
-      const { renderTable } = await import('./table.js');
+      const [{ renderTable }, { markingLine }] = await Promise.all([import('./table.js'), import('./marking-line.js')]);
       const footer = [`${record.observables.length} observable(s), ${prepared.selections.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${record.id}`];
-      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY && options.color !== false ? {} : { color: false }), named: engines === undefined ? undefined : prepared.selections.map((s) => s.key), footer })}\n`);
+      const colored = sink.isTTY && options.color !== false && !process.env['NO_COLOR'];
+      const heading = record.tlp && record.pap ? `${markingLine(record.tlp, record.pap, colored)}\n\n` : '';
+      await sink.write(`${heading}${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY && options.color !== false ? {} : { color: false }), named: engines === undefined ? undefined : prepared.selections.map((s) => s.key), footer })}\n`);
     } else if (format !== 'jsonl') {
       // The first reading counts the lookups (xlsx reads the results twice).
       let counted = false;
@@ -96,7 +98,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
           }
         })();
       };
-      await writeExport(format, { id: record.id, created_at: record.created_at, finished_at: record.finished_at, pages }, app.catalog, sink);
+      await writeExport(format, { id: record.id, created_at: record.created_at, finished_at: record.finished_at, marking: record.tlp && record.pap ? { tlp: record.tlp, pap: record.pap } : undefined, pages }, app.catalog, sink);
     }
     await sink.close();
     // Failures of every kind count, DNS ones included (the runner reports them as errors).

@@ -11,6 +11,7 @@ import type { Catalog } from '../engine/catalog.js';
 import type { ExportSource } from '../export/common.js';
 import { EXPORT_FORMATS, exportChunks, type ExportFormat } from '../export/index.js';
 import type { ObservableResult } from '../runner/result.js';
+import { inertDocument, jsonInert } from '../text/inert.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import { EXIT_FAILED, UsageError } from './errors.js';
 
@@ -19,6 +20,9 @@ export interface AnalyzeOptions {
   /** `--set a,b`: the engines of these engine sets, sent on as `@a`, `@b`. */
   set?: string;
   ignoreCache?: boolean;
+  /** `--tlp`, `--pap`: the analysis's marking (issue 34), as written; default: the settings'. */
+  tlp?: string;
+  pap?: string;
   json?: boolean;
   /** table (default), json, jsonl or an export format (src/export/). */
   format?: string;
@@ -95,10 +99,25 @@ export interface Sink {
 }
 
 /**
- * The sink of `file` (undefined: standard output). A file that cannot be opened is a usage error
- * (exit 2); an error while writing it ends the command with exit 1, like one on standard output.
+ * The sink of `file` (undefined: standard output) for `format`, what it is given written inert
+ * (src/text/inert.ts): JSON (json, jsonl, stix, misp) with the characters JSON.stringify leaves raw
+ * (C1 controls, U+2028, U+2029, bidi controls) as `\u` escapes, the same JSON; CSV shown on a
+ * terminal with its control characters as visible escapes (a file or a pipe gets it as it is). The
+ * table is made inert as it is laid out (src/cli/table.ts: its colours are ours); xlsx is binary.
  */
-export function openSink(file: string | undefined, binary: boolean, stdout: { write(chunk: string | Uint8Array): Promise<void> }): Sink {
+export function openSink(file: string | undefined, format: OutputFormat, stdout: { write(chunk: string | Uint8Array): Promise<void> }): Sink {
+  const sink = openFileOrStdout(file, format === 'xlsx', stdout);
+  const guard = format === 'json' || format === 'jsonl' || format === 'stix' || format === 'misp' ? jsonInert
+    : format === 'csv' && sink.isTTY ? inertDocument : undefined;
+  if (guard === undefined) return sink;
+  return { ...sink, write: (chunk) => sink.write(typeof chunk === 'string' ? guard(chunk) : chunk) };
+}
+
+/**
+ * A file that cannot be opened is a usage error (exit 2); an error while writing it ends the
+ * command with exit 1, like one on standard output.
+ */
+function openFileOrStdout(file: string | undefined, binary: boolean, stdout: { write(chunk: string | Uint8Array): Promise<void> }): Sink {
   if (file === undefined) {
     // Writes resolve in order: once the last one has, everything has been handed over.
     let last: Promise<void> = Promise.resolve();
@@ -158,16 +177,19 @@ export class LookupCount {
   add(result: ObservableResult, judged?: ObservableVerdict): void {
     if (!this.rows) {
       // Counting only: statuses, without the rows' summaries and verdict.
-      const statuses = engineKeys(result).map((key) => engineStatus(result, key, this.catalog)).filter((s) => s !== 'not_applicable');
-      this.lookups += Math.max(1, statuses.length); // none applies: one empty row, as in the table
+      const all = engineKeys(result).map((key) => engineStatus(result, key, this.catalog)).filter((s) => s !== 'not_applicable');
+      // A withheld engine was not asked (issue 34): neither a lookup nor a failure.
+      const statuses = all.filter((s) => s !== 'withheld');
+      this.lookups += all.length === 0 ? 1 : statuses.length; // none applies: one empty row, as in the table
       this.failed += statuses.filter((s) => s === 'error').length;
       return;
     }
     if (!judged) throw new Error('LookupCount: the rows of a result need its verdict');
     for (const row of this.rowsOf(result, judged)) {
+      this.rows.push(row);
+      if (row.status === 'withheld') continue;
       this.lookups++;
       if (row.status === 'error') this.failed++;
-      this.rows.push(row);
     }
   }
 

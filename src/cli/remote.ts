@@ -16,9 +16,11 @@ import { observableRows, observableVerdict, type ResultRow } from '../analysis/r
 import type { Catalog } from '../engine/catalog.js';
 import type { CatalogVariant, EngineDefinition } from '../engine/contract.js';
 import type { ObservableResult } from '../runner/result.js';
-import { withVerdict } from '../export/json.js';
+import { withMarking, withVerdict } from '../export/json.js';
 import { verdictText, type ObservableVerdict } from '../verdict/verdict.js';
 import { redact } from '../http/redact.js';
+import { MarkingError, papRank, parsePap, parseTlp, tlpRank, type Pap, type Tlp } from '../marking/levels.js';
+import { inert } from '../text/inert.js';
 import { engineNames, LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
 import { EXIT_FAILED, EXIT_OK, UsageError, oneLine } from './errors.js';
 import { canSpin } from './progress.js';
@@ -115,6 +117,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
   const stdout = quietOnClosedOutput();
   const input = await readInput(words);
   const named = engineNames(options);
+  const marking = remoteMarking(options);
 
   const definitions = new DefinitionLoader(options.config);
   try {
@@ -126,11 +129,16 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
       ? local!.defaults().map((e) => e.id)
       : local?.expandKnownSets(named) ?? named;
     const client = new RemoteClient(target, token, timeoutMs);
+    const refused = marking && await unmarkedServerRefusal(client, target.api.origin, marking);
+    if (refused) throw new UsageError(refused);
     const spinner = options.quiet ? undefined : await startSpinner(target); // --quiet: no progress
     let analysis: { id: string; link: string; results: unknown[] };
+    // The marking, when --tlp and --pap say it whole (else it is the server's, unknown here: the
+    // handle of the spec says nothing more), shown and exported as the local mode does.
+    const recorded = marking?.tlp && marking.pap ? { tlp: marking.tlp, pap: marking.pap } : undefined;
     const started = new Date().toISOString();
     try {
-      analysis = await client.analyze({ text: input, engines, ignore_cache: options.ignoreCache ?? false }, spinner?.update);
+      analysis = await client.analyze({ text: input, engines, ignore_cache: options.ignoreCache ?? false, ...marking }, spinner?.update);
     } finally {
       spinner?.stop();
       client.close();
@@ -149,29 +157,30 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     const rows: ResultRow[] = [];
     const count = new LookupCount(catalog, format === 'table' ? rows : undefined, (result, judged) => tableRows(result, catalog, judged));
     forRows.forEach((result, i) => count.add(result, verdicts[i]));
-    const sink = openSink(file, format === 'xlsx', stdout);
+    const sink = openSink(file, format, stdout);
     // json and jsonl: the server's elements as it sent them, each with the verdict of its
     // normalised form; the other formats are made from the normalised results.
     let next = 0;
-    const elements = results.map((r) => (r === null ? null : withVerdict(r as ObservableResult, verdicts[next++]!)));
+    const elements = results.map((r) => (r === null ? null : withMarking(withVerdict(r as ObservableResult, verdicts[next++]!), recorded)));
     if (format === 'json') {
       await sink.write(`${JSON.stringify(elements, null, 2)}\n`);
     } else if (format === 'jsonl') {
       for (const element of elements) if (element !== null) await sink.write(`${JSON.stringify(element)}\n`);
     } else if (format === 'table') {
-      const { renderTable } = await import('./table.js');
+      const [{ renderTable }, { markingLine }] = await Promise.all([import('./table.js'), import('./marking-line.js')]);
       const footer = [`${forRows.length} observable(s), ${engines.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${analysis.id}`, analysis.link];
-      await sink.write(`${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY ? {} : { color: false }), named, footer })}\n`);
+      const heading = recorded ? `${markingLine(recorded.tlp, recorded.pap, sink.isTTY && options.color !== false && !process.env['NO_COLOR'])}\n\n` : '';
+      await sink.write(`${heading}${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY ? {} : { color: false }), named, footer })}\n`);
     } else {
       const stored = forRows.map((r, i) => ({ value: JSON.stringify(r), verdict: verdictText(verdicts[i]!) }));
-      const source = { id: analysis.id, created_at: started, finished_at: new Date().toISOString(), pages: async function* () { yield stored; } };
+      const source = { id: analysis.id, created_at: started, finished_at: new Date().toISOString(), marking: recorded, pages: async function* () { yield stored; } };
       await writeExport(format, source, catalog, sink);
     }
     await sink.close();
     return count.everyEngineFailed ? EXIT_FAILED : EXIT_OK;
   } catch (error) {
     if (error instanceof RemoteError) {
-      process.stderr.write(`oas: ${oneLine(error.message)}\n`);
+      process.stderr.write(`oas: ${inert(oneLine(error.message))}\n`); // a server's words may hold control characters
       return EXIT_FAILED;
     }
     throw error;
@@ -190,6 +199,44 @@ interface AnalysisRequest {
   text: string;
   engines: string[];
   ignore_cache: boolean;
+  tlp?: Tlp;
+  pap?: Pap;
+}
+
+/** `--tlp` and `--pap` as levels (exit 2 naming the allowed ones); undefined when neither is given. */
+function remoteMarking(options: RemoteOptions): { tlp?: Tlp; pap?: Pap } | undefined {
+  if (options.tlp === undefined && options.pap === undefined) return undefined;
+  const read = <L>(flag: string, value: string | undefined, parse: (v: unknown) => L): L | undefined => {
+    if (value === undefined) return undefined;
+    try {
+      return parse(value);
+    } catch (error) {
+      throw new UsageError(`--${flag}: ${error instanceof MarkingError ? error.message : String(error)}`);
+    }
+  };
+  const tlp = read('tlp', options.tlp, parseTlp);
+  const pap = read('pap', options.pap, parsePap);
+  return { ...(tlp ? { tlp } : {}), ...(pap ? { pap } : {}) };
+}
+
+/**
+ * An analysis marked above AMBER goes only to a server that honours the marking (an oas server,
+ * which has `/ui/engines`); a Cyberbro server knows neither TLP nor PAP and would send the
+ * observables to every engine named, so nothing is sent to it (issue 34). Asking costs one GET
+ * that carries no observable. The refusal (one line), or undefined when it may be sent.
+ */
+export async function unmarkedServerRefusal(client: RemoteClient, origin: string, marking: { tlp?: Tlp | undefined; pap?: Pap | undefined }): Promise<string | undefined> {
+  const above = [
+    marking.tlp && tlpRank(marking.tlp) > tlpRank('AMBER') ? `TLP:${marking.tlp}` : undefined,
+    marking.pap && papRank(marking.pap) > papRank('AMBER') ? `PAP:${marking.pap}` : undefined,
+  ].filter((label): label is string => label !== undefined);
+  if (above.length === 0) return undefined;
+  if (isOasCatalog(await client.catalogView())) return undefined;
+  return (`not sent: the server at ${origin} is not an oas server (no /ui/engines): it knows no TLP or PAP, so an analysis marked ${above.join(' and ')} is not sent to it; run it here without --server, or mark it AMBER or lower`);
+}
+
+function isOasCatalog(view: unknown): boolean {
+  return typeof view === 'object' && view !== null && Array.isArray((view as { engines?: unknown }).engines);
 }
 
 interface Answer {

@@ -81,10 +81,10 @@ const FIELD_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const REQUEST_NAMES = new Set(['value', 'raw', 'type']);
 /**
- * The keys every result element holds beside its engines' (src/runner/result.ts), and the two the
- * JSON output and exports add: an engine of that id would overwrite them.
+ * The keys every result element holds beside its engines' (src/runner/result.ts), and those the
+ * JSON output and exports add (the verdict, its reasons, the marking): an engine of that id would overwrite them.
  */
-const RESULT_KEYS = ['observable', 'type', 'reversed_success', 'reversed_ip', 'errors', 'verdict', 'reasons'];
+const RESULT_KEYS = ['observable', 'type', 'reversed_success', 'reversed_ip', 'errors', 'withheld', 'verdict', 'reasons', 'tlp', 'pap'];
 
 /**
  * The definition of `custom_engines.<id>`, parsed; `taken` are the names already in use (the

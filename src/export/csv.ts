@@ -1,7 +1,8 @@
 /**
  * CSV: one row per (observable, engine that applies), with the one-line summary and the engine's
  * whole result as JSON, so nothing the API gives is lost; each row carries its observable's
- * verdict and reasons (the last two columns: the first seven are those of earlier versions).
+ * verdict and reasons (the first seven columns are those of earlier versions), then the
+ * analysis's TLP (issue 34; empty for an analysis of an older version, which had none).
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
@@ -9,8 +10,9 @@ import type { StoredResult } from '../store/analysis-store.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import { observableRows, observableVerdict, storedVerdict } from '../analysis/rows.js';
 import { chunked, neutraliseFormula } from './common.js';
+import type { ExportMarking } from './marking.js';
 
-export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons'] as const;
+export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons', 'tlp'] as const;
 
 /** The whole CSV document at once, each verdict worked out here (tests, small exports). */
 export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog): string {
@@ -24,24 +26,25 @@ export function resultsCsv(results: readonly (ObservableResult | null)[], catalo
  * the header line: its table rows (`observableRows`), so an observable no selected engine applies
  * to still has one line, for its verdict (`unknown`).
  */
-function csvLines(result: ObservableResult, catalog: Catalog, judged: ObservableVerdict): string[] {
+function csvLines(result: ObservableResult, catalog: Catalog, judged: ObservableVerdict, tlp = ''): string[] {
   const rows = observableRows(result, catalog, judged);
   const reasons = rows[0]?.reasons.join('; ') ?? '';
   return rows.map((row) => {
     const none = row.engine === '-'; // no selected engine applies
-    const data = none || row.status === 'error' ? '' : JSON.stringify(result[row.engine] ?? null);
-    return [row.observable, row.type, result.reversed_ip ?? '', none ? '' : row.engine, row.status, row.summary, data, row.verdict, reasons].map(csvCell).join(',');
+    const data = none || row.status === 'error' || row.status === 'withheld' ? '' : JSON.stringify(result[row.engine] ?? null);
+    return [row.observable, row.type, result.reversed_ip ?? '', none ? '' : row.engine, row.status, row.summary, data, row.verdict, reasons, tlp].map(csvCell).join(',');
   });
 }
 
 /** The CSV export from the stored results, a page at a time, in chunks, with their stored verdicts. */
-export function csvChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog): AsyncGenerator<string> {
+export function csvChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog, marking?: ExportMarking): AsyncGenerator<string> {
+  const tlp = marking ? `TLP:${marking.tlp}` : '';
   return chunked((async function* () {
     yield `${CSV_COLUMNS.join(',')}\r\n`;
     for await (const page of pages) {
       for (const stored of page) {
         const result = JSON.parse(stored.value) as ObservableResult;
-        yield `${csvLines(result, catalog, storedVerdict(stored.verdict, result, catalog)).join('\r\n')}\r\n`;
+        yield `${csvLines(result, catalog, storedVerdict(stored.verdict, result, catalog), tlp).join('\r\n')}\r\n`;
       }
     }
   })());

@@ -39,10 +39,10 @@ export function exportFileName(id: string, format: ExportFormat): string {
 export async function* exportChunks(format: ExportFormat, source: ExportSource, catalog: Catalog): AsyncGenerator<string | Uint8Array> {
   switch (format) {
     case 'csv':
-      yield* (await import('./csv.js')).csvChunks(source.pages(), catalog);
+      yield* (await import('./csv.js')).csvChunks(source.pages(), catalog, source.marking);
       return;
     case 'json':
-      yield* (await import('./json.js')).jsonChunks(source.pages(), catalog);
+      yield* (await import('./json.js')).jsonChunks(source.pages(), catalog, source.marking);
       return;
     case 'stix':
       yield* (await import('./stix.js')).stixChunks(source, catalog);

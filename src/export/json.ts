@@ -6,6 +6,7 @@
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { StoredResult } from '../store/analysis-store.js';
+import type { ExportMarking } from './marking.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import { storedVerdict } from '../analysis/rows.js';
 import { jsonChunks as resultsJson } from '../analysis/output.js';
@@ -16,11 +17,19 @@ export function withVerdict<T extends ObservableResult>(result: T, judged: Obser
 }
 
 /** One line of `--format jsonl` (without its line break): the result and its verdict `judged`. */
-export function jsonLine(result: ObservableResult, judged: ObservableVerdict): string {
-  return JSON.stringify(withVerdict(result, judged));
+export function jsonLine(result: ObservableResult, judged: ObservableVerdict, marking?: ExportMarking): string {
+  return JSON.stringify(withMarking(withVerdict(result, judged), marking));
 }
 
-/** The JSON export (an indented array) from the stored results, a page at a time, with their stored verdicts. */
-export function jsonChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog): AsyncGenerator<string> {
-  return resultsJson(pages, true, (result, stored) => withVerdict(result, storedVerdict(stored.verdict, result, catalog)));
+/**
+ * The JSON export (an indented array) from the stored results, a page at a time, with their stored
+ * verdicts; each element of a marked analysis also says its `tlp` and `pap` (issue 34).
+ */
+export function jsonChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog, marking?: ExportMarking): AsyncGenerator<string> {
+  return resultsJson(pages, true, (result, stored) => withMarking(withVerdict(result, storedVerdict(stored.verdict, result, catalog)), marking));
+}
+
+/** The element with the analysis's `tlp` and `pap` after its verdict, when they are known. */
+export function withMarking<T extends object>(element: T, marking: ExportMarking | undefined): T {
+  return marking ? { ...element, tlp: marking.tlp, pap: marking.pap } : element;
 }

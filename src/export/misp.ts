@@ -15,6 +15,7 @@ import type { ObservableResult } from '../runner/result.js';
 import { worse, type Verdict } from '../verdict/verdict.js';
 import { chunked, clip, isoMillis, judged, plainText, type ExportSource, type Judged } from './common.js';
 import { OAS_NAMESPACE, uuidv5 } from './uuid.js';
+import { mispMarkingTags } from './marking.js';
 
 /** MISP's threat levels: 1 High, 2 Medium, 3 Low, 4 Undefined. */
 const THREAT_LEVEL: Record<Verdict, string> = { malicious: '1', suspicious: '2', clean: '3', unknown: '4' };
@@ -103,7 +104,8 @@ export function mispChunks(source: ExportSource, catalog: Catalog): AsyncGenerat
       timestamp,
       publish_timestamp: '0',
       attribute_count: String(total),
-      Tag: [{ name: 'oas' }],
+      // The analysis's TLP and PAP as the taxonomies' tags; the event stays for your organisation only.
+      Tag: [{ name: 'oas' }, ...(source.marking ? mispMarkingTags(source.marking) : [])],
     };
     const fields = JSON.stringify(header, null, 2).slice(1, -2).replace(/\n/g, '\n  ');
     yield `${first ? '' : '\n    '}],${fields}\n  }\n}\n`;

@@ -9,6 +9,7 @@
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import { chunked, clip, engineLines, isoMillis, judged, plainText, type ExportSource, type Judged } from './common.js';
+import { tlpMarkingDefinition } from './marking.js';
 import { canonicalJson, OAS_NAMESPACE, STIX_NAMESPACE, uuidv5 } from './uuid.js';
 
 type StixObject = Record<string, unknown> & { type: string; id: string };
@@ -108,15 +109,22 @@ export function stixObjects(item: Judged, catalog: Catalog, analysis: { id: stri
   return objects;
 }
 
-/** The STIX bundle (indented JSON), one object at a time. */
+/**
+ * The STIX bundle (indented JSON), one object at a time. A marked analysis's bundle holds the TLP
+ * 2.0 marking definition of its level, named in the `object_marking_refs` of every object but
+ * oas's identity (the same in every bundle) and the definition itself.
+ */
 export function stixChunks(source: ExportSource, catalog: Catalog): AsyncGenerator<string> {
   const created = isoMillis(source.created_at, new Date().toISOString());
   const analysis = { id: source.id, created, modified: isoMillis(source.finished_at, created) };
+  const definition = source.marking ? tlpMarkingDefinition(source.marking.tlp) : undefined;
+  const marked = definition ? { object_marking_refs: [definition.id] } : {};
   const object = (o: StixObject) => `,\n    ${JSON.stringify(o, null, 2).replace(/\n/g, '\n    ')}`;
   return chunked((async function* () {
     yield `{\n  "type": "bundle",\n  "id": "bundle--${uuidv5(OAS_NAMESPACE, `bundle:${source.id}`)}",\n  "objects": [\n    ${JSON.stringify(OAS_IDENTITY, null, 2).replace(/\n/g, '\n    ')}`;
+    if (definition) yield object(definition);
     for await (const item of judged(source, catalog)) {
-      for (const o of stixObjects(item, catalog, analysis)) yield object(o);
+      for (const o of stixObjects(item, catalog, analysis)) yield object({ ...o, ...marked });
     }
     yield '\n  ]\n}\n';
   })());

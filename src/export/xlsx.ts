@@ -11,6 +11,7 @@ import { engineKeys } from '../analysis/rows.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { Verdict } from '../verdict/verdict.js';
 import { engineLines, judged, neutraliseFormula, type ExportSource } from './common.js';
+import { markingText } from './marking.js';
 
 /** The fixed columns of "Observables" (then one per engine) and of an engine sheet (then its fields). */
 export const OBSERVABLE_COLUMNS = ['observable', 'type', 'reversed_ip', 'verdict', 'reasons'] as const;
@@ -94,10 +95,19 @@ export async function writeXlsx(source: ExportSource, catalog: Catalog, out: Wri
   const taken = new Set<string>(['observables']);
 
   const keys = [...engines.keys()];
-  const main = workbook.addWorksheet('Observables', { views: frozen });
-  main.columns = [...OBSERVABLE_COLUMNS, ...keys].map((name) => ({ header: name, key: name, width: name === 'reasons' ? 60 : name === 'observable' ? 40 : 24 }));
-  main.getRow(1).font = header.font;
-  main.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: OBSERVABLE_COLUMNS.length + keys.length } };
+  // A marked analysis's first line says its marking (issue 34); the column names follow it.
+  const headerRow = source.marking ? 2 : 1;
+  const main = workbook.addWorksheet('Observables', { views: [{ state: 'frozen' as const, ySplit: headerRow }] });
+  const mainColumns = [...OBSERVABLE_COLUMNS, ...keys];
+  main.columns = mainColumns.map((name) => ({ ...(source.marking ? {} : { header: name }), key: name, width: name === 'reasons' ? 60 : name === 'observable' ? 40 : 24 }));
+  if (source.marking) {
+    const line = main.addRow([markingText(source.marking)]);
+    line.font = header.font;
+    line.commit();
+    main.addRow(mainColumns);
+  }
+  main.getRow(headerRow).font = header.font;
+  main.autoFilter = { from: { row: headerRow, column: 1 }, to: { row: headerRow, column: mainColumns.length } };
 
   const sheets = new Map<string, { sheet: ReturnType<typeof workbook.addWorksheet>; fields: string[]; columns: ReadonlySet<string>; more: boolean }>();
   for (const [key, engine] of engines) {

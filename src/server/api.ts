@@ -53,6 +53,9 @@ const requestSchema = v.object({
     v.minLength(1, '"engines" must name at least one engine'),
   ),
   ignore_cache: v.optional(v.boolean('"ignore_cache" must be true or false')),
+  // Read by the analysis (issue 34): a word that is no level is refused there, naming the levels.
+  tlp: v.optional(v.string('"tlp" must be a string: CLEAR, GREEN, AMBER, AMBER+STRICT or RED')),
+  pap: v.optional(v.string('"pap" must be a string: CLEAR, GREEN, AMBER or RED')),
 });
 
 export function createApi(options: ApiOptions): Hono {
@@ -121,6 +124,8 @@ export function createApi(options: ApiOptions): Hono {
           text: parsed.output.text,
           engines: parsed.output.engines,
           ignore_cache: parsed.output.ignore_cache,
+          tlp: parsed.output.tlp,
+          pap: parsed.output.pap,
           started_by: c.get('oasUser')?.name,
         };
         const prepared = await analyses.prepareWith(request, (text) => {
@@ -128,7 +133,7 @@ export function createApi(options: ApiOptions): Hono {
           return extract(text);
         });
         const record = await analyses.start(request, prepared);
-        audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines });
+        audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines, tlp: record.tlp, pap: record.pap });
         return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
       } catch (error) {
         if (error instanceof TooManyObservablesError) return c.json({ error: error.message }, 413);

@@ -140,7 +140,7 @@ export function createPages(options: PagesOptions): Hono {
     c.header('Cache-Control', 'no-store');
     c.header('Content-Type', EXPORT_FILES[format].contentType);
     // The stored rows in order, streamed: the document is never built whole.
-    const source = { id: record.id, created_at: record.created_at, finished_at: record.finished_at, pages: () => analyses.storedResults(record) };
+    const source = { id: record.id, created_at: record.created_at, finished_at: record.finished_at, marking: record.tlp && record.pap ? { tlp: record.tlp, pap: record.pap } : undefined, pages: () => analyses.storedResults(record) };
     return sendChunks(c, exportChunks(format, source, catalog));
   });
 

@@ -3,6 +3,7 @@
  * (src/store/sqlite-analyses.ts, the default) and Redis (src/scale/redis-analyses.ts, with
  * `redis_url`). The analysis service only ever talks to this interface.
  */
+import type { Pap, Tlp } from '../marking/levels.js';
 import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { Progress } from '../runner/types.js';
@@ -29,6 +30,9 @@ export interface AnalysisHeader {
   /** Engine names as the caller gave them (they are the result keys). */
   engines: string[];
   ignore_cache: boolean;
+  /** Its TLP and PAP (issue 34): what its engines were allowed to receive. Absent in older records. */
+  tlp?: Tlp;
+  pap?: Pap;
   observables: Observable[];
   complete: boolean;
   /** Stored: as of the start, and at the end. The running analysis's own copy is live. */
