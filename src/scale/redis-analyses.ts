@@ -15,7 +15,7 @@
  * Nothing here expires: like the SQLite file, the history is kept until someone deletes it.
  */
 import type { Redis } from 'ioredis';
-import { parseVerdictCounts, SHOWN_OBSERVABLES } from '../store/history.js';
+import { parseVerdictCounts, SHOWN_OBSERVABLES, storedMarking } from '../store/history.js';
 import type { AnalysisHeader, AnalysisStore, HistoryQuery, ResultRow, RowWrite } from '../store/analysis-store.js';
 import type { HistoryItemView, HistoryView } from '../view/types.js';
 
@@ -63,6 +63,8 @@ export class RedisAnalysisStore implements AnalysisStore {
       observables: header.observables.slice(0, SHOWN_OBSERVABLES).map(({ value, type }) => ({ value, type })),
       verdicts: header.complete ? header.verdicts ?? null : null,
       started_by: header.started_by ?? null,
+      tlp: header.tlp ?? null,
+      pap: header.pap ?? null,
     };
     return {
       header: JSON.stringify(header),
@@ -252,6 +254,8 @@ export class RedisAnalysisStore implements AnalysisStore {
           engine_labels: summary.engines.map(labelOf),
           verdicts: summary.complete ? parseVerdictCounts(summary.verdicts) : null,
           started_by: typeof summary.started_by === 'string' ? summary.started_by : null,
+          // Summaries written by older versions have none.
+          ...storedMarking(summary.tlp, summary.pap),
         }];
       });
     }

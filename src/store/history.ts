@@ -2,6 +2,7 @@
  * Past analyses for the history page: newest first, searched by observable, one page at a time.
  * The query runs in SQLite over the stored records, so a long history is never loaded whole.
  */
+import { PAP_LEVELS, TLP_LEVELS } from '../marking/levels.js';
 import type { HistoryQuery } from './analysis-store.js';
 import type { Storage } from './storage.js';
 import type { HistoryItemView, HistoryView, VerdictCountsView, VerdictName } from '../view/types.js';
@@ -30,6 +31,8 @@ export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (k
             json_array_length(value, '$.value.observables') AS observable_count,
             json_extract(value, '$.value.verdicts') AS verdicts,
             json_extract(value, '$.value.started_by') AS started_by,
+            json_extract(value, '$.value.tlp') AS tlp,
+            json_extract(value, '$.value.pap') AS pap,
             (SELECT json_group_array(json_object('value', json_extract(o.value, '$.value'), 'type', json_extract(o.value, '$.type')))
                FROM (SELECT value FROM json_each(analyses.value, '$.value.observables') LIMIT ${SHOWN_OBSERVABLES}) AS o) AS observables
        FROM analyses WHERE ${MATCH} AND ${MINE}
@@ -52,6 +55,7 @@ export async function historyPage(storage: Storage, q: HistoryQuery, labelOf: (k
       observables: JSON.parse(String(row['observables'] ?? '[]')) as { value: string; type: string }[],
       verdicts: row['complete'] === 1 ? parseVerdictCounts(row['verdicts']) : null,
       started_by: typeof row['started_by'] === 'string' ? row['started_by'] : null,
+      ...storedMarking(row['tlp'], row['pap']),
     };
   });
   return { query: q.query, page: q.page, per_page: q.perPage, total: count?.n ?? 0, items };
@@ -76,4 +80,12 @@ export function parseVerdictCounts(text: unknown): VerdictCountsView | null {
   if (!VERDICT_NAMES.includes(v['worst'] as VerdictName)) return null;
   const [malicious, suspicious, clean, unknown] = counts as number[];
   return { malicious: malicious!, suspicious: suspicious!, clean: clean!, unknown: unknown!, worst: v['worst'] as VerdictName };
+}
+
+/** The stored TLP and PAP as the history shows them: null when absent (older records) or not a level. */
+export function storedMarking(tlp: unknown, pap: unknown): Pick<HistoryItemView, 'tlp' | 'pap'> {
+  return {
+    tlp: (TLP_LEVELS as readonly unknown[]).includes(tlp) ? (tlp as HistoryItemView['tlp']) : null,
+    pap: (PAP_LEVELS as readonly unknown[]).includes(pap) ? (pap as HistoryItemView['pap']) : null,
+  };
 }

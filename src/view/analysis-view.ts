@@ -24,6 +24,8 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
     complete: record.complete,
     ignore_cache: record.ignore_cache,
     started_by: record.started_by ?? null,
+    tlp: record.tlp ?? null,
+    pap: record.pap ?? null,
     progress: record.progress,
     engines: record.engines.map((key) => ({ key, label: catalog.find(key)?.label ?? key })),
     observables: record.observables.flatMap((observable, index) => {

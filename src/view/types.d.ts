@@ -10,6 +10,10 @@ export interface DetailFieldView {
   href?: string;
 }
 
+/** TLP 2.0 and PAP levels as FIRST spells them, least restrictive first (src/marking/levels.ts). */
+export type TlpLevel = 'CLEAR' | 'GREEN' | 'AMBER' | 'AMBER+STRICT' | 'RED';
+export type PapLevel = 'CLEAR' | 'GREEN' | 'AMBER' | 'RED';
+
 /** An engine as the form's picker shows it. */
 export interface EngineView {
   id: string;
@@ -31,6 +35,13 @@ export interface EngineView {
   credentials: string[];
   /** Where to set the missing credentials (setting paths and environment variables); never values. */
   configure_hint: string;
+  /** Where it sends an observable: nowhere (`none`), a server the team runs (`internal`), a public service (`third_party`). */
+  disclosure: 'none' | 'internal' | 'third_party';
+  /** Whether its lookup can reach infrastructure the observable names (resolving a domain, reverse DNS). */
+  touches_target: boolean;
+  /** The most restrictive TLP and PAP of an analysis it is sent (`engines.<id>.max_tlp`, `max_pap`, else its defaults). */
+  max_tlp: TlpLevel;
+  max_pap: PapLevel;
 }
 
 export interface CatalogView {
@@ -44,6 +55,12 @@ export interface CatalogView {
    * of the engines each selects. A chip of the picker selects one; the API accepts `@name`.
    */
   sets: EngineSetView[];
+  /** The levels the form offers, least restrictive first. */
+  tlp_levels: TlpLevel[];
+  pap_levels: PapLevel[];
+  /** The marking of an analysis that names none (settings `default_tlp`, `default_pap`): the form's choice at first. */
+  default_tlp: TlpLevel;
+  default_pap: PapLevel;
 }
 
 export interface EngineSetView {
@@ -67,7 +84,8 @@ export interface VerdictCountsView {
   worst: VerdictName;
 }
 
-export type CellStatus = 'ok' | 'empty' | 'error' | 'not_applicable' | 'pending';
+/** `withheld`: the engine was not sent the observable (its TLP/PAP); the summary says why (`withheld: <reason>`). */
+export type CellStatus = 'ok' | 'empty' | 'error' | 'withheld' | 'not_applicable' | 'pending';
 
 /** One engine's outcome for one observable. */
 export interface CellView {
@@ -151,6 +169,9 @@ export interface AnalysisView {
   ignore_cache: boolean;
   /** Who started it: a user's name, `api_token`, `anonymous`, `cli`; null in records of older versions. */
   started_by: string | null;
+  /** Its TLP and PAP (what its engines were allowed to receive); null in records of older versions. */
+  tlp: TlpLevel | null;
+  pap: PapLevel | null;
   progress: { done: number; total: number };
   /** Columns: engine key as the analysis named it, and its label. */
   engines: { key: string; label: string }[];
@@ -174,6 +195,9 @@ export interface HistoryItemView {
   verdicts: VerdictCountsView | null;
   /** Who started it: a user's name, `api_token`, `anonymous`, `cli`; null in records of older versions. */
   started_by: string | null;
+  /** Its TLP and PAP; null in records of older versions. */
+  tlp: TlpLevel | null;
+  pap: PapLevel | null;
 }
 
 /** GET /ui/me: who the page's user is (`anonymous`, an admin, on a server without authentication). */

@@ -4,11 +4,13 @@
  * be bookmarked and Back works. A finished analysis shows its worst verdict and how many of its
  * observables are malicious or suspicious (counted when it completed; older records show none),
  * and who started it. "Mine" (?mine=1) keeps only the analyses the signed-in user started, with
- * the search as it is.
+ * the search as it is. Each analysis shows its TLP and PAP as labels in the standard's colours
+ * (none for records of older versions).
  */
 import { getJson } from './api.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
 import { formatDuration, formatTime, plural } from './format.js';
+import { markingLabels } from './marking.js';
 import { verdictBadge } from './verdict.js';
 import type { HistoryItemView, HistoryView, VerdictCountsView } from '../../src/view/types.js';
 
@@ -91,6 +93,7 @@ function renderTable(items: HistoryItemView[]): HTMLElement {
     el('table', { class: 'history-table' },
       el('thead', null, el('tr', null,
         el('th', { scope: 'col' }, 'Started'),
+        el('th', { scope: 'col' }, 'Marking'),
         el('th', { scope: 'col' }, 'Verdict'),
         el('th', { scope: 'col' }, 'Observables'),
         el('th', { scope: 'col' }, 'Engines'),
@@ -98,6 +101,7 @@ function renderTable(items: HistoryItemView[]): HTMLElement {
         el('th', { scope: 'col' }, 'Started by'))),
       el('tbody', null, items.map((item) => el('tr', { 'data-id': item.id },
         el('td', { class: 'history-started' }, el('a', { href: `/results/${encodeURIComponent(item.id)}` }, formatTime(item.created_at))),
+        el('td', { class: 'history-marking' }, markingLabels(item)),
         el('td', { class: 'history-verdict' }, item.verdicts ? verdictSummary(item.verdicts) : null),
         el('td', { class: 'obs-list' },
           // Never broken in the middle (an IP or hash cut in two reads as two values): one line

@@ -18,6 +18,11 @@
  * A 401 keeps the text and engines in this tab's session storage, and the form after signing in
  * starts from them.
  *
+ * The analysis's TLP and PAP (issue 34) are two choices, the server's `default_tlp` and
+ * `default_pap` at first (a re-run: the previous analysis's), sent as `tlp` and `pap`. Below them,
+ * the selected engines that will not be sent the observables at that marking (their `max_tlp` or
+ * `max_pap` is lower); their cells will say `withheld`.
+ *
  * A viewer (GET /ui/me) reads results but starts no analysis: Analyze is disabled, with a note
  * saying why, and the form stays for reading the engine list.
  */
@@ -25,7 +30,7 @@ import { apiPath, getJson, postJson, signInHref } from './api.js';
 import { announce, el, errorNotice, mainElement, replace } from './dom.js';
 import { plural } from './format.js';
 import { NO_ENGINE, NO_TEXT, problemOf, type FormProblem } from './form-problem.js';
-import type { CatalogView, EngineSetView, EngineView, MeView } from '../../src/view/types.js';
+import type { CatalogView, EngineSetView, EngineView, MeView, PapLevel, TlpLevel } from '../../src/view/types.js';
 
 /** The filter chips: the spec's tags, in its order (`the service` is a name, not a filter). */
 const TAG_FILTERS = ['default', 'IP', 'domain', 'URL', 'hash', 'email', 'risk', 'VPN', 'proxy', 'ports', 'free_no_key', 'scraping'];
@@ -43,6 +48,9 @@ interface PickerState {
 interface Prefill {
   text: string | null;
   engines: string[] | null;
+  /** The marking to start from (a re-run's, a draft's); null: the server's defaults. */
+  tlp?: string | null;
+  pap?: string | null;
   source: 'rerun' | 'draft';
 }
 
@@ -56,13 +64,15 @@ function prefillFromHash(): Prefill {
   return {
     text: params.get('text'),
     engines: engines === null ? null : engines.split(',').map((e) => e.trim()).filter(Boolean),
+    tlp: params.get('tlp'),
+    pap: params.get('pap'),
     source: 'rerun',
   };
 }
 
-function keepDraft(text: string, engines: string[]): void {
+function keepDraft(text: string, engines: string[], marking: { tlp: string; pap: string }): void {
   try {
-    window.sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ text, engines }));
+    window.sessionStorage.setItem(DRAFT_KEY, JSON.stringify({ text, engines, ...marking }));
   } catch {
     // storage refused (private mode, quota): the text stays in the page, only not across signing in
   }
@@ -74,9 +84,10 @@ function takeDraft(): Prefill | null {
     const raw = window.sessionStorage.getItem(DRAFT_KEY);
     if (raw === null) return null;
     window.sessionStorage.removeItem(DRAFT_KEY);
-    const draft = JSON.parse(raw) as { text?: unknown; engines?: unknown };
+    const draft = JSON.parse(raw) as { text?: unknown; engines?: unknown; tlp?: unknown; pap?: unknown };
     const engines = Array.isArray(draft.engines) ? draft.engines.filter((e): e is string => typeof e === 'string') : null;
-    return { text: typeof draft.text === 'string' ? draft.text : null, engines, source: 'draft' };
+    const word = (value: unknown) => (typeof value === 'string' ? value : null);
+    return { text: typeof draft.text === 'string' ? draft.text : null, engines, tlp: word(draft.tlp), pap: word(draft.pap), source: 'draft' };
   } catch {
     return null;
   }
@@ -110,6 +121,11 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
     placeholder: 'Paste anything: an alert, an e-mail, a list of domains, IP addresses, URLs, hashes, e-mail addresses or browser extension ids. Defanged forms like hxxps://example[.]com are understood.',
   });
   const ignoreCache = el('input', { type: 'checkbox', id: 'ignore-cache', name: 'ignore_cache' });
+  const tlp = markingSelect('tlp', catalog.tlp_levels, catalog.default_tlp, prefill.tlp);
+  const pap = markingSelect('pap', catalog.pap_levels, catalog.default_pap, prefill.pap);
+  const markingNote = el('p', { id: 'marking-note', class: 'hint marking-note', 'aria-live': 'polite' });
+  tlp.addEventListener('change', () => updateCount());
+  pap.addEventListener('change', () => updateCount());
   const formError = el('p', { id: 'form-error', class: 'form-error', role: 'alert', hidden: true });
   const signIn = el('a', { href: signInHref(), id: 'form-signin', class: 'button', hidden: true }, 'Sign in');
   const submit = el('button', { type: 'submit', class: 'primary', id: 'submit' }, 'Analyze');
@@ -240,6 +256,7 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
   function updateCount(): void {
     const chosen = selected();
     count.textContent = `${plural(chosen.length, 'engine')} selected`;
+    markingNote.textContent = withheldNote(catalog, chosen, tlp.value, pap.value);
     // A set's chip is pressed while the selection is exactly the set (its engines that can run).
     for (const { chip, members } of setChips) {
       chip.setAttribute('aria-pressed', String(members.size > 0 && chosen.length === members.size && chosen.every((id) => members.has(id))));
@@ -252,6 +269,13 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
       el('label', { for: 'text', class: 'field-label' }, 'Observables'),
       text,
       el('p', { id: 'text-hint', class: 'hint' }, el('kbd', null, 'Ctrl'), '+', el('kbd', null, 'Enter'), ' analyzes. Domains, IPv4/IPv6 addresses, URLs, MD5/SHA1/SHA256 hashes and e-mail addresses are picked out of the text.')),
+    el('fieldset', { class: 'marking-fields', 'aria-describedby': 'marking-hint' },
+      el('legend', null, 'Marking'),
+      el('div', { class: 'marking-choices' },
+        el('label', { for: 'tlp', class: 'marking-choice' }, 'TLP ', tlp),
+        el('label', { for: 'pap', class: 'marking-choice' }, 'PAP ', pap)),
+      el('p', { id: 'marking-hint', class: 'hint' }, 'TLP: who may receive what the analysis holds. PAP: what may be done with it (from AMBER on, nothing reaches the observables\' own infrastructure). An engine is sent the observables only up to its own maximum; the others show as withheld.'),
+      markingNote),
     el('fieldset', { class: 'engines' },
       el('legend', null, 'Engines ', count),
       setChips.length > 0
@@ -291,13 +315,15 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
         text: text.value,
         engines,
         ignore_cache: ignoreCache.checked,
+        tlp: tlp.value,
+        pap: pap.value,
       }, { signIn: false });
       window.location.assign(handle.link);
     } catch (error) {
       submit.disabled = false;
       submit.textContent = 'Analyze';
       const problem = problemOf(error);
-      if (problem.fix === 'signin') keepDraft(text.value, engines);
+      if (problem.fix === 'signin') keepDraft(text.value, engines, { tlp: tlp.value, pap: pap.value });
       showProblem(problem);
     }
   });
@@ -332,6 +358,32 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
 
   updateCount();
   return el('section', { class: 'panel' }, el('h1', null, 'Analyze observables'), form);
+}
+
+/**
+ * A marking's choice: the levels, least restrictive first, shown as the standard writes them
+ * (`TLP:AMBER+STRICT`); `wanted` (a re-run's, with or without its prefix, any case) when it is one,
+ * else the server's default.
+ */
+function markingSelect<L extends TlpLevel | PapLevel>(name: 'tlp' | 'pap', levels: readonly L[], fallback: L, wanted: string | null | undefined): HTMLSelectElement {
+  const prefix = `${name.toUpperCase()}:`;
+  const select = el('select', { id: name, name }, levels.map((level) => el('option', { value: level }, `${prefix}${level}`)));
+  const word = wanted?.trim().toUpperCase() ?? '';
+  const asked = word.startsWith(prefix) ? word.slice(prefix.length) : word;
+  select.value = levels.find((level) => level === asked) ?? fallback;
+  return select;
+}
+
+/**
+ * The selected engines that the marking keeps the observables from (their `max_tlp` or `max_pap`
+ * is below it), in one line; empty when every one may be sent them.
+ */
+function withheldNote(catalog: CatalogView, chosen: readonly string[], tlp: string, pap: string): string {
+  const above = (levels: readonly string[], level: string, ceiling: string) => levels.indexOf(level) > levels.indexOf(ceiling);
+  const byId = new Map(catalog.engines.map((engine) => [engine.id, engine]));
+  const kept = chosen.flatMap((id) => byId.get(id) ?? []).filter((e) => above(catalog.tlp_levels, tlp, e.max_tlp) || above(catalog.pap_levels, pap, e.max_pap));
+  if (kept.length === 0) return '';
+  return `Not sent at TLP:${tlp} and PAP:${pap}: ${kept.map((e) => `${e.label} (max TLP:${e.max_tlp}, PAP:${e.max_pap})`).join(', ')}.`;
 }
 
 /** Preselected by default: the server's `default` engines; never one of the configuration's own. */

@@ -14,6 +14,7 @@ const STATUS_LABEL: Record<CellView['status'], string> = {
   ok: 'result',
   empty: 'no data',
   error: 'error',
+  withheld: 'withheld',
   not_applicable: 'does not apply',
   pending: 'running…',
 };
@@ -49,6 +50,7 @@ function renderSection(cell: CellView, label: string): HTMLElement {
     cell.status === 'ok' ? el('p', { class: 'summary' }, cell.summary) : null,
     risk && cell.evidence ? el('p', { class: 'evidence-reason' }, `${risk[0]!.toUpperCase()}${risk.slice(1)}: ${cell.evidence.reason}`) : null,
     cell.status === 'error' ? el('p', { class: 'error-text' }, cell.summary.replace(/^error: /, '')) : null,
+    cell.status === 'withheld' ? el('p', { class: 'withheld-text' }, cell.summary.replace(/^withheld: /, '')) : null,
     cell.fields.length > 0
       ? el('dl', { class: 'fields' }, cell.fields.map((field) => [
           el('dt', null, field.label),

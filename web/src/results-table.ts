@@ -29,6 +29,9 @@ function cellContent(cell: CellView): Node | string | (Node | string)[] {
       return risk ? [verdictBadge(risk, cell.evidence?.reason, 'verdict-small'), ' ', cell.summary] : cell.summary;
     case 'error':
       return el('span', null, el('span', { class: 'status-label' }, 'error'), ' ', cell.summary.replace(/^error: /, ''));
+    case 'withheld':
+      // Not sent (the analysis's TLP/PAP is above the engine's ceilings): why, not an error.
+      return el('span', null, el('span', { class: 'status-label' }, 'withheld'), ' ', cell.summary.replace(/^withheld: /, ''));
     case 'empty':
       return risk ? [verdictBadge(risk, cell.evidence?.reason, 'verdict-small'), ' ', cell.evidence?.reason ?? 'no data'] : el('span', { class: 'status-label' }, 'no data');
     case 'not_applicable':
@@ -87,8 +90,8 @@ function sortRows(view: AnalysisView, rows: ObservableView[], sort: SortState): 
     if (sort.column === 'verdict') return row.verdict ? `${VERDICT_RANK[row.verdict]}${String(999 - row.reasons.length).padStart(3, '0')}` : '9999';
     const cell = row.cells[engineIndex];
     if (!cell) return '';
-    // Results first, then empty, errors, not applicable, pending; alphabetical within each.
-    const rank = { ok: 0, empty: 1, error: 2, not_applicable: 3, pending: 4 }[cell.status];
+    // Results first, then empty, errors, withheld, not applicable, pending; alphabetical within each.
+    const rank = { ok: 0, empty: 1, error: 2, withheld: 3, not_applicable: 4, pending: 5 }[cell.status];
     return `${rank}${cell.summary}`;
   };
   const factor = sort.direction === 'ascending' ? 1 : -1;

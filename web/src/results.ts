@@ -8,7 +8,11 @@
  *
  * What comes next: "New analysis", copy the observables shown (as written, one a line, or
  * defanged), and "Re-run with other engines" (the form, prefilled through its fragment with the
- * observables shown and this analysis's engines).
+ * observables shown, this analysis's engines and its TLP and PAP).
+ *
+ * Under the title, the analysis's TLP and PAP as labels in the standard's colours (web/src/marking.ts);
+ * an engine withheld from an observable (its ceilings are below the marking) shows `withheld` and
+ * why, in the table and the cards: not sent is not failed.
  *
  * On a phone the first result comes first: the view tabs and the text filter stay, the secondary
  * controls (type and verdict filters, next steps, copy and downloads) fold into one menu behind
@@ -18,6 +22,7 @@ import { ApiError, apiPath, getJson } from './api.js';
 import { copyButton } from './clipboard.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
 import { defang, formatDuration, formatTime, plural } from './format.js';
+import { markingLabels } from './marking.js';
 import { renderCards } from './results-cards.js';
 import { renderGraph } from './results-graph.js';
 import { renderTable, type SortState } from './results-table.js';
@@ -75,6 +80,8 @@ function viewFromHash(): ViewName {
 // --- layout, built once ---
 const title = el('h1', null, 'Analysis ', el('code', { class: 'analysis-id' }, id));
 const meta = el('p', { class: 'meta muted', id: 'analysis-meta' });
+/** The analysis's TLP and PAP, in the standard's colours (none for records of older versions). */
+const marking = el('p', { class: 'analysis-marking', id: 'analysis-marking', hidden: true });
 const progressBar = el('progress', { id: 'progress-bar', max: 1, value: 0, 'aria-labelledby': 'progress-text' });
 const progressText = el('span', { id: 'progress-text' }, 'Loading…');
 const status = el('div', { class: 'progress', id: 'analysis-status', role: 'status', 'aria-live': 'polite', 'data-complete': 'false' }, progressBar, progressText);
@@ -134,7 +141,7 @@ moreToggle.addEventListener('click', () => {
 
 function layout(): HTMLElement {
   return el('section', { class: 'panel results' },
-    el('div', { class: 'results-head' }, title, meta, status),
+    el('div', { class: 'results-head' }, title, marking, meta, status),
     el('div', { class: 'toolbar' },
       el('div', { class: 'tabs', role: 'group', 'aria-label': 'View' }, viewButtons),
       el('div', { class: 'filter' }, filter, shownCount),
@@ -201,6 +208,9 @@ function renderTypeOptions(data: AnalysisView): void {
 /** "Re-run with other engines": the form, its fragment carrying the observables shown and the engines. */
 function renderRerun(data: AnalysisView, rows: ObservableView[]): void {
   const params = new URLSearchParams({ text: rows.map((r) => r.observable).join('\n'), engines: data.engines.map((e) => e.key).join(',') });
+  // The same marking: a re-run of a TLP:RED analysis is TLP:RED too.
+  if (data.tlp) params.set('tlp', data.tlp);
+  if (data.pap) params.set('pap', data.pap);
   rerun.href = `/#${params}`;
   const scope = rows.length === data.observables.length ? 'these observables' : `the ${plural(rows.length, 'observable')} shown`;
   rerun.title = `Open the form with ${scope} and these engines filled in`;
@@ -208,6 +218,10 @@ function renderRerun(data: AnalysisView, rows: ObservableView[]): void {
 
 function renderHeader(data: AnalysisView): void {
   const observablesDone = data.observables.filter((o) => o.done).length;
+  if (marking.hidden && (data.tlp !== null || data.pap !== null)) {
+    replace(marking, markingLabels(data, 'analysis-marking-labels'));
+    marking.hidden = false;
+  }
   meta.textContent = `Started ${formatTime(data.created_at)}${data.started_by ? ` by ${data.started_by}` : ''} · ${plural(data.observables.length, 'observable')} · engines: ${data.engines.map((e) => e.label).join(', ')}${data.ignore_cache ? ' · cache ignored' : ''}`;
   progressBar.max = Math.max(1, data.progress.total);
   progressBar.value = data.complete ? progressBar.max : data.progress.done;
