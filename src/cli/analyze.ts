@@ -79,7 +79,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
           count.add(result, storedVerdict(stored.verdict, result, app.catalog));
         }
       }
-      const [{ renderTable }, { markingLine }] = await Promise.all([import('./table.js'), import('./marking-line.js')]);
+      const { renderTable, markingLine } = await import('./table.js');
       const footer = [`${record.observables.length} observable(s), ${prepared.selections.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${record.id}`];
       const colored = sink.isTTY && options.color !== false && !process.env['NO_COLOR'];
       const heading = record.tlp && record.pap ? `${markingLine(record.tlp, record.pap, colored)}\n\n` : '';

@@ -167,7 +167,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     } else if (format === 'jsonl') {
       for (const element of elements) if (element !== null) await sink.write(`${JSON.stringify(element)}\n`);
     } else if (format === 'table') {
-      const [{ renderTable }, { markingLine }] = await Promise.all([import('./table.js'), import('./marking-line.js')]);
+      const { renderTable, markingLine } = await import('./table.js');
       const footer = [`${forRows.length} observable(s), ${engines.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${analysis.id}`, analysis.link];
       const heading = recorded ? `${markingLine(recorded.tlp, recorded.pap, sink.isTTY && options.color !== false && !process.env['NO_COLOR'])}\n\n` : '';
       await sink.write(`${heading}${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY ? {} : { color: false }), named, footer })}\n`);

@@ -9,6 +9,7 @@
 import Table from 'cli-table3';
 import type { ResultRow } from '../analysis/rows.js';
 import { inertLine } from '../text/inert.js';
+import type { Pap, Tlp } from '../marking/levels.js';
 import type { Verdict } from '../verdict/verdict.js';
 
 export interface TableOptions {
@@ -326,4 +327,22 @@ export function renderGrid(head: string[], rows: string[][]): string {
   });
   table.push(...rows.map((row) => row.map(inertLine)));
   return table.toString();
+}
+
+/** FIRST's TLP 2.0 colours on a terminal (red, amber, green; CLEAR is white); PAP uses the same. */
+const MARKING_COLOURS: Record<Tlp | Pap, string> = {
+  RED: '\u001b[1;31m',
+  'AMBER+STRICT': '\u001b[1;33m',
+  AMBER: '\u001b[1;33m',
+  GREEN: '\u001b[1;32m',
+  CLEAR: '\u001b[1;37m',
+};
+
+/**
+ * The line above the table that says how the analysis is marked (issue 34): `TLP:AMBER · PAP:GREEN`,
+ * each label in its standard's colour when `color`.
+ */
+export function markingLine(tlp: Tlp, pap: Pap, color: boolean): string {
+  const label = (kind: string, level: Tlp | Pap) => (color ? `${MARKING_COLOURS[level]}${kind}:${level}${RESET}` : `${kind}:${level}`);
+  return `${label('TLP', tlp)} · ${label('PAP', pap)}`;
 }
