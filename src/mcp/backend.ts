@@ -5,6 +5,7 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
+import type { ObservableVerdict } from '../verdict/verdict.js';
 
 /** A failure the tool reports as its result (`isError`), in one line: an unknown engine, an unknown analysis. */
 export class ToolError extends Error {
@@ -18,6 +19,8 @@ export interface AnalysisState {
   progress: { done: number; total: number } | undefined;
   /** In input order; null for an observable not finished yet (all there once complete). */
   results: (ObservableResult | null)[];
+  /** Beside `results`: each one's verdict as stored when it finished, where known (issue 33: not worked out again). */
+  verdicts?: (ObservableVerdict | undefined)[];
 }
 
 /** An analysis started: its id and page; how many observables and which engines when known (this process's). */

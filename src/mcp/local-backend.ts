@@ -42,7 +42,7 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
     async state(id): Promise<AnalysisState | undefined> {
       const record = await analyses.latest(id);
       if (!record) return undefined;
-      return { id, complete: record.complete, progress: { done: record.progress.done, total: record.progress.total }, results: record.results };
+      return { id, complete: record.complete, progress: { done: record.progress.done, total: record.progress.total }, results: record.results, verdicts: record.result_verdicts };
     },
     engines: async () => localListing(catalog, config),
     webUrl: link,

@@ -148,7 +148,8 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
         }
         if (!state) throw new ToolError(`analysis not found: ${id}`);
         if (state.complete && state.progress) await call.progress(state.progress.total, state.progress.total, 'complete', true);
-        const observables = state.results.filter((r): r is ObservableResult => r !== null).map((r) => briefOf(r, backend.catalog));
+        // Each with the verdict stored as it finished (a remote server's results: worked out here).
+        const observables = state.results.flatMap((r, i) => (r === null ? [] : [briefOf(r, backend.catalog, state.verdicts?.[i])]));
         const progress = state.progress ?? null;
         const next = state.complete ? undefined
           : `Not complete after ${waitS} s${progress ? ` (${progress.done} of ${progress.total} lookups done)` : ''}; it goes on running. Call get_results with {"analysis_id": "${id}"} in a little while for the rest.`;
