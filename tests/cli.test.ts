@@ -43,13 +43,13 @@ describe('oas analyze', () => {
     assert.match(run.stdout, /2 observable\(s\), 3 engine\(s\)/);
   });
 
-  test('--json prints the API result array with each observable\'s verdict, and nothing else', async () => {
+  test('--json prints the API result array with each observable\'s verdict and the analysis\'s marking, and nothing else', async () => {
     const run = await oas(['analyze', 'example.com', '8.8.8.8', '--engines', 'reverse_dns', '--json', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     const results = JSON.parse(run.stdout) as Record<string, unknown>[];
     assert.deepEqual(results, [
-      { observable: 'example.com', type: 'FQDN', reversed_success: true, reverse_dns: { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }, verdict: 'unknown', reasons: [] },
-      { observable: '8.8.8.8', type: 'IPv4', reversed_success: true, reverse_dns: { reverse_dns: ['dns.google'] }, verdict: 'unknown', reasons: [] },
+      { observable: 'example.com', type: 'FQDN', reversed_success: true, reverse_dns: { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }, verdict: 'unknown', reasons: [], tlp: 'AMBER', pap: 'GREEN' },
+      { observable: '8.8.8.8', type: 'IPv4', reversed_success: true, reverse_dns: { reverse_dns: ['dns.google'] }, verdict: 'unknown', reasons: [], tlp: 'AMBER', pap: 'GREEN' },
     ]);
   });
 
@@ -66,7 +66,7 @@ describe('oas analyze', () => {
     const run = await oas(['analyze', '1.1.1.1', 'example.com', '--json', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     const [ip, domain] = JSON.parse(run.stdout) as Record<string, unknown>[];
-    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'provider_11', 'rdap_whois', 'reasons', 'reverse_dns', 'reversed_success', 'type', 'verdict']);
+    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'pap', 'provider_11', 'rdap_whois', 'reasons', 'reverse_dns', 'reversed_success', 'tlp', 'type', 'verdict']);
     assert.equal((ip!.provider_11 as { ip: string }).ip, '1.1.1.1');
     assert.equal(ip!.rdap_whois, null, 'rdap_whois does not apply to an IP');
     assert.equal((domain!.provider_11 as { ip: string }).ip, '93.184.215.14', 'provider_11 ran on the resolved IP');

@@ -27,16 +27,14 @@
  * BENCH_LOAD_BIN runs another build's bin/oas.js (a before/after comparison), BENCH_LOAD_NODE_ARGS
  * adds node options to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mulberry32 as prng } from '../helpers/prng.js';
 import { goal } from './goals.js';
-import { cleanEnv, OAS_BIN, PRELOAD, ROOT } from './proc.js';
-import { ms, row, runAlone, sleep, title, type ScaleFleet } from './scale.js';
+import { OAS_BIN } from './proc.js';
+import { ms, row, runAlone, sleep, startOas, title, type ScaleFleet } from './scale.js';
 
 const CLIENTS = Number(process.env.BENCH_LOAD_CLIENTS ?? 32);
 const DURATION_MS = Number(process.env.BENCH_LOAD_SECONDS ?? 20) * 1000;
@@ -148,45 +146,15 @@ interface Serve {
   stop(): Promise<{ cpuMs: number; maxRssKiB: number } | undefined>;
 }
 
+/** `oas serve` of build `bin` on a free port (scale.ts's startOas), and its CPU and peak memory once stopped. */
 async function startServe(bin: string, configFile: string, statsFile: string): Promise<Serve> {
-  writeFileSync(statsFile, '');
   const nodeArgs = (process.env.BENCH_LOAD_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', PRELOAD, bin, 'serve', '--config', configFile, '--port', '0'], {
-    cwd: ROOT,
-    env: cleanEnv({ BENCH_STATS_FILE: statsFile }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => void (stderr += chunk));
-  const exited = once(child, 'exit');
-  const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`oas serve did not start within 30 s: ${stderr.trim()}`));
-    }, 30_000);
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(stdout);
-      if (match) {
-        clearTimeout(timer);
-        resolve(new URL(match[1]!));
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`oas serve exited with ${code}: ${stderr.trim()}`));
-    });
-  });
+  const serve = await startOas('oas serve', ['serve', '--config', configFile, '--port', '0'], /listening on (http:\/\/\S+)/, statsFile, { bin, nodeArgs });
+  const url = new URL(/listening on (http:\/\/\S+)/.exec(serve.stdout)![1]!);
   return {
     url,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await serve.stop();
       const line = readFileSync(statsFile, 'utf8').trim().split('\n').pop();
       if (!line) return undefined;
       const stats = JSON.parse(line) as { maxRssKiB: number; userUs: number; systemUs: number };

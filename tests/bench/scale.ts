@@ -77,12 +77,18 @@ export interface OasProcess {
 }
 
 /**
- * `node [--import preload] bin/oas.js <args>` (no OAS_* from this environment), resolved once its
- * stdout matches `ready`.
+ * `node [nodeArgs] --import preload <bin> <args>` (no OAS_* from this environment; bin: this
+ * build's bin/oas.js unless another build is named), resolved once its stdout matches `ready`.
  */
-export async function startOas(name: string, args: string[], ready: RegExp, statsFile: string): Promise<OasProcess & { stdout: string }> {
+export async function startOas(
+  name: string,
+  args: string[],
+  ready: RegExp,
+  statsFile: string,
+  launch: { bin?: string; nodeArgs?: readonly string[] } = {},
+): Promise<OasProcess & { stdout: string }> {
   writeFileSync(statsFile, '');
-  const child: ChildProcess = spawn(process.execPath, ['--import', PRELOAD, OAS_BIN, ...args], {
+  const child: ChildProcess = spawn(process.execPath, [...(launch.nodeArgs ?? []), '--import', PRELOAD, launch.bin ?? OAS_BIN, ...args], {
     cwd: ROOT,
     env: cleanEnv({ BENCH_STATS_FILE: statsFile }),
     stdio: ['ignore', 'pipe', 'pipe'],
