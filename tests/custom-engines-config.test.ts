@@ -98,7 +98,9 @@ const CASES: Case[] = [
   { what: 'a URL instead of a definition', custom: { intel: 'https://intel.example/ip/{value}' }, message: 'custom_engines.intel: expected an object such as { "types": ["IPv4"], "request": { "url": "https://intel.example/ip/{value}" }, "fields": { "score": "/score" } }' },
   { what: 'null', custom: { intel: null }, message: 'custom_engines.intel: expected an object such as' },
   { what: 'a misspelt field', custom: change((d) => { d.lable = d.label; delete d.label; }), message: 'custom_engines.intel.lable: unknown field; did you mean label?' },
-  { what: 'an unknown field', custom: change((d) => { d.priority = 1; }), message: 'custom_engines.intel.priority: unknown field (fields: label, description, types, reversed_ip, request, secrets, not_found, fields, summary, evidence, timeout_ms, concurrency, quota, ssl_verify)' },
+  { what: 'an unknown field', custom: change((d) => { d.priority = 1; }), message: 'custom_engines.intel.priority: unknown field (fields: label, description, types, reversed_ip, request, secrets, not_found, fields, summary, evidence, timeout_ms, concurrency, quota, ssl_verify, disclosure, touches_target, max_tlp, max_pap)' },
+  { what: 'a disclosure that is none of the three', custom: change((d) => { d.disclosure = 'public'; }), message: 'custom_engines.intel.disclosure: expected one of none, internal, third_party (where the engine sends an observable)' },
+  { what: 'a max_tlp that is no TLP level', custom: change((d) => { d.max_tlp = 'PINK'; }), message: 'custom_engines.intel.max_tlp: "PINK" is no TLP level: use one of CLEAR, GREEN, AMBER, AMBER+STRICT, RED (with or without "TLP:", in any case)' },
   { what: 'an empty label', custom: change((d) => { d.label = ' '; }), message: 'custom_engines.intel.label: expected a non-empty string' },
   { what: 'a description that is no text', custom: change((d) => { d.description = 5; }), message: 'custom_engines.intel.description: expected a non-empty string' },
 

@@ -561,7 +561,8 @@ describe('through oas: engines, analyze and its exports, serve', () => {
     const run = await oas(['analyze', TEXT, '--engines', ENGINES], { env });
     assert.equal(run.code, 0, run.stderr);
     assert.equal(run.stderr, '');
-    const blocks = run.stdout.split('\n\n');
+    const [marking, ...blocks] = run.stdout.split('\n\n');
+    assert.equal(marking, 'TLP:AMBER · PAP:GREEN');
     assert.match(blocks[0]!, /^malicious +185\.220\.101\.7 +IPv4\n {2}- intel: score 91\/100 \(Botnet\)\n {2}intel +91\/100, Botnet$/);
     assert.match(blocks[1]!, /^suspicious +45\.33\.32\.156 +IPv4\n {2}- intel: score 50\/100\n {2}intel +50\/100, scanner$/);
     assert.match(blocks[2]!, /^malicious +evil-login\.com +FQDN\n {2}- intel_domain: known phishing domain\n {2}- intel_search: listed as phishing\n/);
@@ -602,7 +603,7 @@ describe('through oas: engines, analyze and its exports, serve', () => {
       observable: A, type: 'IPv4', reversed_success: false,
       intel: { score: 91, category: 'Botnet', tags: ['c2', 'scanner'], asn: 64500, notes: null },
       intel_domain: null, intel_search: null,
-      verdict: 'malicious', reasons: ['intel: score 91/100 (Botnet)'],
+      verdict: 'malicious', reasons: ['intel: score 91/100 (Botnet)'], tlp: 'AMBER', pap: 'GREEN',
     });
     assert.deepEqual(results.map((r) => [r.observable, r.verdict]), [[A, 'malicious'], [B, 'suspicious'], ['evil-login.com', 'malicious']]);
     assert.deepEqual(results[2]!.intel_search, { total: 1, category: 'phishing', score: 95 });
@@ -626,8 +627,8 @@ describe('through oas: engines, analyze and its exports, serve', () => {
 
     const lines = csv.stdout.trimEnd().split('\r\n');
     assert.equal(lines[0], CSV_COLUMNS.join(','));
-    assert.ok(lines.includes('185.220.101.7,IPv4,,intel,ok,"91/100, Botnet","{""score"":91,""category"":""Botnet"",""tags"":[""c2"",""scanner""],""asn"":64500,""notes"":null}",malicious,intel: score 91/100 (Botnet)'), csv.stdout);
-    assert.ok(lines.includes('evil-login.com,FQDN,,intel_domain,ok,phishing (risk 95),"{""verdict"":""phishing"",""risk"":95,""tags"":[""kit""],""notes"":""kit v2""}",malicious,intel_domain: known phishing domain; intel_search: listed as phishing'), csv.stdout);
+    assert.ok(lines.includes('185.220.101.7,IPv4,,intel,ok,"91/100, Botnet","{""score"":91,""category"":""Botnet"",""tags"":[""c2"",""scanner""],""asn"":64500,""notes"":null}",malicious,intel: score 91/100 (Botnet),TLP:AMBER'), csv.stdout);
+    assert.ok(lines.includes('evil-login.com,FQDN,,intel_domain,ok,phishing (risk 95),"{""verdict"":""phishing"",""risk"":95,""tags"":[""kit""],""notes"":""kit v2""}",malicious,intel_domain: known phishing domain; intel_search: listed as phishing,TLP:AMBER'), csv.stdout);
     assert.ok(lines.some((l) => l.startsWith('evil-login.com,FQDN,,intel_search,ok,1 hit(s): phishing,')), csv.stdout);
 
     const bundle = JSON.parse(stix.stdout) as { type: string; objects: { type: string; name?: string; description?: string; content?: string; value?: string }[] };

@@ -177,7 +177,7 @@ describe('exports', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-disposition')!, /attachment; filename="oas-.+\.json"/);
     const api = await json<Record<string, unknown>[]>(`/api/results/${id}`);
-    assert.deepEqual(await res.json(), api.map((r) => ({ ...r, verdict: 'unknown', reasons: [] })));
+    assert.deepEqual(await res.json(), api.map((r) => ({ ...r, verdict: 'unknown', reasons: [], tlp: 'AMBER', pap: 'GREEN' })));
     assert.equal((await get(`/export/${id}?format=pdf`)).status, 400);
     assert.equal((await get('/export/00000000-0000-4000-8000-000000000000?format=csv')).status, 404);
   });
