@@ -13,7 +13,7 @@ import type { AnalysisHeader, AnalysisRecord } from '../src/store/analysis-store
 import type { ObservableResult } from '../src/runner/result.js';
 import { ANALYSIS_RESULTS_TABLE } from '../src/store/storage.js';
 import { resultsCsv } from '../src/export/csv.js';
-import { withVerdict } from '../src/export/json.js';
+import { withMarking, withVerdict } from '../src/export/json.js';
 import type { AnalysisView, HistoryView } from '../src/view/types.js';
 import type { Zone } from './fakes/dns.js';
 import { appOnUpstreams } from './helpers/app.js';
@@ -90,10 +90,12 @@ describe('a many-observable analysis', () => {
   test('the JSON and CSV exports are exactly what the whole array gives', async () => {
     const json = await get(`/export/${id}?format=json`);
     assert.equal(json.status, 200);
-    assert.equal(await json.text(), JSON.stringify(results.map((r) => withVerdict(r, observableVerdict(r, served.app.catalog))), null, 2));
+    // The analysis was marked with the defaults: TLP:AMBER, PAP:GREEN.
+    const marking = { tlp: 'AMBER', pap: 'GREEN' } as const;
+    assert.equal(await json.text(), JSON.stringify(results.map((r) => withMarking(withVerdict(r, observableVerdict(r, served.app.catalog)), marking)), null, 2));
     const csv = await get(`/export/${id}?format=csv`);
     assert.equal(csv.status, 200);
-    assert.equal(await csv.text(), resultsCsv(results, served.app.catalog));
+    assert.equal(await csv.text(), resultsCsv(results, served.app.catalog, marking));
   });
 
   test('the live view holds the same results; with ?have= for all, none', async () => {

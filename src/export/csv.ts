@@ -15,9 +15,10 @@ import type { ExportMarking } from './marking.js';
 export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons', 'tlp'] as const;
 
 /** The whole CSV document at once, each verdict worked out here (tests, small exports). */
-export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog): string {
+export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog, marking?: ExportMarking): string {
   const lines = [CSV_COLUMNS.join(',')];
-  for (const result of results) if (result) lines.push(...csvLines(result, catalog, observableVerdict(result, catalog)));
+  const tlp = tlpCell(marking);
+  for (const result of results) if (result) lines.push(...csvLines(result, catalog, observableVerdict(result, catalog), tlp));
   return `${lines.join('\r\n')}\r\n`;
 }
 
@@ -38,7 +39,7 @@ function csvLines(result: ObservableResult, catalog: Catalog, judged: Observable
 
 /** The CSV export from the stored results, a page at a time, in chunks, with their stored verdicts. */
 export function csvChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog, marking?: ExportMarking): AsyncGenerator<string> {
-  const tlp = marking ? `TLP:${marking.tlp}` : '';
+  const tlp = tlpCell(marking);
   return chunked((async function* () {
     yield `${CSV_COLUMNS.join(',')}\r\n`;
     for await (const page of pages) {
@@ -57,4 +58,9 @@ export function csvChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog
 export function csvCell(value: string): string {
   const safe = neutraliseFormula(value);
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** The tlp column's value: `TLP:AMBER`; empty for an analysis of an older version, which had none. */
+function tlpCell(marking: ExportMarking | undefined): string {
+  return marking ? `TLP:${marking.tlp}` : '';
 }
