@@ -12,7 +12,7 @@
  *   e-mail address's domain count).
  */
 import ipaddr from 'ipaddr.js';
-import { hostOf, ipVersion } from '../observables/host.js';
+import { hostOf, ipVersion, isPrivateIp } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
 import { papLabel, papRank, parsePap, parseTlp, tlpLabel, tlpRank, type Ceilings, type Disclosure, type Pap, type Tlp } from './levels.js';
 
@@ -53,6 +53,9 @@ export class InternalScope {
   }
 
   private addressReason(host: string): string | undefined {
+    // The usual public address, without ipaddr.js (issue 33: it is asked for every observable):
+    // isPrivateIp's special ranges hold every default internal one.
+    if (this.networks.length === 0 && !isPrivateIp(host)) return undefined;
     let address: ipaddr.IPv4 | ipaddr.IPv6;
     try {
       address = ipaddr.parse(host.replace(/%.*$/, ''));
