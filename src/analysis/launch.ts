@@ -12,6 +12,7 @@ import type { AnalysisHeader, AnalysisStore, RowWrite } from '../store/analysis-
 import { verdictText, type ObservableVerdict } from '../verdict/verdict.js';
 import { READ_PAGE, type LiveAnalysis } from './reader.js';
 import { observableVerdict } from './rows.js';
+import { recordedMarking } from '../marking/levels.js';
 import { completedHeader, countRow, countVerdict, noVerdicts, type VerdictCounts } from './verdict-counts.js';
 
 const SAVE_INTERVAL_MS = 250;
@@ -122,7 +123,7 @@ export function launchAnalysis(
   };
 
   // An older record has none: the configuration's defaults.
-  const marking = header.tlp && header.pap ? { tlp: header.tlp, pap: header.pap } : undefined;
+  const marking = recordedMarking(header);
   const runOne = async (index: number) => {
     const observable = observables[index]!;
     let counted = 0;

@@ -4,8 +4,7 @@
  */
 import { UnknownEngineError, UnknownEngineSetError, type Catalog } from '../engine/catalog.js';
 import { extractObservables } from '../observables/extract.js';
-import { MarkingError, parsePap, parseTlp } from '../marking/levels.js';
-import type { Marking } from '../marking/policy.js';
+import { MarkingError, parseMarking, type Marking } from '../marking/levels.js';
 import type { Observable } from '../observables/types.js';
 import type { Selection } from '../runner/types.js';
 
@@ -75,22 +74,11 @@ export async function prepareAnalysisWith(
 function markingOf(limits: AnalysisLimits, request: AnalysisRequest): Marking {
   const defaults = limits.defaultMarking ?? { tlp: 'AMBER', pap: 'GREEN' };
   try {
-    return {
-      tlp: request.tlp === undefined ? defaults.tlp : parseTlp(request.tlp),
-      pap: request.pap === undefined ? defaults.pap : parsePap(request.pap),
-    };
+    const given = parseMarking(request);
+    return { tlp: given.tlp ?? defaults.tlp, pap: given.pap ?? defaults.pap };
   } catch (error) {
-    if (error instanceof MarkingError) throw new InputError(`${request.tlp !== undefined && !isLevel(parseTlp, request.tlp) ? 'tlp' : 'pap'}: ${error.message}`);
+    if (error instanceof MarkingError) throw new InputError(error.message);
     throw error;
-  }
-}
-
-function isLevel(parse: (value: unknown) => unknown, value: unknown): boolean {
-  try {
-    parse(value);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -7,6 +7,7 @@ import { storedVerdict, type ResultRow } from '../analysis/rows.js';
 import { createApp } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { jsonLine } from '../export/json.js';
+import { recordedMarking } from '../marking/levels.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import { canSpin, startProgress } from './progress.js';
@@ -82,7 +83,8 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
       const { renderTable, markingLine } = await import('./table.js');
       const footer = [`${record.observables.length} observable(s), ${prepared.selections.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${record.id}`];
       const colored = sink.isTTY && options.color !== false && !process.env['NO_COLOR'];
-      const heading = record.tlp && record.pap ? `${markingLine(record.tlp, record.pap, colored)}\n\n` : '';
+      const marking = recordedMarking(record);
+      const heading = marking ? `${markingLine(marking, colored)}\n\n` : '';
       await sink.write(`${heading}${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY && options.color !== false ? {} : { color: false }), named: engines === undefined ? undefined : prepared.selections.map((s) => s.key), footer })}\n`);
     } else if (format !== 'jsonl') {
       // The first reading counts the lookups (xlsx reads the results twice).
@@ -98,7 +100,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
           }
         })();
       };
-      await writeExport(format, { id: record.id, created_at: record.created_at, finished_at: record.finished_at, marking: record.tlp && record.pap ? { tlp: record.tlp, pap: record.pap } : undefined, pages }, app.catalog, sink);
+      await writeExport(format, { id: record.id, created_at: record.created_at, finished_at: record.finished_at, marking: recordedMarking(record), pages }, app.catalog, sink);
     }
     await sink.close();
     // Failures of every kind count, DNS ones included (the runner reports them as errors).

@@ -19,7 +19,7 @@ import type { ObservableResult } from '../runner/result.js';
 import { withMarking, withVerdict } from '../export/json.js';
 import { verdictText, type ObservableVerdict } from '../verdict/verdict.js';
 import { redact } from '../http/redact.js';
-import { MarkingError, papRank, parsePap, parseTlp, tlpRank, type Pap, type Tlp } from '../marking/levels.js';
+import { MarkingError, papLabel, papRank, parseMarking, recordedMarking, tlpLabel, tlpRank, type Pap, type Tlp } from '../marking/levels.js';
 import { inert } from '../text/inert.js';
 import { engineNames, LookupCount, openSink, outputChoice, quietOnClosedOutput, readInput, writeExport, type AnalyzeOptions } from './output.js';
 import { EXIT_FAILED, EXIT_OK, UsageError, oneLine } from './errors.js';
@@ -135,7 +135,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     let analysis: { id: string; link: string; results: unknown[] };
     // The marking, when --tlp and --pap say it whole (else it is the server's, unknown here: the
     // handle of the spec says nothing more), shown and exported as the local mode does.
-    const recorded = marking?.tlp && marking.pap ? { tlp: marking.tlp, pap: marking.pap } : undefined;
+    const recorded = marking && recordedMarking(marking);
     const started = new Date().toISOString();
     try {
       analysis = await client.analyze({ text: input, engines, ignore_cache: options.ignoreCache ?? false, ...marking }, spinner?.update);
@@ -169,7 +169,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     } else if (format === 'table') {
       const { renderTable, markingLine } = await import('./table.js');
       const footer = [`${forRows.length} observable(s), ${engines.length} engine(s)${count.failed ? `, ${count.failed} failed lookup(s)` : ''}`, `analysis ${analysis.id}`, analysis.link];
-      const heading = recorded ? `${markingLine(recorded.tlp, recorded.pap, sink.isTTY && options.color !== false && !process.env['NO_COLOR'])}\n\n` : '';
+      const heading = recorded ? `${markingLine(recorded, sink.isTTY && options.color !== false && !process.env['NO_COLOR'])}\n\n` : '';
       await sink.write(`${heading}${renderTable(rows, sink.isTTY ? process.stdout.columns : undefined, { ...(sink.isTTY ? {} : { color: false }), named, footer })}\n`);
     } else {
       const stored = forRows.map((r, i) => ({ value: JSON.stringify(r), verdict: verdictText(verdicts[i]!) }));
@@ -206,17 +206,12 @@ interface AnalysisRequest {
 /** `--tlp` and `--pap` as levels (exit 2 naming the allowed ones); undefined when neither is given. */
 function remoteMarking(options: RemoteOptions): { tlp?: Tlp; pap?: Pap } | undefined {
   if (options.tlp === undefined && options.pap === undefined) return undefined;
-  const read = <L>(flag: string, value: string | undefined, parse: (v: unknown) => L): L | undefined => {
-    if (value === undefined) return undefined;
-    try {
-      return parse(value);
-    } catch (error) {
-      throw new UsageError(`--${flag}: ${error instanceof MarkingError ? error.message : String(error)}`);
-    }
-  };
-  const tlp = read('tlp', options.tlp, parseTlp);
-  const pap = read('pap', options.pap, parsePap);
-  return { ...(tlp ? { tlp } : {}), ...(pap ? { pap } : {}) };
+  try {
+    return parseMarking(options);
+  } catch (error) {
+    if (error instanceof MarkingError) throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /**
@@ -227,8 +222,8 @@ function remoteMarking(options: RemoteOptions): { tlp?: Tlp; pap?: Pap } | undef
  */
 export async function unmarkedServerRefusal(client: RemoteClient, origin: string, marking: { tlp?: Tlp | undefined; pap?: Pap | undefined }): Promise<string | undefined> {
   const above = [
-    marking.tlp && tlpRank(marking.tlp) > tlpRank('AMBER') ? `TLP:${marking.tlp}` : undefined,
-    marking.pap && papRank(marking.pap) > papRank('AMBER') ? `PAP:${marking.pap}` : undefined,
+    marking.tlp && tlpRank(marking.tlp) > tlpRank('AMBER') ? tlpLabel(marking.tlp) : undefined,
+    marking.pap && papRank(marking.pap) > papRank('AMBER') ? papLabel(marking.pap) : undefined,
   ].filter((label): label is string => label !== undefined);
   if (above.length === 0) return undefined;
   if (isOasCatalog(await client.catalogView())) return undefined;

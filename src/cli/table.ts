@@ -9,7 +9,7 @@
 import Table from 'cli-table3';
 import type { ResultRow } from '../analysis/rows.js';
 import { inertLine } from '../text/inert.js';
-import type { Pap, Tlp } from '../marking/levels.js';
+import { markingLabel, papLabel, tlpLabel, type Marking, type Pap, type Tlp } from '../marking/levels.js';
 import type { Verdict } from '../verdict/verdict.js';
 
 export interface TableOptions {
@@ -342,7 +342,8 @@ const MARKING_COLOURS: Record<Tlp | Pap, string> = {
  * The line above the table that says how the analysis is marked (issue 34): `TLP:AMBER · PAP:GREEN`,
  * each label in its standard's colour when `color`.
  */
-export function markingLine(tlp: Tlp, pap: Pap, color: boolean): string {
-  const label = (kind: string, level: Tlp | Pap) => (color ? `${MARKING_COLOURS[level]}${kind}:${level}${RESET}` : `${kind}:${level}`);
-  return `${label('TLP', tlp)} · ${label('PAP', pap)}`;
+export function markingLine(marking: Marking, color: boolean): string {
+  if (!color) return markingLabel(marking);
+  const paint = (label: string, level: Tlp | Pap) => `${MARKING_COLOURS[level]}${label}${RESET}`;
+  return `${paint(tlpLabel(marking.tlp), marking.tlp)} · ${paint(papLabel(marking.pap), marking.pap)}`;
 }

@@ -4,7 +4,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import * as v from 'valibot';
 import type { CatalogVariant } from '../engine/contract.js';
-import { PAP_LEVELS, TLP_LEVELS, parsePap, parseTlp } from '../marking/levels.js';
+import { PAP_LEVELS, TLP_LEVELS, papOf, tlpOf } from '../marking/levels.js';
 
 /**
  * Every schema here carries its own messages ("expected ..."): `src/config/load.ts` adds what it
@@ -69,17 +69,9 @@ function keyedObject<S extends v.GenericSchema>(schema: S, message: string) {
 
 const TLP_MESSAGE = `expected a TLP level: ${TLP_LEVELS.join(', ')} (with or without "TLP:", in any case)`;
 const PAP_MESSAGE = `expected a PAP level: ${PAP_LEVELS.join(', ')} (with or without "PAP:", in any case)`;
-const readable = (parse: (value: unknown) => unknown) => (value: string): boolean => {
-  try {
-    parse(value);
-    return true;
-  } catch {
-    return false;
-  }
-};
 /** A TLP or PAP level as the API reads one (`TLP:RED`, `red`): kept as written, read with parseTlp/parsePap. */
-const tlpLevel = v.pipe(v.string(TLP_MESSAGE), v.check(readable(parseTlp), TLP_MESSAGE));
-const papLevel = v.pipe(v.string(PAP_MESSAGE), v.check(readable(parsePap), PAP_MESSAGE));
+const tlpLevel = v.pipe(v.string(TLP_MESSAGE), v.check((value) => tlpOf(value) !== undefined, TLP_MESSAGE));
+const papLevel = v.pipe(v.string(PAP_MESSAGE), v.check((value) => papOf(value) !== undefined, PAP_MESSAGE));
 const NETWORK = 'expected a CIDR range or address such as 10.20.0.0/16';
 const DOMAIN_SUFFIX = 'expected a domain suffix such as corp.example or .corp.example';
 

@@ -4,7 +4,7 @@ import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { StoredResult } from '../store/analysis-store.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
-import type { ExportMarking } from './marking.js';
+import type { Marking } from '../marking/levels.js';
 
 /** An analysis to export: what names it, and its results. */
 export interface ExportSource {
@@ -14,7 +14,7 @@ export interface ExportSource {
   /** When it finished (ISO 8601), when known. */
   finished_at?: string | null | undefined;
   /** Its TLP and PAP (issue 34); absent for an analysis of an older version, which had none. */
-  marking?: ExportMarking | undefined;
+  marking?: Marking | undefined;
   /**
    * The results in input order, as JSON texts with the verdicts stored beside them, a page at a
    * time (the stored rows, `AnalysisService.storedResults`). A format may read them more than

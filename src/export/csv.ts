@@ -10,12 +10,12 @@ import type { StoredResult } from '../store/analysis-store.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import { observableRows, observableVerdict, storedVerdict } from '../analysis/rows.js';
 import { chunked, neutraliseFormula } from './common.js';
-import type { ExportMarking } from './marking.js';
+import { tlpLabel, type Marking } from '../marking/levels.js';
 
 export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons', 'tlp'] as const;
 
 /** The whole CSV document at once, each verdict worked out here (tests, small exports). */
-export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog, marking?: ExportMarking): string {
+export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog, marking?: Marking): string {
   const lines = [CSV_COLUMNS.join(',')];
   const tlp = tlpCell(marking);
   for (const result of results) if (result) lines.push(...csvLines(result, catalog, observableVerdict(result, catalog), tlp));
@@ -38,7 +38,7 @@ function csvLines(result: ObservableResult, catalog: Catalog, judged: Observable
 }
 
 /** The CSV export from the stored results, a page at a time, in chunks, with their stored verdicts. */
-export function csvChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog, marking?: ExportMarking): AsyncGenerator<string> {
+export function csvChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog, marking?: Marking): AsyncGenerator<string> {
   const tlp = tlpCell(marking);
   return chunked((async function* () {
     yield `${CSV_COLUMNS.join(',')}\r\n`;
@@ -61,6 +61,6 @@ export function csvCell(value: string): string {
 }
 
 /** The tlp column's value: `TLP:AMBER`; empty for an analysis of an older version, which had none. */
-function tlpCell(marking: ExportMarking | undefined): string {
-  return marking ? `TLP:${marking.tlp}` : '';
+function tlpCell(marking: Marking | undefined): string {
+  return marking ? tlpLabel(marking.tlp) : '';
 }

@@ -6,7 +6,7 @@
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { StoredResult } from '../store/analysis-store.js';
-import type { ExportMarking } from './marking.js';
+import type { Marking } from '../marking/levels.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import { storedVerdict } from '../analysis/rows.js';
 import { jsonChunks as resultsJson } from '../analysis/output.js';
@@ -17,7 +17,7 @@ export function withVerdict<T extends ObservableResult>(result: T, judged: Obser
 }
 
 /** One line of `--format jsonl` (without its line break): the result and its verdict `judged`. */
-export function jsonLine(result: ObservableResult, judged: ObservableVerdict, marking?: ExportMarking): string {
+export function jsonLine(result: ObservableResult, judged: ObservableVerdict, marking?: Marking): string {
   return JSON.stringify(withMarking(withVerdict(result, judged), marking));
 }
 
@@ -25,11 +25,11 @@ export function jsonLine(result: ObservableResult, judged: ObservableVerdict, ma
  * The JSON export (an indented array) from the stored results, a page at a time, with their stored
  * verdicts; each element of a marked analysis also says its `tlp` and `pap` (issue 34).
  */
-export function jsonChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog, marking?: ExportMarking): AsyncGenerator<string> {
+export function jsonChunks(pages: AsyncIterable<readonly StoredResult[]>, catalog: Catalog, marking?: Marking): AsyncGenerator<string> {
   return resultsJson(pages, true, (result, stored) => withMarking(withVerdict(result, storedVerdict(stored.verdict, result, catalog)), marking));
 }
 
 /** The element with the analysis's `tlp` and `pap` after its verdict, when they are known. */
-export function withMarking<T extends object>(element: T, marking: ExportMarking | undefined): T {
+export function withMarking<T extends object>(element: T, marking: Marking | undefined): T {
   return marking ? { ...element, tlp: marking.tlp, pap: marking.pap } : element;
 }

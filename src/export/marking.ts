@@ -1,15 +1,10 @@
 /**
  * An analysis's TLP and PAP as each export format writes them (issue 34): the standard TLP 2.0
  * marking-definition objects of STIX (their fixed ids, OASIS's TLP 2.0 extension), MISP's `tlp:`
- * and `PAP:` taxonomy tags, and one line for people (`TLP:AMBER · PAP:GREEN`).
+ * and `PAP:` taxonomy tags. An export's marking is both levels, or none for an analysis of an older
+ * version (`recordedMarking` of src/marking/levels.ts).
  */
-import type { Pap, Tlp } from '../marking/levels.js';
-
-/** What an export knows of the marking: both, or neither for an analysis of an older version. */
-export interface ExportMarking {
-  tlp: Tlp;
-  pap: Pap;
-}
+import { papLabel, tlpLabel, type Marking, type Tlp } from '../marking/levels.js';
 
 /** OASIS's TLP 2.0 property extension (cti-stix-common-objects). */
 export const TLP2_EXTENSION = 'extension-definition--60a3c5c5-0d10-413e-aab3-9e08dde9e88d';
@@ -30,17 +25,12 @@ export function tlpMarkingDefinition(tlp: Tlp): Record<string, unknown> & { type
     spec_version: '2.1',
     id: TLP2_MARKING_IDS[tlp],
     created: '2022-10-01T00:00:00.000Z',
-    name: `TLP:${tlp}`,
+    name: tlpLabel(tlp),
     extensions: { [TLP2_EXTENSION]: { extension_type: 'property-extension', tlp_2_0: tlp.toLowerCase() } },
   };
 }
 
 /** MISP's taxonomy tags: `tlp:amber+strict` (lower case, as the tlp taxonomy spells it) and `PAP:RED`. */
-export function mispMarkingTags(marking: ExportMarking): { name: string }[] {
-  return [{ name: `tlp:${marking.tlp.toLowerCase()}` }, { name: `PAP:${marking.pap}` }];
-}
-
-/** `TLP:AMBER · PAP:GREEN`. */
-export function markingText(marking: ExportMarking): string {
-  return `TLP:${marking.tlp} · PAP:${marking.pap}`;
+export function mispMarkingTags(marking: Marking): { name: string }[] {
+  return [{ name: `tlp:${marking.tlp.toLowerCase()}` }, { name: papLabel(marking.pap) }];
 }

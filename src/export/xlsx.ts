@@ -11,7 +11,7 @@ import { engineKeys } from '../analysis/rows.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { Verdict } from '../verdict/verdict.js';
 import { engineLines, judged, neutraliseFormula, type ExportSource } from './common.js';
-import { markingText } from './marking.js';
+import { markingLabel } from '../marking/levels.js';
 
 /** The fixed columns of "Observables" (then one per engine) and of an engine sheet (then its fields). */
 export const OBSERVABLE_COLUMNS = ['observable', 'type', 'reversed_ip', 'verdict', 'reasons'] as const;
@@ -101,7 +101,7 @@ export async function writeXlsx(source: ExportSource, catalog: Catalog, out: Wri
   const mainColumns = [...OBSERVABLE_COLUMNS, ...keys];
   main.columns = mainColumns.map((name) => ({ ...(source.marking ? {} : { header: name }), key: name, width: name === 'reasons' ? 60 : name === 'observable' ? 40 : 24 }));
   if (source.marking) {
-    const line = main.addRow([markingText(source.marking)]);
+    const line = main.addRow([markingLabel(source.marking)]);
     line.font = header.font;
     line.commit();
     main.addRow(mainColumns);

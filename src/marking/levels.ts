@@ -23,11 +23,21 @@ export class MarkingError extends Error {
   override name = 'MarkingError';
 }
 
+/** An analysis's marking. */
+export interface Marking {
+  tlp: Tlp;
+  pap: Pap;
+}
+
+function levelOf<L extends string>(kind: 'TLP' | 'PAP', levels: readonly L[], value: unknown): L | undefined {
+  if (typeof value !== 'string') return undefined;
+  const word = value.trim().toUpperCase().replace(new RegExp(`^${kind}:`), '');
+  return (levels as readonly string[]).includes(word) ? (word as L) : undefined;
+}
+
 function parseLevel<L extends string>(kind: 'TLP' | 'PAP', levels: readonly L[], value: unknown): L {
-  if (typeof value === 'string') {
-    const word = value.trim().toUpperCase().replace(new RegExp(`^${kind}:`), '');
-    if ((levels as readonly string[]).includes(word)) return word as L;
-  }
+  const level = levelOf(kind, levels, value);
+  if (level !== undefined) return level;
   const shown = typeof value === 'string' ? `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"` : String(value);
   throw new MarkingError(`${shown} is no ${kind} level: use one of ${levels.join(', ')} (with or without "${kind}:", in any case)`);
 }
@@ -39,6 +49,33 @@ export function parseTlp(value: unknown): Tlp {
 
 export function parsePap(value: unknown): Pap {
   return parseLevel('PAP', PAP_LEVELS, value);
+}
+
+/** The level `value` names, or undefined (never throws). */
+export const tlpOf = (value: unknown): Tlp | undefined => levelOf('TLP', TLP_LEVELS, value);
+export const papOf = (value: unknown): Pap | undefined => levelOf('PAP', PAP_LEVELS, value);
+
+/**
+ * The `tlp` and `pap` a request, a flag or a tool call gives, each optional; a value that is no
+ * level throws MarkingError naming its field and the allowed values (`tlp: "PURPLE" is no TLP level: ...`).
+ */
+export function parseMarking(given: { tlp?: unknown; pap?: unknown }): { tlp?: Tlp; pap?: Pap } {
+  const read = <L>(field: string, value: unknown, parse: (value: unknown) => L): L | undefined => {
+    if (value === undefined) return undefined;
+    try {
+      return parse(value);
+    } catch (error) {
+      throw new MarkingError(`${field}: ${(error as Error).message}`);
+    }
+  };
+  const tlp = read('tlp', given.tlp, parseTlp);
+  const pap = read('pap', given.pap, parsePap);
+  return { ...(tlp ? { tlp } : {}), ...(pap ? { pap } : {}) };
+}
+
+/** The whole marking a record holds (an analysis's header), or undefined when it lacks either (older versions). */
+export function recordedMarking(record: { tlp?: Tlp | undefined; pap?: Pap | undefined }): Marking | undefined {
+  return record.tlp && record.pap ? { tlp: record.tlp, pap: record.pap } : undefined;
 }
 
 /** The level's rank: CLEAR is 0. */
@@ -53,6 +90,8 @@ export function papRank(level: Pap): number {
 /** `TLP:AMBER+STRICT`: how a level is written for people. */
 export const tlpLabel = (level: Tlp): string => `TLP:${level}`;
 export const papLabel = (level: Pap): string => `PAP:${level}`;
+/** `TLP:AMBER · PAP:GREEN`. */
+export const markingLabel = (marking: Marking): string => `${tlpLabel(marking.tlp)} · ${papLabel(marking.pap)}`;
 
 /** An engine's default TLP ceiling: a third party gets at most AMBER, the team's own servers anything. */
 export function defaultMaxTlp(disclosure: Disclosure): Tlp {

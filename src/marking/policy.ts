@@ -14,13 +14,9 @@
 import ipaddr from 'ipaddr.js';
 import { hostOf, ipVersion, isPrivateIp } from '../observables/host.js';
 import type { Observable } from '../observables/types.js';
-import { papLabel, papRank, parsePap, parseTlp, tlpLabel, tlpRank, type Ceilings, type Disclosure, type Pap, type Tlp } from './levels.js';
+import { papLabel, papRank, parsePap, parseTlp, tlpLabel, tlpRank, type Ceilings, type Disclosure, type Marking } from './levels.js';
 
-/** An analysis's marking. */
-export interface Marking {
-  tlp: Tlp;
-  pap: Pap;
-}
+export type { Marking } from './levels.js';
 
 /** The ranges that are always the team's own (ipaddr.js's names). */
 const INTERNAL_RANGES = new Set(['private', 'loopback', 'linkLocal', 'carrierGradeNat', 'uniqueLocal', 'unspecified']);

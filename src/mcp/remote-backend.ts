@@ -4,7 +4,7 @@
  * here with the local catalog (and the local configuration's custom engines), as that command does.
  */
 import { normalizeResult, RemoteClient, RemoteError, unmarkedServerRefusal, type RemoteTarget } from '../cli/remote.js';
-import { MarkingError, parsePap, parseTlp } from '../marking/levels.js';
+import { MarkingError, parseMarking, type Pap, type Tlp } from '../marking/levels.js';
 import { UsageError } from '../cli/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
@@ -36,12 +36,9 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
         ? local.catalog.defaults().map((e) => e.id)
         : local.catalog.expandKnownSets(request.engines);
       // The marking goes to an oas server; one above AMBER is not sent to a server that knows none.
-      let marking: { tlp?: ReturnType<typeof parseTlp>; pap?: ReturnType<typeof parsePap> } = {};
+      let marking: { tlp?: Tlp; pap?: Pap };
       try {
-        marking = {
-          ...(request.tlp === undefined ? {} : { tlp: parseTlp(request.tlp) }),
-          ...(request.pap === undefined ? {} : { pap: parsePap(request.pap) }),
-        };
+        marking = parseMarking(request);
       } catch (error) {
         if (error instanceof MarkingError) throw new ToolError(error.message);
         throw error;

@@ -13,6 +13,7 @@ import { extractObservables } from '../observables/extract.js';
 import { OBSERVABLE_TYPES } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import { ToolError, type McpBackend } from './backend.js';
+import { PAP_LEVELS, TLP_LEVELS } from '../marking/levels.js';
 import { briefOf, briefText, cutResults, filterResults, quoted, UNTRUSTED } from './shape.js';
 
 /** A JSON Schema object, as MCP declares tool inputs and outputs. */
@@ -102,8 +103,8 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
           text: { type: 'string', description: 'Text holding the observables (an alert, a list, a single indicator).' },
           engines: { type: 'array', items: { type: 'string' }, description: 'Engine ids or service names (list_engines), or "@name" for an engine set; the default engines when absent.' },
           ignore_cache: { type: 'boolean', description: 'Ask every engine again instead of using answers cached in the last 24 hours.' },
-          tlp: { type: 'string', enum: ['CLEAR', 'GREEN', 'AMBER', 'AMBER+STRICT', 'RED'], description: 'Who may receive what the text holds (TLP 2.0); an engine is sent the observables only up to its max_tlp (TLP:RED: only engines the team runs). Default: the server\'s default_tlp (AMBER unless configured).' },
-          pap: { type: 'string', enum: ['CLEAR', 'GREEN', 'AMBER', 'RED'], description: 'What may be done with it (PAP); at AMBER or RED nothing reaches the observables\' own infrastructure (no DNS resolution). Default: the server\'s default_pap (GREEN unless configured).' },
+          tlp: { type: 'string', enum: [...TLP_LEVELS], description: 'Who may receive what the text holds (TLP 2.0); an engine is sent the observables only up to its max_tlp (TLP:RED: only engines the team runs). Default: the server\'s default_tlp (AMBER unless configured).' },
+          pap: { type: 'string', enum: [...PAP_LEVELS], description: 'What may be done with it (PAP); at AMBER or RED nothing reaches the observables\' own infrastructure (no DNS resolution). Default: the server\'s default_pap (GREEN unless configured).' },
           wait_seconds: { type: 'number', minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S, description: `How long to wait for the analysis (default ${WAIT_DEFAULT_S}, at most ${WAIT_MAX_S}); when it is not complete by then, the answer says how to continue.` },
         },
         required: ['text'],

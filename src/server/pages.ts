@@ -15,6 +15,7 @@ import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audi
 import { loadAssets } from './assets.js';
 import { escapeHtml } from './html.js';
 import { renderShell } from './shell.js';
+import { recordedMarking } from '../marking/levels.js';
 
 export interface PagesOptions {
   config: Config;
@@ -140,7 +141,7 @@ export function createPages(options: PagesOptions): Hono {
     c.header('Cache-Control', 'no-store');
     c.header('Content-Type', EXPORT_FILES[format].contentType);
     // The stored rows in order, streamed: the document is never built whole.
-    const source = { id: record.id, created_at: record.created_at, finished_at: record.finished_at, marking: record.tlp && record.pap ? { tlp: record.tlp, pap: record.pap } : undefined, pages: () => analyses.storedResults(record) };
+    const source = { id: record.id, created_at: record.created_at, finished_at: record.finished_at, marking: recordedMarking(record), pages: () => analyses.storedResults(record) };
     return sendChunks(c, exportChunks(format, source, catalog));
   });
 
