@@ -11,7 +11,7 @@
 
 /** Each layer: its name and the paths (from the repository's root) of its modules. */
 const LAYERS = [
-  { name: 'observables', path: '^src/(observables|marking)/' },
+  { name: 'observables', path: '^src/(observables|marking|files)/' },
   { name: 'contract', path: '^src/engine/contract[.]ts$' },
   {
     name: 'clients',

@@ -96,7 +96,7 @@ async function getText(server: ServeProcess, path: string): Promise<string> {
   return res.text();
 }
 
-async function analyze(server: ServeProcess, body: { text: string; engines: string[]; ignore_cache?: boolean }): Promise<string> {
+async function analyze(server: ServeProcess, body: { text: string; engines: string[]; ignore_cache?: boolean; tlp?: string }): Promise<string> {
   const res = await fetch(`${server.url}/api/analyze`, {
     method: 'POST',
     headers: { ...auth, 'content-type': 'application/json' },
@@ -275,6 +275,20 @@ describe('many servers and workers on one Redis', { skip: redisSkip, timeout: 18
     assert.ok(now.ipquery >= before.ipquery + input.length, 'ignore_cache: ipquery called again for each observable');
     assert.ok(now.ipinfo >= before.ipinfo + input.length, 'ignore_cache: ipinfo called again for each observable');
     assert.ok(now.dns > before.dns, 'ignore_cache: DNS asked again');
+  });
+
+  test('the analysis\'s TLP holds on the workers: at TLP:RED a third-party engine is sent nothing, its key null and the reason in withheld', async () => {
+    const input = ips('45.81', 6);
+    const before = upstreams.intel.hits('GET /ipquery/').length;
+    const id = await analyze(serverB, { text: input.join('\n'), engines: ['provider_13'], ignore_cache: true, tlp: 'RED' });
+    await complete(serverB, id);
+    const results = await getJson<Result[]>(serverB, `/api/results/${id}`);
+    assert.equal(results.length, input.length);
+    for (const result of results) {
+      assert.equal(result['provider_13'], null, `${result.observable}: no answer`);
+      assert.match(String((result.withheld as Record<string, string> | undefined)?.['provider_13']), /TLP:RED/, `${result.observable}: withheld, saying why`);
+    }
+    assert.equal(upstreams.intel.hits('GET /ipquery/').length, before, 'no request reached ipquery');
   });
 
   test('oas worker stopped with SIGTERM while it holds jobs finishes them, exits 0, and the analysis completes whole', async () => {

@@ -146,6 +146,7 @@ export function launchAnalysis(
       finish(index, {
         observable: observable.value,
         type: observable.type,
+        ...(observable.found_in ? { found_in: observable.found_in } : {}),
         reversed_success: false,
         errors: { analysis: `internal error: ${error instanceof Error ? error.message : String(error)}` },
       });

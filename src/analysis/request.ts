@@ -6,6 +6,7 @@ import { UnknownEngineError, UnknownEngineSetError, type Catalog } from '../engi
 import { extractObservables } from '../observables/extract.js';
 import { MarkingError, parseMarking, type Marking } from '../marking/levels.js';
 import type { Observable } from '../observables/types.js';
+import { ObservableCollector, type AnalysisSource, type FileExtraction } from '../files/types.js';
 import type { Selection } from '../runner/types.js';
 
 /** Bad input from the caller (HTTP 400, CLI exit 2). */
@@ -26,7 +27,13 @@ export interface AnalysisLimits {
 }
 
 export interface AnalysisRequest {
+  /** Text holding observables; may be empty when `files` are given. */
   text: string;
+  /**
+   * Files already read (issue 35: `oas analyze --file`, a multipart upload, MCP's `file_base64`):
+   * their observables join the text's, after them, each with its `found_in`.
+   */
+  files?: readonly FileExtraction[] | undefined;
   /** Engine ids or aliases, or `@name` for a set of them; undefined means the default engines. */
   engines?: readonly string[] | undefined;
   ignore_cache?: boolean | undefined;
@@ -45,13 +52,16 @@ export interface PreparedAnalysis {
   selections: Selection[];
   /** Its TLP and PAP: the request's, else the defaults. */
   marking: Marking;
+  /** What the analysis keeps of its files: never their names or content. */
+  source?: AnalysisSource;
 }
+
 
 /** Turns a request into observables and engine selections, or throws InputError. */
 export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, request: AnalysisRequest): PreparedAnalysis {
   const selections = selectionsOf(catalog, request);
   const marking = markingOf(limits, request);
-  return { observables: checkedObservables(limits, extractObservables(request.text)), selections, marking };
+  return withFiles(request, { observables: checkedObservables(limits, withFileObservables(request, extractObservables(request.text)), request), selections, marking });
 }
 
 /**
@@ -67,7 +77,40 @@ export async function prepareAnalysisWith(
 ): Promise<PreparedAnalysis> {
   const selections = selectionsOf(catalog, request);
   const marking = markingOf(limits, request);
-  return { observables: checkedObservables(limits, await extract(request.text)), selections, marking };
+  const fromText = request.text ? await extract(request.text) : [];
+  return withFiles(request, { observables: checkedObservables(limits, withFileObservables(request, fromText), request), selections, marking });
+}
+
+/**
+ * The text's observables, then the files' in the order they first appear in each, one entry per
+ * observable whatever the number of places it was found in (its `found_in` lists them all).
+ */
+function withFileObservables(request: AnalysisRequest, fromText: Observable[]): Observable[] {
+  if (!request.files?.length) return fromText;
+  const all = new ObservableCollector();
+  for (const observable of fromText) all.add(observable);
+  for (const file of request.files) for (const observable of file.observables) all.add(observable);
+  return all.list();
+}
+
+/** The request's files, as the record keeps them (no name, no content). */
+function withFiles(request: AnalysisRequest, prepared: PreparedAnalysis): PreparedAnalysis {
+  if (!request.files?.length) return prepared;
+  const email = request.files.find((file) => file.email_auth);
+  return {
+    ...prepared,
+    source: {
+      files: request.files.map((file) => ({ kind: file.file.kind, ext: extensionOf(file.file.name), bytes: file.file.bytes })),
+      ...(email?.email_auth ? { email_auth: email.email_auth } : {}),
+    },
+  };
+}
+
+/** `invoice.PDF` -> `pdf`; no extension -> empty. At most 10 characters of it. */
+export function extensionOf(name: string): string {
+  const base = name.split(/[\\/]/).pop() ?? '';
+  const dot = base.lastIndexOf('.');
+  return dot > 0 ? base.slice(dot + 1, dot + 11).toLowerCase().replace(/[^a-z0-9]/g, '') : '';
 }
 
 /** The request's TLP and PAP, else the defaults (TLP:AMBER, PAP:GREEN unless configured). */
@@ -96,8 +139,9 @@ function selectionsOf(catalog: Catalog, request: AnalysisRequest): Selection[] {
   return selections;
 }
 
-function checkedObservables(limits: AnalysisLimits, observables: Observable[]): Observable[] {
+function checkedObservables(limits: AnalysisLimits, observables: Observable[], request?: AnalysisRequest): Observable[] {
   if (observables.length === 0) {
+    if (request?.files?.length) throw new InputError(`no observable found in ${request.files.map((f) => f.file.name).join(', ')}${request.text ? ' or the text' : ''}: it holds no domain, IP address, URL, hash, e-mail address or browser extension id`);
     throw new InputError('no observable found in the text: give a domain, IP address, URL, hash (MD5, SHA1, SHA256), e-mail address or browser extension id');
   }
   const max = limits.maxObservables;

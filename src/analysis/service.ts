@@ -137,6 +137,7 @@ export class AnalysisService {
       tlp: prepared.marking.tlp,
       pap: prepared.marking.pap,
       observables: prepared.observables,
+      ...(prepared.source ? { source: prepared.source } : {}),
       complete: false,
       progress: { done: 0, total: prepared.observables.length * prepared.selections.length },
       format: 2,

@@ -32,7 +32,11 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
     if (options[flag] !== undefined) throw new UsageError(`--${flag} needs --server URL (or OAS_SERVER)`);
   }
   const stdout = quietOnClosedOutput();
-  const input = await readInput(words);
+  const paths = options.file ?? [];
+  if (paths.filter((p) => p === '-').length > 1) throw new UsageError('--file - reads standard input once: give it once');
+  // With --file, the text is the arguments only (standard input may be one of the files).
+  const input = paths.length > 0 ? words.filter((w) => w !== '-').join(' ') : await readInput(words);
+  if (paths.length === 0 && options.column?.length) throw new UsageError('--column chooses the columns of a CSV given with --file');
   const engines = engineNames(options);
 
   const flags: Partial<Config> = {};
@@ -41,7 +45,10 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   if (options.redis !== undefined) flags.redis_url = options.redis;
   const app = await createApp({ file: options.config, flags }, { analysisOf: { engines } });
   try {
-    const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false, tlp: options.tlp, pap: options.pap };
+    const files = paths.length > 0
+      ? await (await import('./files-in.js')).readInputFiles(paths, app.config, { columns: options.column?.length ? options.column : undefined })
+      : undefined;
+    const request = { text: input, files, engines, ignore_cache: options.ignoreCache ?? false, tlp: options.tlp, pap: options.pap };
     const prepared = app.analyses.prepare(request);
     const { format } = choice;
     const sink = openSink(choice.file, format, stdout);

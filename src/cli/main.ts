@@ -25,6 +25,9 @@ const ANALYZE_EXAMPLES = `Examples:
   $ oas analyze -f csv -o iocs.csv < alert.txt  # or xlsx, stix, misp
   $ oas analyze -q --no-color 1.1.1.1           # no progress, no colours`;
 
+/** Repeatable options (`--file a --file b`): each value appended. */
+const collect = (value: string, previous: string[]) => [...previous, value];
+
 /**
  * `analyzeHelp`: the engines per observable type, when `oas analyze --help` was asked for (loaded
  * before parsing, since commander writes help synchronously; see analyzeHelpText).
@@ -51,6 +54,8 @@ function buildProgram(analyzeHelp?: string): Command {
     .argument('[text...]', 'text holding observables, possibly defanged')
     .option('-e, --engines <list>', 'comma-separated engine ids or aliases (default: the default engines)')
     .option('-s, --set <names>', 'the engines of these engine sets (setting engine_sets; comma-separated; with --engines, both); oas engines --sets lists them')
+    .option('--file <path>', 'analyze the observables of a file: an e-mail (.eml, .msg), a PDF, a CSV/TSV, JSON or any text; repeatable; "-" reads standard input as a file', collect, [])
+    .option('--column <name>', 'with --file, for a CSV/TSV: only this column (repeatable); default every cell', collect, [])
     .option('--ignore-cache', 'query every engine again instead of using cached results')
     .option('--tlp <level>', 'who may receive what the analysis holds: CLEAR, GREEN, AMBER, AMBER+STRICT or RED (default: setting default_tlp, AMBER); an engine gets the observables only up to its max_tlp')
     .option('--pap <level>', 'what may be done with it: CLEAR, GREEN, AMBER or RED (default: setting default_pap, GREEN); at AMBER or RED nothing reaches the observable\'s own infrastructure')
@@ -71,6 +76,40 @@ function buildProgram(analyzeHelp?: string): Command {
     .action(async (text: string[], opts) => {
       const { analyzeCommand } = await import('./analyze.js');
       process.exitCode = await analyzeCommand(text, { ...opts, color: program.opts().color !== false && !process.env['NO_COLOR'] });
+    });
+
+  program
+    .command('extract')
+    .description('list the observables of FILE or TEXT, each with its type and where it was found, asking no engine (a preview of what an analysis would send)')
+    .argument('[input...]', 'a file (.eml, .msg, .pdf, .csv, .tsv, .json, text) or text; standard input when none or "-"')
+    .option('--column <name>', 'CSV/TSV: only this column (repeatable); default every cell', collect, [])
+    .option('--json', 'print the observables as JSON (the same as POST /api/extract)')
+    .addOption(configOption())
+    .exitOverride()
+    .action(async (input: string[], opts) => {
+      const { extractCommand } = await import('./extract.js');
+      process.exitCode = await extractCommand(input, opts);
+    });
+
+  program
+    .command('enrich')
+    .description('add what oas finds to a spreadsheet of indicators: the same rows and columns, plus oas_verdict, oas_reasons and one oas_<engine> column per engine')
+    .argument('<file>', 'a .csv, .tsv or .xlsx file')
+    .requiredOption('-o, --output <file>', 'where to write the enriched copy (.csv, .tsv or .xlsx)')
+    .option('--column <name>', 'the column holding observables (repeatable); default every column that holds some', collect, [])
+    .option('-e, --engines <list>', 'comma-separated engine ids or aliases (default: the default engines)')
+    .option('-s, --set <names>', 'the engines of these engine sets (setting engine_sets; comma-separated; with --engines, both)')
+    .option('--ignore-cache', 'query every engine again instead of using cached results')
+    .option('--tlp <level>', 'as for oas analyze (default: setting default_tlp)')
+    .option('--pap <level>', 'as for oas analyze (default: setting default_pap)')
+    .addOption(catalogOption())
+    .addOption(configOption())
+    .addOption(dataDirOption())
+    .option('-q, --quiet', 'no progress on standard error')
+    .exitOverride()
+    .action(async (file: string, opts) => {
+      const { enrichCommand } = await import('./enrich.js');
+      process.exitCode = await enrichCommand(file, opts);
     });
 
   program

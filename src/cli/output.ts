@@ -17,6 +17,10 @@ import { EXIT_FAILED, UsageError } from './errors.js';
 
 export interface AnalyzeOptions {
   engines?: string;
+  /** `--file PATH` (repeatable; `-`: standard input): files whose observables are analysed (issue 35). */
+  file?: string[];
+  /** `--column NAME` (repeatable): with --file, the CSV/TSV columns to read. */
+  column?: string[];
   /** `--set a,b`: the engines of these engine sets, sent on as `@a`, `@b`. */
   set?: string;
   ignoreCache?: boolean;
@@ -236,6 +240,22 @@ export function quietOnClosedOutput(): { write(text: string | Uint8Array): Promi
 }
 
 /** The text from the arguments, or standard input when there are none or the argument is "-". */
+/** All of `stream` as bytes, or undefined once more than `max` bytes came (the rest is not read). */
+export async function readStreamBytes(stream: NodeJS.ReadableStream, max: number): Promise<Uint8Array | undefined> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of stream) {
+    const buffer = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    total += buffer.byteLength;
+    if (total > max) {
+      (stream as NodeJS.ReadStream).destroy?.();
+      return undefined;
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
 export async function readInput(words: string[]): Promise<string> {
   if (words.length > 0 && !(words.length === 1 && words[0] === '-')) return words.join(' ');
   if (process.stdin.isTTY && words.length === 0) {

@@ -110,6 +110,8 @@ export const KEYS = {
   host: { schema: v.pipe(v.string('expected an address such as 127.0.0.1'), v.trim(), v.minLength(1, 'expected an address such as 127.0.0.1, not an empty string')), kind: 'string', doc: 'Address `oas serve` binds to.', defaultText: '127.0.0.1' },
   port: { schema: v.pipe(v.number('expected a number'), v.integer('expected a whole number'), v.minValue(0, 'expected a port number from 0 to 65535'), v.maxValue(65535, 'expected a port number from 0 to 65535')), kind: 'int', doc: 'Port of `oas serve` (0 = any free port).', defaultText: '8080' },
   max_body_bytes: { schema: positiveInt, kind: 'int', doc: 'Largest accepted POST body, in bytes.', defaultText: '1048576' },
+  max_upload_bytes: { schema: positiveInt, kind: 'int', doc: 'Largest file accepted for extraction or analysis (a multipart upload, `oas analyze --file`, `oas extract`, an MCP `file_base64`), in bytes; it, not `max_body_bytes`, bounds a multipart body.', defaultText: '26214400 (25 MiB)' },
+  file_parse_timeout_ms: { schema: positiveInt, kind: 'int', doc: 'Longest a file may take to read (an e-mail, a PDF, a CSV...); a file still being read then is refused as malformed or too complex.', defaultText: '10000' },
   dns_servers: { schema: v.array(hostPort, 'expected a list of IP addresses (ip or ip:port)'), kind: 'list', doc: 'DNS servers (`ip` or `ip:port`) for the DNS engines and for the host names of every upstream; empty = the system resolvers.', defaultText: '[] (system)' },
   proxy_url: { schema: proxyUrl, kind: 'string', legacyEnv: 'PROXY_URL', doc: 'HTTP(S) proxy for every outbound HTTP call; empty = direct.', defaultText: '""' },
   ssl_verify: { schema: v.boolean('expected true or false'), kind: 'bool', legacyEnv: 'SSL_VERIFY', doc: 'Verify upstream TLS certificates.', defaultText: 'true' },
@@ -152,6 +154,8 @@ export interface Config {
   host: string;
   port: number;
   max_body_bytes: number;
+  max_upload_bytes: number;
+  file_parse_timeout_ms: number;
   dns_servers: string[];
   proxy_url: string;
   ssl_verify: boolean;
@@ -194,6 +198,8 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: '127.0.0.1',
     port: 8080,
     max_body_bytes: 1024 * 1024,
+    max_upload_bytes: 25 * 1024 * 1024,
+    file_parse_timeout_ms: 10_000,
     dns_servers: [],
     proxy_url: '',
     ssl_verify: true,

@@ -34,6 +34,14 @@ export interface FileExtraction {
   notes: string[];
 }
 
+/** Where an analysis's observables came from, when files (what its record keeps of them): for the record, the audit and the results page. */
+export interface AnalysisSource {
+  /** Each file's format, extension (lower case, without the dot; empty when none) and size. */
+  files: { kind: string; ext: string; bytes: number }[];
+  /** The first e-mail's SPF, DKIM and DMARC outcomes (its Authentication-Results header). */
+  email_auth?: EmailAuth;
+}
+
 /** A file that cannot be read: malformed, encrypted, truncated, too large once unpacked, too slow. */
 export class FileReadError extends Error {
   override name = 'FileReadError';
@@ -52,18 +60,29 @@ export interface ReadOptions {
   maxUnpackedBytes?: number | undefined;
 }
 
+/** Types whose values are the same whatever their case (names, addresses, hex hashes). */
+const CASELESS = new Set<Observable['type']>(['FQDN', 'Email', 'MD5', 'SHA1', 'SHA256']);
+
 /**
  * Gathers observables in first-appearance order, merging the places of one found more than once
  * (its `found_in` keeps each place once, in the order they were met).
  */
 export class ObservableCollector {
-  private readonly byKey = new Map<string, FoundObservable>();
+  private readonly byKey = new Map<string, Observable>();
 
-  add(observable: Observable, place: string): void {
-    const key = `${observable.type}\0${observable.type === 'FQDN' || observable.type === 'Email' || observable.type === 'MD5' || observable.type === 'SHA1' || observable.type === 'SHA256' ? observable.value.toLowerCase() : observable.value}`;
+  /** `observable` found at `place`; without a place, with the places it has (`found_in`), if any. */
+  add(observable: Observable, place?: string): void {
+    const places = place !== undefined ? [place] : observable.found_in ?? [];
+    const key = `${observable.type}\0${CASELESS.has(observable.type) ? observable.value.toLowerCase() : observable.value}`;
     const known = this.byKey.get(key);
-    if (!known) this.byKey.set(key, { value: observable.value, type: observable.type, found_in: [place] });
-    else if (!known.found_in.includes(place)) known.found_in.push(place);
+    if (!known) {
+      this.byKey.set(key, places.length > 0 ? { value: observable.value, type: observable.type, found_in: [...places] } : { value: observable.value, type: observable.type });
+      return;
+    }
+    for (const where of places) {
+      if (!known.found_in) known.found_in = [where];
+      else if (!known.found_in.includes(where)) known.found_in.push(where);
+    }
   }
 
   addAll(observables: readonly Observable[], place: string): void {
@@ -74,8 +93,14 @@ export class ObservableCollector {
     return this.byKey.size;
   }
 
-  list(): FoundObservable[] {
+  /** In the order they were first added; `found_in` absent only for those added without a place. */
+  list(): Observable[] {
     return [...this.byKey.values()];
+  }
+
+  /** The same, for a collector every observable of which was added with a place (a file's). */
+  found(): FoundObservable[] {
+    return [...this.byKey.values()].map((o) => (o.found_in ? o : { ...o, found_in: [] })) as FoundObservable[];
   }
 }
 

@@ -6,6 +6,11 @@ export interface Observable {
   /** The indicator as written (after refanging). */
   value: string;
   type: ObservableType;
+  /**
+   * Where it was found, when it came from a file (issue 35): `Received header 2`, `row 14,
+   * column ip`... Absent for a pasted text. Results carry it as they are.
+   */
+  found_in?: string[];
 }
 
 export const IP_TYPES: readonly ObservableType[] = ['IPv4', 'IPv6'];

@@ -43,7 +43,9 @@ observable: Observable,
   onKeyDone: (key: string) => void,
   onWait: (reason: string, wait: WaitEvent) => void,
 ): Promise<ObservableResult> {
-  const result: ObservableResult = { observable: observable.value, type: observable.type, reversed_success: false };
+  const result: ObservableResult = observable.found_in
+    ? { observable: observable.value, type: observable.type, found_in: observable.found_in, reversed_success: false }
+    : { observable: observable.value, type: observable.type, reversed_success: false };
   for (const { key } of selections) result[key] = null;
   const selected = uniqueEngines(selections);
   // One scope for every call of this observable that has no dependencies (most of them).

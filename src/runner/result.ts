@@ -4,6 +4,8 @@ import type { ObservableType } from '../observables/types.js';
 export interface ObservableResult {
   observable: string;
   type: ObservableType;
+  /** Where the observable was found in the file(s) it came from (issue 35); absent for a pasted text. */
+  found_in?: string[];
   /** True when the observable was resolved to at least one address or name during this analysis. */
   reversed_success: boolean;
   /** The IP that IP-only engines ran on for a domain or URL, when they did. */
@@ -19,4 +21,4 @@ export interface ObservableResult {
   [engineKey: string]: unknown;
 }
 
-export const RESERVED_KEYS = new Set(['observable', 'type', 'reversed_success', 'reversed_ip', 'errors', 'withheld']);
+export const RESERVED_KEYS = new Set(['observable', 'type', 'found_in', 'reversed_success', 'reversed_ip', 'errors', 'withheld']);

@@ -16,6 +16,7 @@ import { shareOf } from '../analysis/launch.js';
 import type { AnalysisDispatcher } from '../analysis/service.js';
 import type { AnalysisHeader } from '../store/analysis-store.js';
 import type { Observable } from '../observables/types.js';
+import { recordedMarking, type Pap, type Tlp } from '../marking/levels.js';
 import type { Selection } from '../runner/types.js';
 import type { RedisAnalysisStore } from './redis-analyses.js';
 import type { RedisLink } from './redis.js';
@@ -36,6 +37,12 @@ export interface ObservableJob {
   total: number;
   /** Who started the analysis (`started_by`), for the fair order of the engines' slots. */
   owner?: string;
+  /**
+   * The analysis's TLP and PAP: what its engines may be sent (issue 34). Absent in jobs queued by
+   * older versions: the configuration's defaults then.
+   */
+  tlp?: Tlp;
+  pap?: Pap;
 }
 
 /** BullMQ's largest priority (the lowest): 2^21 - 1. */
@@ -95,7 +102,7 @@ export function queueDispatcher(link: RedisLink, store: Pick<RedisAnalysisStore,
         const others = (await store.runningOf(owner)) - 1;
         await current.addBulk(header.observables.map((observable, index) => ({
           name: 'observable',
-          data: { analysis: header.id, index, observable: { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, total, owner },
+          data: { analysis: header.id, index, observable: observable.found_in ? { value: observable.value, type: observable.type, found_in: observable.found_in } : { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, total, owner, ...recordedMarking(header) },
           // The rest: the queue's JOB_OPTIONS.
           opts: { jobId: jobId(header.id, index), priority: jobPriority(index, others) },
         })));

@@ -20,6 +20,7 @@ import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Selection } from '../runner/types.js';
 import { verdictText } from '../verdict/verdict.js';
+import { recordedMarking } from '../marking/levels.js';
 import { jobBackoffMs, QUEUE_NAME, QUEUE_PREFIX, type ObservableJob } from './queue.js';
 import type { RedisAnalysisStore } from './redis-analyses.js';
 import type { RedisLink } from './redis.js';
@@ -116,10 +117,13 @@ export function startWorker(options: WorkerOptions): RunningWorker {
   };
 }
 
+/** The observable's places in its file(s), for its result (absent for a pasted text). */
+const foundIn = (job: ObservableJob) => (job.observable.found_in ? { found_in: job.observable.found_in } : {});
+
 /** The row of an observable whose job was given up: every engine null, the reason in `errors`. */
 async function giveUp(job: ObservableJob, error: Error, store: RedisAnalysisStore, catalog: Catalog): Promise<void> {
   if (await store.hasRow(job.analysis, job.index)) return;
-  const result: ObservableResult = { observable: job.observable.value, type: job.observable.type, reversed_success: false };
+  const result: ObservableResult = { observable: job.observable.value, type: job.observable.type, ...foundIn(job), reversed_success: false };
   for (const name of job.engines) result[name] = null;
   result.errors = { analysis: `given up after repeated failures: ${error.message.split('\n')[0]!.slice(0, 200)}` };
   const count = await store.addRow(job.analysis, job.index, JSON.stringify(result), verdictText(observableVerdict(result, catalog)));
@@ -166,10 +170,11 @@ async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalo
   let result: ObservableResult;
   try {
     const share = shareOf({ id: job.analysis, started_by: job.owner });
-    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache, share })) as [ObservableResult];
+    // The analysis's marking: an engine above its TLP/PAP ceiling is not called here either.
+    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache, share, marking: recordedMarking(job) })) as [ObservableResult];
   } catch (error) {
     // Never expected (engine failures are results), but an accepted analysis must finish.
-    result = { observable: job.observable.value, type: job.observable.type, reversed_success: false, errors: { analysis: `internal error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` } };
+    result = { observable: job.observable.value, type: job.observable.type, ...foundIn(job), reversed_success: false, errors: { analysis: `internal error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` } };
   }
   const unknown = job.engines.filter((name) => !known.includes(name));
   if (unknown.length === 0) return result;

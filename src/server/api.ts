@@ -2,7 +2,7 @@
  * The three endpoints of the HTTP interface specification, under the configured prefix. Every error is JSON `{"error": "..."}` saying what
  * to fix; no stack trace ever reaches a caller.
  */
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
 import { jsonChunks } from '../analysis/output.js';
@@ -11,6 +11,10 @@ import type { AnalysisService } from '../analysis/service.js';
 import { ExtractionBusyError, sharedExtractionPool, type ExtractionPool } from '../observables/extract-pool.js';
 import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 import { createTurnBudget } from './turn-budget.js';
+import { FileTooLargeError, type UploadLimits } from '../files/upload.js';
+import { FileReadError, type AnalysisSource, type FileExtraction } from '../files/types.js';
+import { isMultipart, readPostedForm, uploadBodyLimit, UploadError, uploadErrorResponse } from './upload.js';
+import type { InternalScope } from '../marking/policy.js';
 
 export interface ApiOptions {
   prefix: string;
@@ -26,6 +30,10 @@ export interface ApiOptions {
    * text with more than MAX_EXTRACTION_WAIT_MS of work ahead of it is refused (503).
    */
   extractionPool?: ExtractionPool;
+  /** max_upload_bytes and file_parse_timeout_ms: multipart uploads and `POST {prefix}extract` (issue 35). */
+  uploads: UploadLimits;
+  /** The team's own networks and domains: `POST {prefix}extract` marks their observables `internal`. */
+  internalScope: InternalScope;
 }
 
 /**
@@ -71,30 +79,66 @@ export function createApi(options: ApiOptions): Hono {
   }));
   app.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
 
-  const limit = bodyLimit({
+  const jsonLimit = bodyLimit({
     maxSize: options.maxBodyBytes,
     onError: (c) => c.json({ error: `request body larger than ${options.maxBodyBytes} bytes` }, 413),
   });
-  app.post(
-    `${prefix}analyze`,
+  // A multipart upload is bounded by max_upload_bytes, not max_body_bytes (issue 35).
+  let uploadLimit: MiddlewareHandler | undefined;
+  const limited: MiddlewareHandler = async (c, next) => {
+    const limit = isMultipart(c) ? (uploadLimit ??= uploadBodyLimit(options.uploads)) : jsonLimit;
     // The limit reads a chunked body itself: an upload the client cuts off (or a malformed chunk)
     // is the client's error (400), not the server's.
-    async (c, next) => {
-      let handled = false;
-      try {
-        return await limit(c, () => {
-          handled = true;
-          return next();
-        });
-      } catch (error) {
-        if (handled) throw error;
-        return c.json({ error: 'request body could not be read (the upload was cut off or malformed)' }, 400);
+    let handled = false;
+    try {
+      return await limit(c, () => {
+        handled = true;
+        return next();
+      });
+    } catch (error) {
+      if (handled) throw error;
+      return c.json({ error: 'request body could not be read (the upload was cut off or malformed)' }, 400);
+    }
+  };
+
+  app.post(`${prefix}extract`, limited, async (c) => {
+    try {
+      let extraction;
+      if (isMultipart(c)) {
+        const { files } = await readPostedForm(c, options.uploads);
+        if (files.length > 1) return c.json({ error: 'one "file" part at a time' }, 400);
+        extraction = files[0]!;
+      } else {
+        const type = c.req.header('content-type') ?? '';
+        if (!/^application\/json\s*(;|$)/i.test(type)) return c.json({ error: 'Content-Type must be application/json (a {"text": ...} object) or multipart/form-data (a "file" part)' }, 415);
+        let body: unknown;
+        try {
+          body = JSON.parse(await c.req.text());
+        } catch {
+          return c.json({ error: 'request body is not valid JSON' }, 400);
+        }
+        const text = typeof body === 'object' && body !== null ? (body as { text?: unknown }).text : undefined;
+        if (typeof text !== 'string' || !text.trim()) return c.json({ error: '"text" is required and must be a non-empty string (or send a file as multipart/form-data field "file")' }, 400);
+        const { readUpload } = await import('../files/upload.js');
+        extraction = await readUpload(new TextEncoder().encode(text), 'text', options.uploads);
       }
-    },
+      const { previewOf } = await import('../files/preview.js');
+      return c.json(previewOf(extraction, options.internalScope));
+    } catch (error) {
+      if (error instanceof UploadError) return uploadErrorResponse(c, error);
+      if (error instanceof FileReadError) return c.json({ error: error.message }, error instanceof FileTooLargeError ? 413 : 422);
+      throw error;
+    }
+  });
+
+  app.post(
+    `${prefix}analyze`,
+    limited,
     async (c) => {
+      if (isMultipart(c)) return analyzeUpload(c);
       const type = c.req.header('content-type') ?? '';
       if (!/^application\/json\s*(;|$)/i.test(type)) {
-        return c.json({ error: 'Content-Type must be application/json' }, 415);
+        return c.json({ error: 'Content-Type must be application/json (or multipart/form-data with a "file" part)' }, 415);
       }
       let raw: string;
       try {
@@ -148,6 +192,43 @@ export function createApi(options: ApiOptions): Hono {
       }
     },
   );
+
+  /**
+   * `POST {prefix}analyze` as multipart/form-data: the `file` part(s) read as their formats, and as
+   * form fields `engines` (comma-separated; default: the default engines), `ignore_cache`, `tlp`,
+   * `pap`, `text` (more observables) and `observables` (the values to keep, one per line: the web
+   * form's checked ones; default all).
+   */
+  const analyzeUpload = async (c: Context) => {
+    try {
+      const { files, fields } = await readPostedForm(c, options.uploads);
+      const keep = fields.get('observables');
+      const kept = keep === undefined ? files : keepOnly(files, keep);
+      const engines = fields.get('engines')?.split(',').map((s) => s.trim()).filter(Boolean);
+      const request = {
+        text: fields.get('text') ?? '',
+        files: kept,
+        engines: engines?.length ? engines : undefined,
+        ignore_cache: formBoolean(fields.get('ignore_cache')),
+        tlp: fields.get('tlp') || undefined,
+        pap: fields.get('pap') || undefined,
+        started_by: c.get('oasUser')?.name,
+      };
+      const prepared = await analyses.prepareWith(request, extract);
+      const record = await analyses.start(request, prepared);
+      audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines, tlp: record.tlp, pap: record.pap, ...fileAudit(prepared.source) });
+      return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
+    } catch (error) {
+      if (error instanceof UploadError) return uploadErrorResponse(c, error);
+      if (error instanceof TooManyObservablesError) return c.json({ error: error.message }, 413);
+      if (error instanceof ExtractionBusyError) {
+        const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+        return c.json({ error: `server busy: ${error.message}; retry in ${seconds} s` }, 503, { 'Retry-After': String(seconds) });
+      }
+      if (error instanceof InputError) return c.json({ error: error.message }, 400);
+      throw error;
+    }
+  };
 
   // O(1): the running analyses and those seen complete are known in memory; else one field of
   // the stored header (never the results).
@@ -208,6 +289,30 @@ export async function sendChunks(c: Context, chunks: AsyncGenerator<string | Uin
     },
   });
   return c.body(stream);
+}
+
+/** A form's yes: `true`, `1`, `on`, `yes` (any case); anything else no. */
+function formBoolean(value: string | undefined): boolean {
+  return value !== undefined && /^(true|1|on|yes)$/i.test(value.trim());
+}
+
+/** The files' observables limited to `values` (one per line, or a JSON array of strings). */
+function keepOnly(files: readonly FileExtraction[], values: string): FileExtraction[] {
+  let list: unknown;
+  try {
+    list = values.trim().startsWith('[') ? JSON.parse(values) : values.split(/\r?\n/);
+  } catch {
+    list = undefined;
+  }
+  if (!Array.isArray(list)) throw new InputError('"observables" must be the values to analyse, one per line or a JSON array of strings');
+  const wanted = new Set(list.filter((v): v is string => typeof v === 'string').map((v) => v.trim().toLowerCase()).filter(Boolean));
+  return files.map((file) => ({ ...file, observables: file.observables.filter((o) => wanted.has(o.value.toLowerCase())) }));
+}
+
+/** What the audit trail keeps of an analysis's files: their extensions and total size, never names or content. */
+function fileAudit(source: AnalysisSource | undefined): Record<string, string | number | readonly string[]> {
+  if (!source) return {};
+  return { source: 'file', file_extensions: source.files.map((f) => f.ext || '(none)'), file_bytes: source.files.reduce((sum, f) => sum + f.bytes, 0) };
 }
 
 /** 404 for an unknown or malformed analysis id (`:id` in the route). */

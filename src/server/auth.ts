@@ -417,12 +417,14 @@ export function createAuth(options: AuthOptions): Auth {
 }
 
 /**
- * The role a request needs: starting an analysis (POST <prefix>analyze) an analyst; `/metrics` an
+ * The role a request needs: starting an analysis (POST <prefix>analyze) or reading a file (POST
+ * <prefix>extract) an analyst; `/metrics` an
  * admin; anything else a viewer. The MCP tools that start analyses check it themselves.
  */
 export function roleFor(method: string, path: string, prefix: string): Role {
   if (path === '/metrics') return 'admin';
-  if (method === 'POST' && path === `${prefix}analyze`) return 'analyst';
+  // Uploading a file to read it (issue 35) is an analyst's, like starting an analysis.
+  if (method === 'POST' && (path === `${prefix}analyze` || path === `${prefix}extract`)) return 'analyst';
   return 'viewer';
 }
 

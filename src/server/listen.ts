@@ -1,4 +1,6 @@
 /** Starts the API and the pages for an App on its configured host and port. */
+import { uploadLimits } from '../files/upload.js';
+import { markingSettings } from '../marking/policy.js';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
@@ -142,7 +144,16 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     else process.stderr.write(`oas: ${line}\n`);
     return c.json({ error: 'internal error' }, 500);
   };
-  root.route('/', createApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, analyses: app.analyses, onError, audit, ...(options.extractionPool ? { extractionPool: options.extractionPool } : {}) }));
+  root.route('/', createApi({
+    prefix: config.api_prefix,
+    maxBodyBytes: config.max_body_bytes,
+    analyses: app.analyses,
+    onError,
+    audit,
+    uploads: uploadLimits(config),
+    internalScope: markingSettings(config).internalScope,
+    ...(options.extractionPool ? { extractionPool: options.extractionPool } : {}),
+  }));
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);
     root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, clientAddress: proxy.clientAddress, audit, redact: (text) => redact(text, secrets) }));

@@ -5,6 +5,7 @@
  */
 import type { Pap, Tlp } from '../marking/levels.js';
 import type { Observable } from '../observables/types.js';
+import type { AnalysisSource } from '../files/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { Progress } from '../runner/types.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
@@ -34,6 +35,8 @@ export interface AnalysisHeader {
   tlp?: Tlp;
   pap?: Pap;
   observables: Observable[];
+  /** Its files, when it was made from files (issue 35): formats and sizes, never names or content. */
+  source?: AnalysisSource;
   complete: boolean;
   /** Stored: as of the start, and at the end. The running analysis's own copy is live. */
   progress: Progress;
