@@ -11,7 +11,10 @@ import { Buffer } from 'node:buffer';
 import { PDFDocument, PDFName, PDFNumber, PDFOperator, PDFString, StandardFonts, type PDFOperatorNames, type PDFPage, type PDFRef } from 'pdf-lib';
 
 export interface PdfSpec {
-  /** Each page's text, lines separated by `\n` (Helvetica: Latin-1 characters only). */
+  /**
+   * Each page's text, lines separated by `\n` (Helvetica 10 pt: Latin-1 characters only, about 100
+   * characters a line; text past the page's edge is not on the page, and pdf.js leaves it out).
+   */
   pages: string[];
   /** Link annotations: a rectangle on `page` (0-based) whose action opens `uri`. */
   links?: Array<{ page: number; uri: string }>;
@@ -53,7 +56,8 @@ export function pdfOfPages(count: number): Promise<Uint8Array> {
     [
       `Threat report, page ${i + 1}`,
       `The actor used the domain c2-${i}.malware-report.com and the address 185.220.${i % 250}.${(i * 7) % 250}.`,
-      `Payload hash ${String(i).padStart(4, '0')}${'ab12'.repeat(15)}, staged at hxxp://stage-${i}[.]evil-cdn.net/p.bin`,
+      `Payload hash ${String(i).padStart(4, '0')}${'ab12'.repeat(15)},`,
+      `staged at hxxp://stage-${i}[.]evil-cdn.net/p.bin`,
       'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt.',
       ...Array.from({ length: 30 }, (_, line) => `Line ${line}: ut labore et dolore magna aliqua, quis nostrud exercitation.`),
     ].join('\n'),
