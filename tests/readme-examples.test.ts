@@ -135,6 +135,21 @@ before(async () => {
   chmodSync(join(shims, 'oas'), 0o755);
   writeFileSync(join(cwd, 'alert.txt'), 'Alert 4711: beacon from 8.8.8.8 to example.com, then hxxps://www[.]example[.]com/login; sample 44d88612fea8a8f36de82e1278abb02f\n');
   writeFileSync(join(cwd, 'big-list.txt'), ['8.8.8.8', '1.1.1.1', 'example.com', 'cyberbro.net', 'hxxp://evil[.]example[.]com/payload.exe'].join('\n'));
+  // "Files in": a reported e-mail and a spreadsheet of indicators.
+  writeFileSync(join(cwd, 'reported.eml'), [
+    'Received: from mx.example.net (mx.example.net [8.8.4.4]) by mail.example.org; Tue, 3 Nov 2026 10:00:00 +0000',
+    'Authentication-Results: mail.example.org; spf=fail smtp.mailfrom=example.com; dkim=none; dmarc=fail header.from=example.com',
+    'From: "Billing" <billing@example.com>',
+    'To: analyst@example.org',
+    'Subject: Your invoice',
+    'Message-ID: <1234@example.com>',
+    'MIME-Version: 1.0',
+    'Content-Type: text/html; charset=utf-8',
+    '',
+    '<p>Please <a href="https://www.example.com/invoice">View your invoice</a> today.</p>',
+    '',
+  ].join('\r\n'));
+  writeFileSync(join(cwd, 'iocs.csv'), 'host,ip\nexample.com,8.8.8.8\ncyberbro.net,1.1.1.1\n');
   env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789', ABUSE_CH_AUTH_KEY: ABUSE_CH_KEY };
 });
 

@@ -6,7 +6,7 @@ import { UnknownEngineError, UnknownEngineSetError, type Catalog } from '../engi
 import { extractObservables } from '../observables/extract.js';
 import { MarkingError, parseMarking, type Marking } from '../marking/levels.js';
 import type { Observable } from '../observables/types.js';
-import { ObservableCollector, type AnalysisSource, type FileExtraction } from '../files/types.js';
+import type { AnalysisSource, FileExtraction } from '../files/types.js';
 import type { Selection } from '../runner/types.js';
 
 /** Bad input from the caller (HTTP 400, CLI exit 2). */
@@ -31,7 +31,8 @@ export interface AnalysisRequest {
   text: string;
   /**
    * Files already read (issue 35: `oas analyze --file`, a multipart upload, MCP's `file_base64`):
-   * their observables join the text's, after them, each with its `found_in`.
+   * their observables join the text's, after them, each with its `found_in`. Only
+   * prepareAnalysisWith takes them.
    */
   files?: readonly FileExtraction[] | undefined;
   /** Engine ids or aliases, or `@name` for a set of them; undefined means the default engines. */
@@ -61,7 +62,8 @@ export interface PreparedAnalysis {
 export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, request: AnalysisRequest): PreparedAnalysis {
   const selections = selectionsOf(catalog, request);
   const marking = markingOf(limits, request);
-  return withFiles(request, { observables: checkedObservables(limits, withFileObservables(request, extractObservables(request.text)), request), selections, marking });
+  if (request.files?.length) throw new Error('prepareAnalysis: a request with files is prepared by prepareAnalysisWith');
+  return { observables: checkedObservables(limits, extractObservables(request.text), request), selections, marking };
 }
 
 /**
@@ -78,40 +80,12 @@ export async function prepareAnalysisWith(
   const selections = selectionsOf(catalog, request);
   const marking = markingOf(limits, request);
   const fromText = request.text ? await extract(request.text) : [];
-  return withFiles(request, { observables: checkedObservables(limits, withFileObservables(request, fromText), request), selections, marking });
+  if (!request.files?.length) return { observables: checkedObservables(limits, fromText, request), selections, marking };
+  // Start-up cost: the files' code is loaded only for a request that has some.
+  const { withFileObservables, sourceOf } = await import('../files/merge.js');
+  return { observables: checkedObservables(limits, withFileObservables(fromText, request.files), request), selections, marking, source: sourceOf(request.files) };
 }
 
-/**
- * The text's observables, then the files' in the order they first appear in each, one entry per
- * observable whatever the number of places it was found in (its `found_in` lists them all).
- */
-function withFileObservables(request: AnalysisRequest, fromText: Observable[]): Observable[] {
-  if (!request.files?.length) return fromText;
-  const all = new ObservableCollector();
-  for (const observable of fromText) all.add(observable);
-  for (const file of request.files) for (const observable of file.observables) all.add(observable);
-  return all.list();
-}
-
-/** The request's files, as the record keeps them (no name, no content). */
-function withFiles(request: AnalysisRequest, prepared: PreparedAnalysis): PreparedAnalysis {
-  if (!request.files?.length) return prepared;
-  const email = request.files.find((file) => file.email_auth);
-  return {
-    ...prepared,
-    source: {
-      files: request.files.map((file) => ({ kind: file.file.kind, ext: extensionOf(file.file.name), bytes: file.file.bytes })),
-      ...(email?.email_auth ? { email_auth: email.email_auth } : {}),
-    },
-  };
-}
-
-/** `invoice.PDF` -> `pdf`; no extension -> empty. At most 10 characters of it. */
-export function extensionOf(name: string): string {
-  const base = name.split(/[\\/]/).pop() ?? '';
-  const dot = base.lastIndexOf('.');
-  return dot > 0 ? base.slice(dot + 1, dot + 11).toLowerCase().replace(/[^a-z0-9]/g, '') : '';
-}
 
 /** The request's TLP and PAP, else the defaults (TLP:AMBER, PAP:GREEN unless configured). */
 function markingOf(limits: AnalysisLimits, request: AnalysisRequest): Marking {

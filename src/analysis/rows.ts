@@ -29,6 +29,8 @@ export interface ResultRow extends Outcome {
   verdict: Verdict;
   /** Its reasons, `<engine key>: <reason>`, most severe first (one array shared by its rows). */
   reasons: readonly string[];
+  /** Where it was found in its file (the result's `found_in`, issue 35); absent for a pasted text. */
+  foundIn?: readonly string[] | undefined;
 }
 
 /** The engine keys of a result (its selected engines), in order. */
@@ -74,7 +76,7 @@ export function observableRows(result: ObservableResult, catalog: Catalog, judge
   const rows: ResultRow[] = [];
   const { verdict, reasons } = judged;
   const reversedIp = typeof result.reversed_ip === 'string' && result.reversed_ip !== '' ? result.reversed_ip : undefined;
-  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp };
+  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp, ...(result.found_in?.length ? { foundIn: result.found_in } : {}) };
   for (const key of engineKeys(result)) {
     const outcome = engineOutcome(result, key, catalog);
     if (outcome.status === 'not_applicable') continue;

@@ -49,7 +49,9 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
       ? await (await import('./files-in.js')).readInputFiles(paths, app.config, { columns: options.column?.length ? options.column : undefined })
       : undefined;
     const request = { text: input, files, engines, ignore_cache: options.ignoreCache ?? false, tlp: options.tlp, pap: options.pap };
-    const prepared = app.analyses.prepare(request);
+    const prepared = files
+      ? await app.analyses.prepareWith(request, async (text) => (await import('../observables/extract.js')).extractObservables(text))
+      : app.analyses.prepare(request);
     const { format } = choice;
     const sink = openSink(choice.file, format, stdout);
     const rows: ResultRow[] = [];

@@ -107,6 +107,8 @@ export function renderTable(given: readonly ResultRow[], columns?: number, optio
     const last = pieces.at(-1)!;
     if (OBSERVABLE_INDENT + last.length + 2 + meta.length <= width) lines[lines.length - 1] += `  ${meta}`;
     else lines.push(...wrapWords(meta, width, indent, indent));
+    // Where it was found in its file (issue 35).
+    if (first.foundIn?.length) lines.push(...wrapWords(`found in: ${first.foundIn.join('; ')}`, width, indent, indent));
     // Why: the verdict's reasons, each engine named as in the lines below (a reason that only
     // repeats its engine's summary, "bad_asn: AS15169 not listed", is left to that line).
     const names = new Map(group.map((r) => [r.engine, label(r)]));
@@ -135,6 +137,7 @@ function inertRow(row: ResultRow): ResultRow {
     service: row.service && inertLine(row.service),
     summary: inertLine(row.summary),
     reasons: row.reasons.map(inertLine),
+    foundIn: row.foundIn?.map(inertLine),
   };
 }
 

@@ -2,7 +2,9 @@
  * CSV: one row per (observable, engine that applies), with the one-line summary and the engine's
  * whole result as JSON, so nothing the API gives is lost; each row carries its observable's
  * verdict and reasons (the first seven columns are those of earlier versions), then the
- * analysis's TLP (issue 34; empty for an analysis of an older version, which had none).
+ * analysis's TLP (issue 34; empty for an analysis of an older version, which had none), then
+ * where the observable was found in its file (issue 35: `found_in`, places joined by `; `;
+ * empty for a pasted text).
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
@@ -12,7 +14,7 @@ import { observableRows, observableVerdict, storedVerdict } from '../analysis/ro
 import { chunked, neutraliseFormula } from './common.js';
 import { tlpLabel, type Marking } from '../marking/levels.js';
 
-export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons', 'tlp'] as const;
+export const CSV_COLUMNS = ['observable', 'type', 'reversed_ip', 'engine', 'status', 'summary', 'result', 'verdict', 'reasons', 'tlp', 'found_in'] as const;
 
 /** The whole CSV document at once, each verdict worked out here (tests, small exports). */
 export function resultsCsv(results: readonly (ObservableResult | null)[], catalog: Catalog, marking?: Marking): string {
@@ -30,10 +32,11 @@ export function resultsCsv(results: readonly (ObservableResult | null)[], catalo
 function csvLines(result: ObservableResult, catalog: Catalog, judged: ObservableVerdict, tlp = ''): string[] {
   const rows = observableRows(result, catalog, judged);
   const reasons = rows[0]?.reasons.join('; ') ?? '';
+  const found = result.found_in?.join('; ') ?? '';
   return rows.map((row) => {
     const none = row.engine === '-'; // no selected engine applies
     const data = none || row.status === 'error' || row.status === 'withheld' ? '' : JSON.stringify(result[row.engine] ?? null);
-    return [row.observable, row.type, result.reversed_ip ?? '', none ? '' : row.engine, row.status, row.summary, data, row.verdict, reasons, tlp].map(csvCell).join(',');
+    return [row.observable, row.type, result.reversed_ip ?? '', none ? '' : row.engine, row.status, row.summary, data, row.verdict, reasons, tlp, found].map(csvCell).join(',');
   });
 }
 

@@ -64,7 +64,7 @@ export function mispAttribute(item: Judged, eventId: string, timestamp: string):
     category,
     value,
     to_ids: verdict === 'malicious',
-    comment: clip(`oas verdict: ${verdict}. ${why}`, COMMENT_MAX),
+    comment: clip(`oas verdict: ${verdict}. ${why}${result.found_in?.length ? ` Found in: ${result.found_in.map(plainText).join('; ')}.` : ''}`, COMMENT_MAX),
     distribution: '5',
     sharing_group_id: '0',
     timestamp,

@@ -95,6 +95,7 @@ export function stixObjects(item: Judged, catalog: Catalog, analysis: { id: stri
   }
   const lines = [`Verdict: ${verdict}`];
   lines.push(...(reasonText.length > 0 ? ['Reasons:', ...reasonText.map((r) => `- ${r}`)] : ['Reasons: no engine that judges this observable answered.']));
+  if (result.found_in?.length) lines.push('Found in:', ...result.found_in.map((place) => `- ${plainText(place)}`));
   const engines = engineLines(result, catalog);
   if (engines.length > 0) lines.push('Engines:', ...engines.map((e) => `- ${e.engine}: ${plainText(e.summary)}`));
   objects.push({

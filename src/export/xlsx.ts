@@ -14,7 +14,8 @@ import { engineLines, judged, neutraliseFormula, type ExportSource } from './com
 import { markingLabel } from '../marking/levels.js';
 
 /** The fixed columns of "Observables" (then one per engine) and of an engine sheet (then its fields). */
-export const OBSERVABLE_COLUMNS = ['observable', 'type', 'reversed_ip', 'verdict', 'reasons'] as const;
+/** The first columns of the Observables sheet; `found_in`: where it was found in its file (issue 35), one place a line. */
+export const OBSERVABLE_COLUMNS = ['observable', 'type', 'reversed_ip', 'verdict', 'reasons', 'found_in'] as const;
 export const ENGINE_COLUMNS = ['observable', 'type', 'status', 'summary'] as const;
 /** Most field columns in one engine sheet; the other fields go, as JSON, into a last `other` column. */
 const FIELDS_MAX = 150;
@@ -99,7 +100,7 @@ export async function writeXlsx(source: ExportSource, catalog: Catalog, out: Wri
   const headerRow = source.marking ? 2 : 1;
   const main = workbook.addWorksheet('Observables', { views: [{ state: 'frozen' as const, ySplit: headerRow }] });
   const mainColumns = [...OBSERVABLE_COLUMNS, ...keys];
-  main.columns = mainColumns.map((name) => ({ ...(source.marking ? {} : { header: name }), key: name, width: name === 'reasons' ? 60 : name === 'observable' ? 40 : 24 }));
+  main.columns = mainColumns.map((name) => ({ ...(source.marking ? {} : { header: name }), key: name, width: name === 'reasons' || name === 'found_in' ? 60 : name === 'observable' ? 40 : 24 }));
   if (source.marking) {
     const line = main.addRow([markingLabel(source.marking)]);
     line.font = header.font;
@@ -121,9 +122,10 @@ export async function writeXlsx(source: ExportSource, catalog: Catalog, out: Wri
   // Second pass: the rows.
   for await (const { result, verdict, reasons } of judged(source, catalog)) {
     const lines = new Map(engineLines(result, catalog).map((line) => [line.engine, line]));
-    const row = main.addRow([result.observable, result.type, result.reversed_ip ?? '', verdict, reasons.join('\n'), ...keys.map((key) => lines.get(key)?.summary ?? '')].map(xlsxCell));
+    const row = main.addRow([result.observable, result.type, result.reversed_ip ?? '', verdict, reasons.join('\n'), (result.found_in ?? []).join('\n'), ...keys.map((key) => lines.get(key)?.summary ?? '')].map(xlsxCell));
     row.getCell(4).fill = { type: 'pattern', pattern: 'solid', fgColor: { argb: FILL[verdict] } };
     row.getCell(5).alignment = { wrapText: true, vertical: 'top' };
+    row.getCell(6).alignment = { wrapText: true, vertical: 'top' };
     row.commit();
     for (const [key, line] of lines) {
       const target = sheets.get(key);

@@ -5,7 +5,7 @@
  * through src/files/read-off-thread.ts, which bounds its time and memory.
  */
 import { createHash } from 'node:crypto';
-import { detectKind } from './detect.js';
+import { decodeText, detectKind } from './detect.js';
 import { extractObservables } from '../observables/extract.js';
 import {
   FileReadError,
@@ -99,7 +99,7 @@ function addHashes(bytes: Uint8Array, place: string, collector: ObservableCollec
 
 /** A text file: as pasted text, each observable placed by its line. */
 const readText: Reader = async (bytes, name, context) => {
-  const text = new TextDecoder('utf-8').decode(bytes);
+  const text = decodeText(bytes);
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) {
     if (lines[i]!.trim()) context.foundIn(lines[i]!, `${name} line ${i + 1}`);
