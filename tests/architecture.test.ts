@@ -43,7 +43,7 @@ function describe(violation: IViolation): string {
 
 /** The layer of each rule `layer-<name>`, and the last one (surfaces), by path. */
 const LAYERS: { name: string; path: RegExp }[] = [
-  { name: 'observables', path: /^src\/(observables|marking)\// },
+  { name: 'observables', path: /^src\/(observables|marking|files)\// },
   { name: 'contract', path: /^src\/engine\/contract[.]ts$/ },
   { name: 'clients', path: /^src\/(http|dns|whois|rdap|badasn|scrape|lookup|text|fs|config)\/|^src\/engine\/(context|credentials)[.]ts$/ },
   { name: 'engines', path: /^engines\/|^src\/custom\/|^src\/engine\/(catalog|declarations)[.]ts$/ },

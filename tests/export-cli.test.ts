@@ -100,7 +100,7 @@ describe('/export/<id>?format=', () => {
       if (format === 'csv') {
         const lines = body.toString('utf8').trimEnd().split('\r\n');
         assert.equal(lines[0], CSV_COLUMNS.join(','));
-        assert.ok(lines.slice(1).every((l) => /,(malicious|suspicious|clean|unknown),[^,]*,TLP:AMBER$/.test(l)), lines.join('\n'));
+        assert.ok(lines.slice(1).every((l) => /,(malicious|suspicious|clean|unknown),[^,]*,TLP:AMBER,$/.test(l)), lines.join('\n'));
       } else if (format === 'xlsx') {
         const workbook = await loadWorkbook(body);
         assert.deepEqual(workbook.worksheets.map((s) => s.name), ['Observables', 'reverse_dns', 'rdap_whois']);
@@ -163,7 +163,7 @@ describe('oas analyze --format / --output', () => {
     assert.deepEqual((JSON.parse(json.stdout) as { verdict: string }[]).map((r) => r.verdict), ['unknown', 'unknown']);
     const lines = csv.stdout.trimEnd().split('\r\n');
     assert.equal(lines[0], CSV_COLUMNS.join(','));
-    assert.ok(lines.includes('8.8.8.8,IPv4,,reverse_dns,ok,dns.google,"{""reverse_dns"":[""dns.google""]}",unknown,,TLP:AMBER'), csv.stdout);
+    assert.ok(lines.includes('8.8.8.8,IPv4,,reverse_dns,ok,dns.google,"{""reverse_dns"":[""dns.google""]}",unknown,,TLP:AMBER,'), csv.stdout);
     assert.equal((JSON.parse(stix.stdout) as { type: string }).type, 'bundle');
     assert.equal((JSON.parse(misp.stdout) as { Event: { Attribute: unknown[] } }).Event.Attribute.length, 2);
   });
@@ -222,7 +222,7 @@ describe('oas analyze --format / --output', () => {
     const workbook = await loadWorkbook(readFileSync(xlsx));
     assert.deepEqual(workbook.worksheets.map((s) => s.name), ['Observables', 'reverse_dns']);
     const main = workbook.getWorksheet('Observables')!;
-    assert.deepEqual([1, 2, 3, 4, 5, 6].map((n) => main.getRow(4).getCell(n).text), ['8.8.8.8', 'IPv4', '', 'unknown', '', 'dns.google']);
+    assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map((n) => main.getRow(4).getCell(n).text), ['8.8.8.8', 'IPv4', '', 'unknown', '', '', 'dns.google']);
     const text = readFileSync(table, 'utf8');
     assert.match(text, /8\.8\.8\.8/);
     assert.match(text, /2 observable\(s\), 1 engine\(s\)/);

@@ -141,14 +141,15 @@ describe('csv', () => {
     assert.equal(csv, resultsCsv(results, catalog), 'streamed = whole');
     const lines = csv.trimEnd().split('\r\n');
     assert.equal(lines[0], CSV_COLUMNS.join(','));
-    assert.deepEqual(CSV_COLUMNS.slice(-3), ['verdict', 'reasons', 'tlp']);
-    // These results have no marking (an analysis of an older version): the tlp column is empty.
-    assert.ok(lines.includes('example.com,FQDN,192.0.2.1,rep,ok,score 80,"{""score"":80}",malicious,rep: score 80,'), csv);
-    assert.ok(lines.includes('2001:db8::1,IPv6,,rep,error,error: timeout after 5000 ms,,unknown,,'), csv);
+    assert.deepEqual(CSV_COLUMNS.slice(-4), ['verdict', 'reasons', 'tlp', 'found_in']);
+    // These results have no marking (an analysis of an older version): the tlp column is empty;
+    // none came from a file: found_in is empty too.
+    assert.ok(lines.includes('example.com,FQDN,192.0.2.1,rep,ok,score 80,"{""score"":80}",malicious,rep: score 80,,'), csv);
+    assert.ok(lines.includes('2001:db8::1,IPv6,,rep,error,error: timeout after 5000 ms,,unknown,,,'), csv);
     // geo's summary is attacker-controlled text starting with "=": prefixed, quoted.
     assert.ok(lines.some((l) => l.startsWith(`8.8.8.8,IPv4,,geo,ok,"'=HYPERLINK(""http://x"")",`)), csv);
     // An observable no selected engine applies to keeps one row for its verdict.
-    assert.ok(lines.includes('203.0.113.9,IPv4,,,empty,no selected engine applies to IPv4,,unknown,,'), csv);
+    assert.ok(lines.includes('203.0.113.9,IPv4,,,empty,no selected engine applies to IPv4,,unknown,,,'), csv);
     assert.equal(csvCell('-2+3'), "'-2+3");
     assert.equal(csvCell('\tx'), "'\tx");
     assert.equal(csvCell('@SUM(A1)'), "'@SUM(A1)");
@@ -162,17 +163,20 @@ describe('xlsx', () => {
     assert.deepEqual(workbook.worksheets.map((s) => s.name), ['Observables', 'rep', 'geo', 'page']);
     const main = workbook.getWorksheet('Observables')!;
     const values = (row: number, sheet = main) => (sheet.getRow(row).values as unknown[]).slice(1);
-    assert.deepEqual(values(1), ['observable', 'type', 'reversed_ip', 'verdict', 'reasons', 'rep', 'geo', 'page']);
+    assert.deepEqual(values(1), ['observable', 'type', 'reversed_ip', 'verdict', 'reasons', 'found_in', 'rep', 'geo', 'page']);
     assert.equal(main.rowCount, results.length + 1);
-    assert.deepEqual(values(2), ['example.com', 'FQDN', '192.0.2.1', 'malicious', 'rep: score 80', 'score 80', 'Example']);
+    // found_in (column 6) is empty: these observables were not found in a file.
+    const second = values(2);
+    assert.equal(second.splice(5, 1)[0] ?? '', '');
+    assert.deepEqual(second, ['example.com', 'FQDN', '192.0.2.1', 'malicious', 'rep: score 80', 'score 80', 'Example']);
     main.eachRow((row, n) => {
       if (n > 1) assert.equal(row.getCell(4).value, VERDICTS[n - 2], String(row.getCell(1).value));
     });
     // Formula-like text is text, prefixed: never a formula.
     const ip = main.getRow(4);
-    assert.equal(ip.getCell(7).value, `'=HYPERLINK("http://x")`);
-    assert.equal(ip.getCell(7).type, ExcelJS.ValueType.String);
-    assert.equal(main.getRow(7).getCell(6).value, 'score 60 +cmd', 'only a leading character counts');
+    assert.equal(ip.getCell(8).value, `'=HYPERLINK("http://x")`);
+    assert.equal(ip.getCell(8).type, ExcelJS.ValueType.String);
+    assert.equal(main.getRow(7).getCell(7).value, 'score 60 +cmd', 'only a leading character counts');
 
     const geoSheet = workbook.getWorksheet('geo')!;
     assert.deepEqual(values(1, geoSheet), ['observable', 'type', 'status', 'summary', 'country', 'asn.number', 'asn.name', 'tags']);

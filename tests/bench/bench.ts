@@ -14,6 +14,7 @@
  * computed from the engines' declarations (types, reversedIp, dependsOn) and never from oas's own
  * concurrency settings, which are printed in the header as settings only.
  */
+import { benchFiles } from './files.js';
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
@@ -560,6 +561,10 @@ title('Pages and extraction (library calls in the bench process)');
   const extractMs = performance.now() - extractStart;
   row('extraction of 1 MB of alert text', `${ms(extractMs)} (${(mb.length / 1e6).toFixed(2)} MB, ${extracted} distinct observables)`);
 }
+
+// ---------------------------------------------------------------------------------------------
+// 7b. Files in (issue 35): a 10 MB e-mail and a 200-page PDF, by `oas extract` and by the server.
+await benchFiles(dir, serverConfig, prefix, { row, title });
 
 // ---------------------------------------------------------------------------------------------
 // 8. Scale out on Redis (issue 16): 1 and 3 `oas worker` processes on one Redis (scale.ts).
