@@ -57,11 +57,11 @@ export function detectKind(bytes: Uint8Array, name: string): FileKind {
 
   const encoding = bomEncoding(head);
   if (encoding === 'utf-8' && head.includes(0)) return 'binary';
-  const headText = decodeHead(head, encoding);
-
   const cut = head.byteLength < buffer.byteLength;
+  const headText = decodeHead(head, encoding, cut);
+
   // Mail headers may carry raw 8-bit text in a legacy charset: read as Latin-1 for this test.
-  const mailText = headText ?? new TextDecoder('windows-1252').decode(head);
+  const mailText = headText ?? windows1252(head);
   if (extension === 'eml' || looksLikeMail(mailText, cut)) return 'eml';
   if (extension === 'json' || extension === 'jsonl' || extension === 'ndjson') return 'json';
   if (headText !== undefined && looksLikeJson(headText) && parsesAsJson(buffer, headText, encoding)) return 'json';
@@ -85,9 +85,25 @@ export function decodeText(bytes: Uint8Array): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    return new TextDecoder('windows-1252').decode(bytes);
+    return windows1252(bytes);
   }
 }
+
+/**
+ * Windows-1252: Latin-1 but for 0x80-0x9F (the WHATWG Encoding Standard's table). Not Node's
+ * TextDecoder('windows-1252'): since 20.18.3 it decodes as Latin-1, € and curly quotes turning
+ * into control characters (nodejs/node#60888).
+ */
+function windows1252(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+    .toString('latin1')
+    .replace(/[\x80-\x9f]/g, (char) => WINDOWS_1252_C1[char.charCodeAt(0) - 0x80]!);
+}
+
+const WINDOWS_1252_C1 = [
+  '\u20ac', '\x81', '\u201a', '\u0192', '\u201e', '\u2026', '\u2020', '\u2021', '\u02c6', '\u2030', '\u0160', '\u2039', '\u0152', '\x8d', '\u017d', '\x8f',
+  '\x90', '\u2018', '\u2019', '\u201c', '\u201d', '\u2022', '\u2013', '\u2014', '\u02dc', '\u2122', '\u0161', '\u203a', '\u0153', '\x9d', '\u017e', '\u0178',
+];
 
 /** The extension of `name`, lower case, without its dot ('' without one). */
 export function extensionOf(name: string): string {
@@ -102,11 +118,14 @@ function bomEncoding(bytes: Uint8Array): Encoding {
   return 'utf-8';
 }
 
-/** The head as text, or undefined when it is not valid in its encoding (a sequence cut at its end is fine). */
-function decodeHead(head: Uint8Array, encoding: Encoding): string | undefined {
+/**
+ * The head as text, or undefined when it is not valid in its encoding. When the head is `cut` from
+ * a longer file, a character cut by its end is fine; at the end of the file it is not.
+ */
+function decodeHead(head: Uint8Array, encoding: Encoding, cut: boolean): string | undefined {
   try {
     // `stream` leaves a character cut by the end of the head undecoded instead of failing on it.
-    return new TextDecoder(encoding, { fatal: true }).decode(head, { stream: true });
+    return new TextDecoder(encoding, { fatal: true }).decode(head, { stream: cut });
   } catch {
     return undefined;
   }
