@@ -8,6 +8,8 @@
  * attachment: `pdfWith`) and the benchmark (`pdfOfPages(200)`).
  */
 import { Buffer } from 'node:buffer';
+import { once } from 'node:events';
+import { createDeflate } from 'node:zlib';
 import { PDFDocument, PDFName, PDFNumber, PDFOperator, PDFString, StandardFonts, type PDFOperatorNames, type PDFPage, type PDFRef } from 'pdf-lib';
 
 export interface PdfSpec {
@@ -26,6 +28,8 @@ export interface PdfSpec {
   encrypted?: boolean;
   /** Saved with a classic cross-reference table (`xref`) instead of object streams. */
   classicXref?: boolean;
+  /** Files embedded in the PDF (its attachments panel). */
+  attachments?: Array<{ name: string; bytes: Uint8Array }>;
 }
 
 /** A PDF with these pages and links. */
@@ -47,6 +51,7 @@ export async function pdfWith(spec: PdfSpec): Promise<Uint8Array> {
     if (!page) throw new Error(`pdfWith: no page ${link.page} for the link to ${link.uri}`);
     addLink(doc, page, link.uri, [40, 100 + 20 * i, 300, 115 + 20 * i]);
   }
+  for (const attachment of spec.attachments ?? []) await doc.attach(attachment.bytes, attachment.name, { mimeType: 'application/octet-stream' });
   return doc.save({ useObjectStreams: !spec.classicXref });
 }
 
@@ -184,6 +189,27 @@ export async function garbageXrefPdf(): Promise<Uint8Array> {
   return new Uint8Array(bytes);
 }
 
+/**
+ * A PDF whose one page's content stream inflates to `megabytes` MB (zeros after a line of text
+ * naming bomb-start.com): a file of a few hundred KB that a reader keeping the inflated stream
+ * needs that much memory for. Deflated here in chunks, never held whole.
+ */
+export async function flateBombPdf(megabytes: number): Promise<Uint8Array> {
+  const deflate = createDeflate({ level: 9 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = once(deflate, 'end');
+  deflate.write(Buffer.from('BT /F1 12 Tf 40 700 Td (bomb-start.com) Tj ET\n'));
+  const zeros = Buffer.alloc(1024 * 1024);
+  for (let i = 0; i < megabytes; i++) if (!deflate.write(zeros)) await once(deflate, 'drain');
+  deflate.end();
+  await ended;
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([612, 792]);
+  page.node.set(PDFName.of('Contents'), doc.context.register(doc.context.stream(Buffer.concat(chunks), { Filter: 'FlateDecode' })));
+  return doc.save();
+}
+
 /** Bytes that start as a PDF and are nothing else. */
 export function notReallyPdf(): Uint8Array {
   return new TextEncoder().encode('%PDF-1.7\nthis is not a PDF at all\n');
@@ -269,6 +295,14 @@ export function deepJson(depth = 10_000): Uint8Array {
 export function hugeStringJson(megabytes = 50): Uint8Array {
   const filler = 'x'.repeat(1024 * 1024);
   return utf8(`{"blob":"start-of-blob.com ${filler.repeat(megabytes)} end-of-blob.com"}`);
+}
+
+/**
+ * `count` empty objects in an array (`[{},{},...]`, 3 bytes each): small as text, each a heap
+ * object once parsed: 8 million (24 MB) need more than 512 MB of heap.
+ */
+export function manyObjectsJson(count: number): Uint8Array {
+  return utf8(`[${'{},'.repeat(count)}{}]`);
 }
 
 /** Not JSON: cut in the middle. */
