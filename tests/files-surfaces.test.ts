@@ -19,7 +19,7 @@ const CSV = [
   'mail.example.org,45.33.1.1,"first, quoted"',
   'cdn.example.net,10.0.0.7,private',
   'nothing here,,',
-  'mail.example.org,203.0.113.9,"again: 45.33.1.1"',
+  'mail.example.org,91.92.93.94,"again: 45.33.1.1"',
 ].join('\r\n');
 
 type Result = Record<string, unknown> & { observable: string; found_in?: string[] };
@@ -60,7 +60,7 @@ describe('oas extract', () => {
     assert.equal(run.code, 0, run.stderr);
     const preview = JSON.parse(run.stdout) as { file: { name: string; kind: string; bytes: number }; observables: { value: string; type: string; found_in: string[]; internal?: string }[] };
     assert.deepEqual(preview.file, { name: 'iocs.csv', kind: 'csv', bytes: Buffer.byteLength(CSV) });
-    assert.deepEqual(preview.observables.map((o) => o.value), ['mail.example.org', '45.33.1.1', 'cdn.example.net', '10.0.0.7', '203.0.113.9']);
+    assert.deepEqual(preview.observables.map((o) => o.value), ['mail.example.org', '45.33.1.1', 'cdn.example.net', '10.0.0.7', '91.92.93.94']);
     const byValue = new Map(preview.observables.map((o) => [o.value, o]));
     assert.deepEqual(byValue.get('mail.example.org')!.found_in, ['row 2, column host', 'row 5, column host']);
     assert.deepEqual(byValue.get('45.33.1.1')!.found_in, ['row 2, column ip', 'row 5, column note']);
@@ -72,7 +72,7 @@ describe('oas extract', () => {
   test('--column, the table, and a text argument', async () => {
     const only = await runOas(config.dir, ['extract', csvPath, '--column', 'ip', '--json', '--config', config.file]);
     assert.equal(only.code, 0, only.stderr);
-    assert.deepEqual((JSON.parse(only.stdout) as { observables: { value: string }[] }).observables.map((o) => o.value), ['45.33.1.1', '10.0.0.7', '203.0.113.9']);
+    assert.deepEqual((JSON.parse(only.stdout) as { observables: { value: string }[] }).observables.map((o) => o.value), ['45.33.1.1', '10.0.0.7', '91.92.93.94']);
     const table = await runOas(config.dir, ['extract', csvPath, '--config', config.file], { env: { COLUMNS: '120' } });
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /^iocs\.csv: csv, \d+ bytes, 5 observable\(s\)/);
@@ -107,7 +107,7 @@ describe('oas analyze --file', () => {
     const run = await runOas(config.dir, ['analyze', '--file', csvPath, '--engines', 'provider_13', '--json', '--ignore-cache', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     const results = JSON.parse(run.stdout) as Result[];
-    assert.deepEqual(results.map((r) => r.observable), ['mail.example.org', '45.33.1.1', 'cdn.example.net', '10.0.0.7', '203.0.113.9']);
+    assert.deepEqual(results.map((r) => r.observable), ['mail.example.org', '45.33.1.1', 'cdn.example.net', '10.0.0.7', '91.92.93.94']);
     assert.deepEqual(results[1]!.found_in, ['row 2, column ip', 'row 5, column note']);
     assert.ok(!ipquerySeen().includes('10.0.0.7'), 'the private address was not sent');
   });
@@ -122,10 +122,10 @@ describe('oas analyze --file', () => {
 
 describe('the API', () => {
   test('POST /api/extract: a JSON text and a multipart file answer the same preview', async () => {
-    const fromText = await fetch(`${server.url}/api/extract`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'ping 45.33.2.2 then evil[.]example' }) });
+    const fromText = await fetch(`${server.url}/api/extract`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'ping 45.33.2.2 then evil[.]com' }) });
     assert.equal(fromText.status, 200);
     const text = (await fromText.json()) as { observables: { value: string; found_in: string[] }[] };
-    assert.deepEqual(text.observables.map((o) => [o.value, o.found_in]), [['45.33.2.2', ['text line 1']], ['evil.example', ['text line 1']]]);
+    assert.deepEqual(text.observables.map((o) => [o.value, o.found_in]), [['45.33.2.2', ['text line 1']], ['evil.com', ['text line 1']]]);
     const fromFile = await fetch(`${server.url}/api/extract`, { method: 'POST', body: form({}, { name: 'iocs.csv', body: CSV, type: 'text/csv' }) });
     assert.equal(fromFile.status, 200);
     const preview = (await fromFile.json()) as { file: { name: string; kind: string }; observables: { value: string }[] };
@@ -137,13 +137,13 @@ describe('the API', () => {
     upstreams.intel.reset();
     const res = await fetch(`${server.url}/api/analyze`, {
       method: 'POST',
-      body: form({ engines: 'provider_13', ignore_cache: 'true', tlp: 'GREEN', observables: '45.33.1.1\n203.0.113.9' }, { name: 'secret-customer-list.csv', body: CSV, type: 'text/csv' }),
+      body: form({ engines: 'provider_13', ignore_cache: 'true', tlp: 'GREEN', observables: '45.33.1.1\n91.92.93.94' }, { name: 'secret-customer-list.csv', body: CSV, type: 'text/csv' }),
     });
     const answer = (await res.json()) as { analysis_id: string; error?: string };
     assert.equal(res.status, 200, answer.error);
     const results = await completedResults<Result>(server.url, answer.analysis_id);
-    assert.deepEqual(results.map((r) => [r.observable, r.found_in]), [['45.33.1.1', ['row 2, column ip', 'row 5, column note']], ['203.0.113.9', ['row 5, column ip']]]);
-    assert.deepEqual(ipquerySeen().sort(), ['203.0.113.9', '45.33.1.1']);
+    assert.deepEqual(results.map((r) => [r.observable, r.found_in]), [['45.33.1.1', ['row 2, column ip', 'row 5, column note']], ['91.92.93.94', ['row 5, column ip']]]);
+    assert.deepEqual(ipquerySeen().sort(), ['45.33.1.1', '91.92.93.94']);
     const line = readFileSync(audit, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.analysis_id === answer.analysis_id && e.action === 'analysis_started');
     assert.ok(line, 'analysis_started written');
     assert.equal(line.source, 'file');

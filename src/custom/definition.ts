@@ -84,7 +84,7 @@ const REQUEST_NAMES = new Set(['value', 'raw', 'type']);
  * The keys every result element holds beside its engines' (src/runner/result.ts), and those the
  * JSON output and exports add (the verdict, its reasons, the marking): an engine of that id would overwrite them.
  */
-const RESULT_KEYS = ['observable', 'type', 'reversed_success', 'reversed_ip', 'errors', 'withheld', 'verdict', 'reasons', 'tlp', 'pap'];
+const RESULT_KEYS = ['observable', 'type', 'found_in', 'reversed_success', 'reversed_ip', 'errors', 'withheld', 'verdict', 'reasons', 'tlp', 'pap'];
 
 /**
  * The definition of `custom_engines.<id>`, parsed; `taken` are the names already in use (the

@@ -43,9 +43,8 @@ observable: Observable,
   onKeyDone: (key: string) => void,
   onWait: (reason: string, wait: WaitEvent) => void,
 ): Promise<ObservableResult> {
-  const result: ObservableResult = observable.found_in
-    ? { observable: observable.value, type: observable.type, found_in: observable.found_in, reversed_success: false }
-    : { observable: observable.value, type: observable.type, reversed_success: false };
+  const result: ObservableResult = { observable: observable.value, type: observable.type, reversed_success: false };
+  if (observable.found_in) result.found_in = observable.found_in;
   for (const { key } of selections) result[key] = null;
   const selected = uniqueEngines(selections);
   // One scope for every call of this observable that has no dependencies (most of them).
@@ -261,9 +260,11 @@ function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
-/** observable, type, reversed_success, reversed_ip, then engine keys in selection order, then errors. */
+/** observable, type, found_in, reversed_success, reversed_ip, then engine keys in selection order, then errors. */
 function reorder(result: ObservableResult, selections: readonly Selection[]): ObservableResult {
-  const out: ObservableResult = { observable: result.observable, type: result.type, reversed_success: result.reversed_success };
+  const out: ObservableResult = result.found_in
+    ? { observable: result.observable, type: result.type, found_in: result.found_in, reversed_success: result.reversed_success }
+    : { observable: result.observable, type: result.type, reversed_success: result.reversed_success };
   if (result.reversed_ip !== undefined) out.reversed_ip = result.reversed_ip;
   for (const { key } of selections) out[key] = result[key];
   if (result.errors) out.errors = result.errors;

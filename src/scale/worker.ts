@@ -178,7 +178,7 @@ async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalo
   }
   const unknown = job.engines.filter((name) => !known.includes(name));
   if (unknown.length === 0) return result;
-  const ordered: ObservableResult = { observable: result.observable, type: result.type, reversed_success: result.reversed_success };
+  const ordered: ObservableResult = { observable: result.observable, type: result.type, ...(result.found_in ? { found_in: result.found_in } : {}), reversed_success: result.reversed_success };
   if (result.reversed_ip !== undefined) ordered.reversed_ip = result.reversed_ip;
   for (const name of job.engines) ordered[name] = result[name] ?? null;
   ordered.errors = { ...result.errors, ...Object.fromEntries(unknown.map((name) => [name, 'engine not available on the worker that ran this observable'])) };
