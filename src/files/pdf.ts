@@ -14,7 +14,7 @@
  * WebAssembly and fetches nothing itself (`useWorkerFetch: false`); its only reads are its own
  * character maps, from its package folder, by names it checks against its own list. Annotations'
  * actions are read as data, never followed. In Node, pdf.js runs on the calling thread (its
- * "fake worker"): src/files/read-off-thread.ts puts the whole read on a worker thread of ours.
+ * "fake worker"): src/files/read-off-thread.ts puts the whole read in a child process of ours.
  *
  * pdf.js is ~2 MB of code: it is imported when the first PDF is read, not before.
  */
