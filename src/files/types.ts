@@ -63,25 +63,26 @@ export interface ReadOptions {
 /** Types whose values are the same whatever their case (names, addresses, hex hashes). */
 const CASELESS = new Set<Observable['type']>(['FQDN', 'Email', 'MD5', 'SHA1', 'SHA256']);
 
+/** Places kept per observable; past them, a last entry says how many more times it was found. */
+export const MAX_PLACES = 50;
+
 /**
  * Gathers observables in first-appearance order, merging the places of one found more than once
- * (its `found_in` keeps each place once, in the order they were met).
+ * (its `found_in` keeps each place once, in the order they were met, up to MAX_PLACES: a value
+ * repeated on every row of a large CSV costs one entry a row, not a search of the list).
  */
 export class ObservableCollector {
-  private readonly byKey = new Map<string, Observable>();
+  private readonly byKey = new Map<string, { observable: Observable; places: Set<string>; more: number }>();
 
   /** `observable` found at `place`; without a place, with the places it has (`found_in`), if any. */
   add(observable: Observable, place?: string): void {
-    const places = place !== undefined ? [place] : observable.found_in ?? [];
     const key = `${observable.type}\0${CASELESS.has(observable.type) ? observable.value.toLowerCase() : observable.value}`;
-    const known = this.byKey.get(key);
-    if (!known) {
-      this.byKey.set(key, places.length > 0 ? { value: observable.value, type: observable.type, found_in: [...places] } : { value: observable.value, type: observable.type });
-      return;
-    }
-    for (const where of places) {
-      if (!known.found_in) known.found_in = [where];
-      else if (!known.found_in.includes(where)) known.found_in.push(where);
+    let known = this.byKey.get(key);
+    if (!known) this.byKey.set(key, (known = { observable: { value: observable.value, type: observable.type }, places: new Set(), more: 0 }));
+    for (const where of place !== undefined ? [place] : observable.found_in ?? []) {
+      if (known.places.has(where)) continue;
+      if (known.places.size < MAX_PLACES) known.places.add(where);
+      else known.more++;
     }
   }
 
@@ -95,13 +96,19 @@ export class ObservableCollector {
 
   /** In the order they were first added; `found_in` absent only for those added without a place. */
   list(): Observable[] {
-    return [...this.byKey.values()];
+    return [...this.byKey.values()].map(({ observable, places, more }) => (places.size > 0 ? { ...observable, found_in: placesOf(places, more) } : observable));
   }
 
   /** The same, for a collector every observable of which was added with a place (a file's). */
   found(): FoundObservable[] {
-    return [...this.byKey.values()].map((o) => (o.found_in ? o : { ...o, found_in: [] })) as FoundObservable[];
+    return [...this.byKey.values()].map(({ observable, places, more }) => ({ ...observable, found_in: placesOf(places, more) }));
   }
+}
+
+function placesOf(places: ReadonlySet<string>, more: number): string[] {
+  const list = [...places];
+  if (more > 0) list.push(`found ${more} more time${more === 1 ? '' : 's'}`);
+  return list;
 }
 
 /**
