@@ -1,4 +1,8 @@
-/** The live view of an analysis the results page polls: one row per observable (with its verdict and reasons), one cell per engine. */
+/**
+ * The live view of an analysis the results page polls: one row per observable (with its verdict,
+ * reasons and, for a file's, where it was found), one cell per engine; and the files it was made
+ * from with an e-mail's SPF, DKIM and DMARC outcomes (issue 35), for the top of the page.
+ */
 import type { AnalysisRecord } from '../store/analysis-store.js';
 import { engineOutcome } from '../analysis/rows.js';
 import type { Evidence } from '../engine/contract.js';
@@ -8,7 +12,8 @@ import type { ObservableResult } from '../runner/result.js';
 import { genericDetails } from './details.js';
 import { observableGraph } from './graph-view.js';
 import { safeHref } from '../lookup/fields.js';
-import type { AnalysisView, CellView, DetailFieldView, EvidenceView, ObservableView } from './types.js';
+import type { AnalysisSource } from '../files/types.js';
+import type { AnalysisView, CellView, DetailFieldView, EvidenceView, ObservableView, EmailAuthView, SourceView } from './types.js';
 
 /**
  * `have`: indices of finished observables the page already holds; they are left out of
@@ -36,6 +41,7 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
           index,
           observable: observable.value,
           type: observable.type,
+          found_in: observable.found_in ?? [],
           reversed_ip: null,
           done: false,
           verdict: null,
@@ -52,6 +58,7 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
         index,
         observable: result.observable,
         type: result.type,
+        found_in: result.found_in ?? observable.found_in ?? [],
         reversed_ip: result.reversed_ip ?? null,
         done: true,
         verdict,
@@ -61,7 +68,20 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
       } satisfies ObservableView;
     }),
     results: record.results.map((result, index) => (skip(index) ? null : result)),
+    source: sourceView(record.source),
   };
+}
+
+/** The record's files (formats, sizes) and e-mail authentication for the page; null for a pasted text. */
+function sourceView(source: AnalysisSource | undefined): SourceView | null {
+  if (!source || source.files.length === 0) return null;
+  const auth = source.email_auth;
+  let email_auth: EmailAuthView | null = null;
+  if (auth) {
+    const known = (['spf', 'dkim', 'dmarc', 'authserv_id'] as const).filter((key) => typeof auth[key] === 'string');
+    if (known.some((key) => key !== 'authserv_id')) email_auth = Object.fromEntries(known.map((key) => [key, auth[key]])) as EmailAuthView;
+  }
+  return { files: source.files.map((f) => ({ kind: f.kind, ext: f.ext, bytes: f.bytes })), email_auth };
 }
 
 /**

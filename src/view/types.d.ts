@@ -113,6 +113,8 @@ export interface ObservableView {
   index: number;
   observable: string;
   type: string;
+  /** Where it was found in the file(s) the analysis was made from (`Received header 2`); empty for a pasted text. Text from outside: shown as text. */
+  found_in: string[];
   reversed_ip: string | null;
   done: boolean;
   /** The observable's verdict; null while it is still running. */
@@ -178,6 +180,37 @@ export interface AnalysisView {
   observables: ObservableView[];
   /** The API's result objects so far, in input order; null for an observable still running. */
   results: (Record<string, unknown> | null)[];
+  /** What it was made from when files (issue 35): their formats and sizes, an e-mail's authentication; null for a pasted text. */
+  source: SourceView | null;
+}
+
+/** An e-mail's `Authentication-Results` outcomes (`pass`, `fail`, `softfail`, `none`...); each absent when the header does not say. */
+export interface EmailAuthView {
+  spf?: string;
+  dkim?: string;
+  dmarc?: string;
+  /** The receiving system that wrote the header. */
+  authserv_id?: string;
+}
+
+/** The files an analysis was made from, as its record keeps them: never their names or content. */
+export interface SourceView {
+  /** Each file's format (`eml`, `pdf`...), extension (lower case, no dot; empty when none) and size in bytes. */
+  files: { kind: string; ext: string; bytes: number }[];
+  /** The first e-mail's SPF, DKIM and DMARC outcomes; null when none was read. */
+  email_auth: EmailAuthView | null;
+}
+
+/**
+ * `POST {prefix}extract`'s answer (src/files/preview.ts): a file's observables before anything is
+ * sent, each with where it was found and, when it is the team's own, why (`internal`): the form's
+ * preview leaves those unchecked. Every string but `kind` and `type` comes from the file.
+ */
+export interface FilePreviewView {
+  file: { name: string; kind: string; bytes: number };
+  observables: { value: string; type: string; found_in: string[]; internal?: string }[];
+  email_auth?: EmailAuthView;
+  notes: string[];
 }
 
 export interface HistoryItemView {

@@ -75,3 +75,8 @@ export function getJson<T>(path: string): Promise<T> {
 export function postJson<T>(path: string, body: unknown, options: { signIn?: boolean } = {}): Promise<T> {
   return request<T>(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }, options);
 }
+
+/** A multipart/form-data POST (a file with its fields); the browser writes the content type and its boundary. */
+export function postForm<T>(path: string, form: FormData, options: { signIn?: boolean } = {}): Promise<T> {
+  return request<T>(path, { method: 'POST', body: form }, options);
+}

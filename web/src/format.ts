@@ -1,4 +1,4 @@
-/** Text helpers for the pages: defanged indicators, dates, durations. */
+/** Text helpers for the pages: defanged indicators, dates, durations, sizes. */
 
 /**
  * The defanged form analysts paste into tickets and chats: `hxxps://www[.]example[.]com`,
@@ -28,4 +28,17 @@ export function formatDuration(ms: number | null): string {
 
 export function plural(count: number, word: string, many = `${word}s`): string {
   return `${count} ${count === 1 ? word : many}`;
+}
+
+/** A file's size as people read it: 812 bytes, 14.2 KB, 3.1 MB (1024-based, as file managers show). */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return plural(bytes, 'byte');
+  const units = ['KB', 'MB', 'GB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }

@@ -25,11 +25,17 @@
  *
  * A viewer (GET /ui/me) reads results but starts no analysis: Analyze is disabled, with a note
  * saying why, and the form stays for reading the engine list.
+ *
+ * A file (issue 35) is chosen with the file input or dropped on the form (web/src/file-drop.ts):
+ * its observables are listed first, each with a checkbox, and Analyze sends the file with the
+ * checked values as multipart/form-data (`observables`); the text is then optional. Without a file
+ * the form sends the JSON of the spec, as before.
  */
-import { apiPath, getJson, postJson, signInHref } from './api.js';
+import { apiPath, getJson, postForm, postJson, signInHref } from './api.js';
 import { announce, el, errorNotice, mainElement, replace } from './dom.js';
+import { fileDrop } from './file-drop.js';
 import { plural } from './format.js';
-import { NO_ENGINE, NO_TEXT, problemOf, type FormProblem } from './form-problem.js';
+import { FILE_READING, NO_CHECKED, NO_ENGINE, NO_TEXT, problemOf, type FormProblem } from './form-problem.js';
 import type { CatalogView, EngineSetView, EngineView, MeView, PapLevel, TlpLevel } from '../../src/view/types.js';
 
 /** The filter chips: the spec's tags, in its order (`the service` is a name, not a filter). */
@@ -263,12 +269,15 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
     }
   }
 
+  // The file (issue 35): the form is its drop zone; its problems go to the bar next to Analyze.
+  const drop = fileDrop({ problem: (problem) => showProblem(problem), clearProblem: () => clearProblem() }, { disabled: readOnly });
   const form = el('form', { id: 'analyze-form', class: 'analyze-form', novalidate: true },
     prefillNote,
     el('div', { class: 'field' },
       el('label', { for: 'text', class: 'field-label' }, 'Observables'),
       text,
       el('p', { id: 'text-hint', class: 'hint' }, el('kbd', null, 'Ctrl'), '+', el('kbd', null, 'Enter'), ' analyzes. Domains, IPv4/IPv6 addresses, URLs, MD5/SHA1/SHA256 hashes and e-mail addresses are picked out of the text.')),
+    drop.element,
     el('fieldset', { class: 'marking-fields', 'aria-describedby': 'marking-hint' },
       el('legend', null, 'Marking'),
       el('div', { class: 'marking-choices' },
@@ -295,6 +304,8 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
       roleNote,
       submit));
 
+  drop.dropOn(form);
+
   form.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
       event.preventDefault();
@@ -306,23 +317,23 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
     if (readOnly) return;
     clearProblem();
     const engines = selected();
-    if (text.value.trim() === '') return showProblem(NO_TEXT);
+    const file = drop.file();
+    if (drop.reading()) return showProblem(FILE_READING);
+    if (file === null && text.value.trim() === '') return showProblem(NO_TEXT);
+    if (file !== null && text.value.trim() === '' && drop.checked().length === 0) return showProblem(NO_CHECKED);
     if (engines.length === 0) return showProblem(NO_ENGINE);
     submit.disabled = true;
     submit.textContent = 'Starting…';
     try {
-      const handle = await postJson<{ analysis_id: string; link: string }>(apiPath('analyze'), {
-        text: text.value,
-        engines,
-        ignore_cache: ignoreCache.checked,
-        tlp: tlp.value,
-        pap: pap.value,
-      }, { signIn: false });
+      const marking = { tlp: tlp.value, pap: pap.value };
+      const handle = file === null
+        ? await postJson<{ analysis_id: string; link: string }>(apiPath('analyze'), { text: text.value, engines, ignore_cache: ignoreCache.checked, ...marking }, { signIn: false })
+        : await postForm<{ analysis_id: string; link: string }>(apiPath('analyze'), analysisForm(file, drop.checked(), { text: text.value, engines, ignore_cache: ignoreCache.checked, ...marking }), { signIn: false });
       window.location.assign(handle.link);
     } catch (error) {
       submit.disabled = false;
       submit.textContent = 'Analyze';
-      const problem = problemOf(error);
+      const problem = problemOf(error, file !== null);
       if (problem.fix === 'signin') keepDraft(text.value, engines, { tlp: tlp.value, pap: pap.value });
       showProblem(problem);
     }
@@ -344,6 +355,7 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
     if (problem.fix === 'text') text.setAttribute('aria-invalid', 'true');
     const target = problem.fix === 'text' ? text
       : problem.fix === 'engines' ? firstEngineShown() ?? search
+      : problem.fix === 'file' ? drop.focusTarget()
       : problem.fix === 'signin' ? signIn
       : submit;
     target.focus({ preventScroll: true });
@@ -358,6 +370,22 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
 
   updateCount();
   return el('section', { class: 'panel' }, el('h1', null, 'Analyze observables'), form);
+}
+
+/**
+ * The multipart body of an analysis of a file: the file, the checked values (`observables`, a JSON
+ * array), the engines comma-separated, and the other fields as the JSON request has them.
+ */
+function analysisForm(file: File, checked: string[], fields: { text: string; engines: string[]; ignore_cache: boolean; tlp: string; pap: string }): FormData {
+  const form = new FormData();
+  form.append('file', file, file.name || 'file');
+  form.append('observables', JSON.stringify(checked));
+  form.append('engines', fields.engines.join(','));
+  form.append('ignore_cache', String(fields.ignore_cache));
+  form.append('tlp', fields.tlp);
+  form.append('pap', fields.pap);
+  if (fields.text.trim() !== '') form.append('text', fields.text);
+  return form;
 }
 
 /**

@@ -2,11 +2,12 @@
  * The table view: one row per observable, its verdict (badge and reasons), one column per engine
  * with its one-line summary. A summary that carries a risk signal (the engine's evidence is
  * suspicious or malicious: VPN, Tor, proxy, detections, listed ASN...) is highlighted and starts
- * with a small badge spelling the level.
+ * with a small badge spelling the level. Under an observable of a file, where it was found (`found_in`).
  * Columns sort on click (again to reverse), the header stays in view while scrolling.
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
+import { foundInList } from './found-in.js';
 import { engineLabels, reasonsList, verdictBadge, VERDICT_RANK, type EngineLabels } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
@@ -66,6 +67,7 @@ function renderRow(row: ObservableView, labels: EngineLabels, result: () => unkn
     el('th', { scope: 'row', class: 'obs-cell' },
       el('code', { class: 'obs' }, row.observable),
       row.reversed_ip ? el('div', { class: 'sub' }, `→ ${row.reversed_ip}`) : null,
+      foundInList(row.found_in),
       el('div', { class: 'row-actions' }, copyButtons(row, result))),
     el('td', { class: 'verdict-cell', 'data-verdict': row.verdict ?? 'pending' },
       row.verdict ? [verdictBadge(row.verdict), reasonsList(row.reasons, labels)] : el('span', { class: 'status-label pending' }, 'running…')),

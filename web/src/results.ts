@@ -10,6 +10,11 @@
  * defanged), and "Re-run with other engines" (the form, prefilled through its fragment with the
  * observables shown, this analysis's engines and its TLP and PAP).
  *
+ * An analysis made from files (issue 35) says so in its meta line (their formats and sizes), each
+ * observable shows where it was found (`found_in`, in the table and the cards; the text filter
+ * finds it there too), and one made from an e-mail shows the e-mail's SPF, DKIM and DMARC outcomes
+ * under the title (web/src/email-auth.ts).
+ *
  * Under the title, the analysis's TLP and PAP as labels in the standard's colours (web/src/marking.ts);
  * an engine withheld from an observable (its ceilings are below the marking) shows `withheld` and
  * why, in the table and the cards: not sent is not failed.
@@ -21,7 +26,8 @@
 import { ApiError, apiPath, getJson } from './api.js';
 import { copyButton } from './clipboard.js';
 import { el, errorNotice, mainElement, replace } from './dom.js';
-import { defang, formatDuration, formatTime, plural } from './format.js';
+import { emailAuthLine } from './email-auth.js';
+import { defang, formatBytes, formatDuration, formatTime, plural } from './format.js';
 import { markingLabels } from './marking.js';
 import { renderCards } from './results-cards.js';
 import { renderGraph } from './results-graph.js';
@@ -80,6 +86,8 @@ function viewFromHash(): ViewName {
 // --- layout, built once ---
 const title = el('h1', null, 'Analysis ', el('code', { class: 'analysis-id' }, id));
 const meta = el('p', { class: 'meta muted', id: 'analysis-meta' });
+/** An e-mail's SPF, DKIM and DMARC outcomes, for an analysis made from one (issue 35). */
+const emailAuth = el('div', { class: 'analysis-email-auth', id: 'analysis-email-auth', hidden: true });
 /** The analysis's TLP and PAP, in the standard's colours (none for records of older versions). */
 const marking = el('p', { class: 'analysis-marking', id: 'analysis-marking', hidden: true });
 const progressBar = el('progress', { id: 'progress-bar', max: 1, value: 0, 'aria-labelledby': 'progress-text' });
@@ -141,7 +149,7 @@ moreToggle.addEventListener('click', () => {
 
 function layout(): HTMLElement {
   return el('section', { class: 'panel results' },
-    el('div', { class: 'results-head' }, title, marking, meta, status),
+    el('div', { class: 'results-head' }, title, marking, meta, emailAuth, status),
     el('div', { class: 'toolbar' },
       el('div', { class: 'tabs', role: 'group', 'aria-label': 'View' }, viewButtons),
       el('div', { class: 'filter' }, filter, shownCount),
@@ -179,7 +187,7 @@ function matches(row: ObservableView): boolean {
   if (state.filter === '') return true;
   // The reasons as the API gives them and as drawn (engine label in place of its key): both find it.
   const labels = engineLabels(state.data ?? { engines: [] });
-  const text = [row.observable, row.type, row.reversed_ip ?? '', row.verdict ?? '', ...row.reasons, ...row.reasons.map((r) => reasonText(r, labels)), ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
+  const text = [row.observable, row.type, row.reversed_ip ?? '', row.verdict ?? '', ...row.found_in, ...row.reasons, ...row.reasons.map((r) => reasonText(r, labels)), ...row.cells.map((c) => c.summary)].join('\n').toLowerCase();
   return text.includes(state.filter);
 }
 
@@ -222,7 +230,11 @@ function renderHeader(data: AnalysisView): void {
     replace(marking, markingLabels(data, 'analysis-marking-labels'));
     marking.hidden = false;
   }
-  meta.textContent = `Started ${formatTime(data.created_at)}${data.started_by ? ` by ${data.started_by}` : ''} · ${plural(data.observables.length, 'observable')} · engines: ${data.engines.map((e) => e.label).join(', ')}${data.ignore_cache ? ' · cache ignored' : ''}`;
+  if (emailAuth.hidden && data.source?.email_auth) {
+    replace(emailAuth, emailAuthLine(data.source.email_auth, 'email-auth'));
+    emailAuth.hidden = false;
+  }
+  meta.textContent = `Started ${formatTime(data.created_at)}${data.started_by ? ` by ${data.started_by}` : ''}${sourceText(data)} · ${plural(data.observables.length, 'observable')} · engines: ${data.engines.map((e) => e.label).join(', ')}${data.ignore_cache ? ' · cache ignored' : ''}`;
   progressBar.max = Math.max(1, data.progress.total);
   progressBar.value = data.complete ? progressBar.max : data.progress.done;
   progressText.textContent = data.complete
@@ -238,6 +250,14 @@ function renderHeader(data: AnalysisView): void {
       link.removeAttribute('aria-disabled');
     }
   }
+}
+
+/** ` · from a file (.eml, 14.2 KB)`: the files an analysis was made from (never their names: not kept); empty for a pasted text. */
+function sourceText(data: AnalysisView): string {
+  const files = data.source?.files ?? [];
+  if (files.length === 0) return '';
+  const each = files.map((f) => `${f.ext ? `.${f.ext}` : f.kind}, ${formatBytes(f.bytes)}`).join('; ');
+  return ` · from ${files.length === 1 ? 'a file' : `${files.length} files`} (${each})`;
 }
 
 function renderContent(): void {
