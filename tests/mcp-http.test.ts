@@ -111,7 +111,7 @@ before(async () => {
   let extra: Record<string, unknown>;
   ({ intel, vt, extra } = await startMcpUpstreams(gate, { '8.8.8.8': { score: 92, category: 'c2', tags: ['botnet'] } }));
   const files = {
-    guarded: configFor(upstreams, { ...extra, api_token: TOKEN, mcp_cyberbro_tools: true, max_body_bytes: 16384, allowed_hosts: ['oas.team.example'] }),
+    guarded: configFor(upstreams, { ...extra, api_token: TOKEN, mcp_cyberbro_tools: true, max_body_bytes: 16384, max_upload_bytes: 4096, allowed_hosts: ['oas.team.example'] }),
     limited: configFor(upstreams, { ...extra, rate_limit_per_minute: 1 }),
     off: configFor(upstreams, { mcp: false }),
     offByEnv: configFor(upstreams),
@@ -272,11 +272,12 @@ describe('/mcp behind api_token', () => {
     assert.equal((await fetch(`${guarded.url}/mcp`)).status, 401);
   });
 
-  test('a body over max_body_bytes is 413', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'extract_observables', arguments: { text: `8.8.8.8 ${'x'.repeat(20_000)}` } } });
+  test('a body over max_body_bytes (and room for a file_base64 of max_upload_bytes) is 413', async () => {
+    // 16384 bytes and 4096 as base64 (5464 characters): a body of 23 000 is over.
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'extract_observables', arguments: { text: `8.8.8.8 ${'x'.repeat(23_000)}` } } });
     const res = await raw(guarded.url, 'POST', '/mcp', { ...MCP_HEADERS, ...BEARER }, big);
     assert.equal(res.status, 413);
-    assert.match(res.body, /larger than max_body_bytes \(16384\)/);
+    assert.match(res.body, /larger than max_body_bytes \(16384\) plus a file_base64 of max_upload_bytes \(4096\)/);
     // A body within the limit is answered.
     const small = await raw(guarded.url, 'POST', '/mcp', { ...MCP_HEADERS, ...BEARER }, JSON.stringify(INITIALIZE));
     assert.equal(small.status, 200, small.body);

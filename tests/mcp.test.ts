@@ -141,7 +141,12 @@ describe('oas mcp: the tools', () => {
       assert.equal(tool.outputSchema?.type, 'object', tool.name);
       assert.ok(tool.description && tool.title, tool.name);
     }
-    assert.deepEqual(tools.find((t) => t.name === 'analyze')!.inputSchema.required, ['text']);
+    // A text or a file (issue 35): neither is required alone.
+    for (const name of ['analyze', 'extract_observables']) {
+      const schema = tools.find((t) => t.name === name)!.inputSchema;
+      assert.equal(schema.required, undefined, name);
+      assert.deepEqual(Object.keys(schema.properties ?? {}).slice(0, 3), ['text', 'file_base64', 'file_name'], name);
+    }
     assert.deepEqual(tools.find((t) => t.name === 'get_results')!.inputSchema.required, ['analysis_id']);
     const server = mcp.client.getServerVersion();
     assert.equal(server?.name, 'oas');
@@ -310,7 +315,7 @@ describe('oas mcp: the tools', () => {
     assert.match(await invalid(mcp, 'analyze', { text: 'example.com', engines: 'reverse_dns' }), /"engines" must be a list of strings/);
     assert.match(await invalid(mcp, 'analyze', { text: 'example.com', engines: [] }), /"engines" must name at least one engine/);
     assert.match(await invalid(mcp, 'analyze', { text: 'example.com', ignore_cache: 'yes' }), /"ignore_cache" must be true or false/);
-    assert.match(await invalid(mcp, 'analyze', { text: 'example.com', wait: 5 }), /unknown argument "wait" \(arguments: text, engines, ignore_cache, tlp, pap, wait_seconds\)/);
+    assert.match(await invalid(mcp, 'analyze', { text: 'example.com', wait: 5 }), /unknown argument "wait" \(arguments: text, file_base64, file_name, engines, ignore_cache, tlp, pap, wait_seconds\)/);
     assert.match(await invalid(mcp, 'get_results', {}), /"analysis_id" is required/);
     assert.match(await invalid(mcp, 'get_results', { analysis_id: '../etc/passwd' }), /"analysis_id" must be an analysis id/);
     assert.match(await invalid(mcp, 'get_results', { analysis_id: 'x', observables: 'a' }), /"observables" must be a list of strings/);

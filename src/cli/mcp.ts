@@ -69,10 +69,14 @@ export async function mcpCommand(options: McpCommandOptions): Promise<number> {
     close = () => app.close();
     process.stderr.write(`oas mcp: ready on standard input and output; analyses run here (data in ${config.data_dir})\n`);
   }
+  const [{ uploadLimits }, { markingSettings }] = await Promise.all([import('../files/upload.js'), import('../marking/policy.js')]);
   const mcp = createMcpServer(backend, {
     version: VERSION,
     maxResultChars: config.mcp_max_result_chars,
     cyberbroTools: config.mcp_cyberbro_tools,
+    // A tool's file (file_base64, issue 35): read here within these limits, its observables marked by this configuration's internal networks and domains.
+    uploads: uploadLimits(config),
+    internalScope: markingSettings(config).internalScope,
     redact: (text) => redact(text, secrets),
   });
   const transport = new StdioServerTransport();

@@ -265,8 +265,21 @@ export class RemoteClient {
   }
 
   async submit(request: AnalysisRequest): Promise<{ id: string; link: string }> {
+    return this.postAnalysis(JSON.stringify(request));
+  }
+
+  /**
+   * Submits an analysis of a file (an oas server's multipart `POST {prefix}analyze`, issue 35):
+   * `form` holds the `file` part and the fields (`engines` comma-separated, `tlp`, `pap`...).
+   */
+  async submitForm(form: FormData): Promise<{ id: string; link: string }> {
+    return this.postAnalysis(form);
+  }
+
+  /** POSTs the analysis and reads its id and page. */
+  private async postAnalysis(payload: string | FormData): Promise<{ id: string; link: string }> {
     const url = new URL('analyze', this.target.api);
-    const answer = await this.call('POST', url, JSON.stringify(request), undefined);
+    const answer = await this.call('POST', url, payload, undefined);
     if (answer.status < 200 || answer.status > 299) throw this.failure(answer, 'POST', url);
     const body = this.json(answer, 'POST', url) as { analysis_id?: unknown; link?: unknown } | null;
     const id = body?.analysis_id;
@@ -359,9 +372,10 @@ export class RemoteClient {
     }
   }
 
-  private async call(method: 'GET' | 'POST', url: URL, body: string | undefined, id: string | undefined): Promise<Answer> {
+  private async call(method: 'GET' | 'POST', url: URL, body: string | FormData | undefined, id: string | undefined): Promise<Answer> {
     const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    // A form's content type (with its boundary) is written by fetch.
+    if (typeof body === 'string') headers['content-type'] = 'application/json';
     if (this.token !== undefined) headers.authorization = `Bearer ${this.token}`;
     try {
       const response = await fetch(url, { method, headers, body, signal: this.controller.signal, redirect: 'follow' });
@@ -387,7 +401,7 @@ export class RemoteClient {
     }
   }
 
-  /** One line for an answer that is not what was asked. 400 and 413 are the caller's input (exit 2). */
+  /** One line for an answer that is not what was asked. 400, 413 and 422 (a file that cannot be read) are the caller's input (exit 2). */
   private failure(answer: Answer, method: string, url: URL): Error {
     const message = this.serverMessage(answer.text);
     const status = `HTTP ${answer.status}${answer.statusText ? ` ${answer.statusText}` : ''}`;
@@ -395,6 +409,7 @@ export class RemoteClient {
     switch (answer.status) {
       case 400:
       case 413:
+      case 422:
         return new UsageError(message ?? `the server at ${origin} refused the request (${status})`);
       case 401:
         return new RemoteError(this.token === undefined

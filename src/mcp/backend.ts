@@ -4,6 +4,7 @@
  * --server`). The tools (src/mcp/tools.ts) see only this interface.
  */
 import type { Catalog } from '../engine/catalog.js';
+import type { AnalysisSource } from '../files/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 
@@ -32,6 +33,27 @@ export interface StartedAnalysis {
   /** Its marking, when the analysis runs here (issue 34). */
   tlp?: string;
   pap?: string;
+  /** Its files' formats and sizes, when it was made from a file and runs here (issue 35: the audit trail's). */
+  source?: AnalysisSource;
+}
+
+/** A tool's file (`file_base64`, decoded by src/mcp/tool-file.ts): its name as given (cleaned) and its bytes. */
+export interface ToolFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+/** What `analyze` asks a backend to start. */
+export interface StartRequest {
+  /** May be empty when `file` is given. */
+  text: string;
+  /** A file (`file_base64`, decoded and checked against max_upload_bytes): read here, or posted to the server. */
+  file?: ToolFile | undefined;
+  engines?: string[] | undefined;
+  ignore_cache?: boolean | undefined;
+  tlp?: string | undefined;
+  pap?: string | undefined;
+  started_by?: string | undefined;
 }
 
 /** An engine as `list_engines` shows it. */
@@ -52,8 +74,8 @@ export interface EngineEntry {
 export interface McpBackend {
   /** The catalog the verdicts and summaries are made with. */
   readonly catalog: Catalog;
-  /** Starts an analysis (ToolError for bad input: no observable, unknown engine or set). */
-  start(request: { text: string; engines?: string[] | undefined; ignore_cache?: boolean | undefined; tlp?: string | undefined; pap?: string | undefined; started_by?: string | undefined }): Promise<StartedAnalysis>;
+  /** Starts an analysis (ToolError for bad input: no observable, unknown engine or set, a file that cannot be read). */
+  start(request: StartRequest): Promise<StartedAnalysis>;
   /** Where the analysis is; undefined for an unknown id. */
   state(id: string): Promise<AnalysisState | undefined>;
   engines(): Promise<{ engines: EngineEntry[]; sets: { name: string; engines: string[] }[] }>;

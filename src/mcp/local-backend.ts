@@ -1,6 +1,7 @@
 /**
  * The MCP tools on this process's analyses: the same service, runner, cache and quotas as `oas
  * analyze` and the API (with `redis_url` on a server, the analyses go to the queue as the API's do).
+ * A tool's file (issue 35) is read here, as the API reads an upload, and joins the request as its `files`.
  */
 import { InputError } from '../analysis/request.js';
 import type { AnalysisService } from '../analysis/service.js';
@@ -9,7 +10,7 @@ import type { Catalog } from '../engine/catalog.js';
 import type { AnalysisOrigin } from '../store/analysis-store.js';
 import { catalogView } from '../view/catalog-view.js';
 import type { EngineView } from '../view/types.js';
-import { ToolError, type AnalysisState, type EngineEntry, type McpBackend } from './backend.js';
+import { ToolError, type AnalysisState, type EngineEntry, type McpBackend, type ToolFile } from './backend.js';
 
 export interface LocalBackendOptions {
   catalog: Catalog;
@@ -26,14 +27,25 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
   const link = (id: string) => `${options.site ?? ''}/results/${id}`;
   return {
     catalog,
-    async start(request) {
+    async start({ file, ...rest }) {
       try {
-        // On oas serve (/mcp) a large text is extracted off the server's thread, as the API's is.
+        const request = file === undefined ? rest : { ...rest, files: [await readFile(file, config)] };
+        // On oas serve (/mcp) a large text is extracted off the server's thread, as the API's is; a
+        // request with a file is prepared the asynchronous way (its text extracted here, for `oas mcp`).
         const prepared = options.origin === 'server'
           ? await analyses.prepareWith(request, async (text) => (await import('../observables/extract-pool.js')).extractObservablesOffThread(text))
-          : analyses.prepare(request);
+          : file === undefined ? analyses.prepare(request)
+          : await analyses.prepareWith(request, async (text) => (await import('../observables/extract.js')).extractObservables(text));
         const header = await analyses.start(request, prepared, options.origin);
-        return { id: header.id, link: link(header.id), observables: header.observables.length, engines: header.engines, ...(header.tlp ? { tlp: header.tlp } : {}), ...(header.pap ? { pap: header.pap } : {}) };
+        return {
+          id: header.id,
+          link: link(header.id),
+          observables: header.observables.length,
+          engines: header.engines,
+          ...(header.tlp ? { tlp: header.tlp } : {}),
+          ...(header.pap ? { pap: header.pap } : {}),
+          ...(header.source ? { source: header.source } : {}),
+        };
       } catch (error) {
         if (error instanceof InputError) throw new ToolError(error.message);
         throw error;
@@ -47,6 +59,12 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
     engines: async () => localListing(catalog, config),
     webUrl: link,
   };
+}
+
+/** A tool's file read here within the API's limits (max_upload_bytes, file_parse_timeout_ms), off the thread; loaded when a file comes. */
+async function readFile(file: ToolFile, config: Config) {
+  const [{ readToolFile }, { uploadLimits }] = await Promise.all([import('./tool-file.js'), import('../files/upload.js')]);
+  return readToolFile(file, uploadLimits(config));
 }
 
 /** The engines and sets of a catalog, configured or not by `config`, as list_engines shows them. */

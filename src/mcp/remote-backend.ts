@@ -2,6 +2,8 @@
  * The MCP tools on another server (`oas mcp --server URL`): an oas server, or a Cyberbro one,
  * through its three endpoints, like `oas analyze --server`. The verdicts and engine lines are made
  * here with the local catalog (and the local configuration's custom engines), as that command does.
+ * A tool's file (issue 35) goes to an oas server as its API takes one, a multipart `POST
+ * {prefix}analyze`, and is read there; a Cyberbro server takes no file, so none is sent to it.
  */
 import { normalizeResult, RemoteClient, RemoteError, unmarkedServerRefusal, type RemoteTarget } from '../cli/remote.js';
 import { MarkingError, parseMarking, type Pap, type Tlp } from '../marking/levels.js';
@@ -11,7 +13,7 @@ import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { CatalogView } from '../view/types.js';
 import { entryOf, localListing } from './local-backend.js';
-import { ToolError, type McpBackend } from './backend.js';
+import { ToolError, type McpBackend, type ToolFile } from './backend.js';
 
 /** Each call to the server gets this long (an analysis's wait is the tool's, polling between calls). */
 const CALL_TIMEOUT_MS = 30_000;
@@ -45,7 +47,12 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
       }
       const refused = await unmarkedServerRefusal(client, target.api.origin, marking);
       if (refused) throw new ToolError(refused);
-      return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking });
+      if (request.file === undefined) return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking });
+      const view = (await client.catalogView()) as { engines?: unknown } | undefined;
+      if (!Array.isArray(view?.engines)) {
+        throw new ToolError(`not sent: the server at ${target.api.origin} is not an oas server (no /ui/engines) and takes no file; run oas mcp without --server to read the file here`);
+      }
+      return client.submitForm(analysisForm(request.file, { text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking }));
     }),
     state: (id) => withClient(async (client) => {
       const seen = await client.check(id);
@@ -61,4 +68,16 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
     }),
     webUrl: (id) => new URL(`results/${encodeURIComponent(id)}`, target.site).href,
   };
+}
+
+/** The multipart form of an oas server's `POST {prefix}analyze` with a file: the `file` part, `engines` comma-separated, and the other fields. */
+function analysisForm(file: ToolFile, fields: { text: string; engines: string[]; ignore_cache: boolean; tlp?: Tlp; pap?: Pap }): FormData {
+  const form = new FormData();
+  form.append('file', new Blob([file.bytes]), file.name);
+  form.append('engines', fields.engines.join(','));
+  form.append('ignore_cache', String(fields.ignore_cache));
+  if (fields.tlp) form.append('tlp', fields.tlp);
+  if (fields.pap) form.append('pap', fields.pap);
+  if (fields.text.trim() !== '') form.append('text', fields.text);
+  return form;
 }

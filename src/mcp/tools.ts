@@ -6,15 +6,21 @@
  *   and one line per engine; `get_results` gives the spec's result objects, cut to a size a model
  *   can take; `list_engines` and `extract_observables` answer without a lookup.
  * - With `cyberbroTools`, also the five tools of mcp-cyberbro, same names and arguments.
+ * - `analyze` and `extract_observables` take a file too (issue 35): `file_base64` and `file_name`,
+ *   instead of or with `text`, bounded by max_upload_bytes and read as the API reads an upload
+ *   (src/mcp/tool-file.ts); extraction answers the API's preview (each observable with where it
+ *   was found, the team's own marked `internal`), its file texts quoted as untrusted data.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import * as v from 'valibot';
 import { extractObservables } from '../observables/extract.js';
 import { OBSERVABLE_TYPES } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
-import { ToolError, type McpBackend } from './backend.js';
+import { ToolError, type McpBackend, type ToolFile } from './backend.js';
 import { PAP_LEVELS, TLP_LEVELS } from '../marking/levels.js';
-import { briefOf, briefText, cutResults, filterResults, quoted, UNTRUSTED } from './shape.js';
+import type { InternalScope } from '../marking/policy.js';
+import type { UploadLimits } from '../files/upload.js';
+import { briefOf, briefText, cutResults, FILE_UNTRUSTED, filterResults, quoted, UNTRUSTED } from './shape.js';
 
 /** A JSON Schema object, as MCP declares tool inputs and outputs. */
 type JsonSchema = { type: 'object'; properties?: Record<string, unknown>; required?: string[]; [key: string]: unknown };
@@ -38,6 +44,12 @@ export interface ToolOptions {
   cyberbroTools: boolean;
   /** Polling interval while `analyze` waits (default 250 ms). */
   pollMs?: number;
+  /** Settings max_upload_bytes and file_parse_timeout_ms: a tool's `file_base64`. */
+  uploads: UploadLimits;
+  /** The team's own networks and domains (internal_networks, internal_domains): a file's preview marks them `internal`. */
+  internalScope: InternalScope;
+  /** Most UTF-8 bytes of a `text` (`/mcp`: max_body_bytes, its body allowing a file besides); none by default. */
+  maxTextBytes?: number;
 }
 
 export interface Tool {
@@ -59,7 +71,31 @@ export const WAIT_MAX_S = 600;
 
 const text = (name: string) => v.pipe(v.string(`"${name}" must be a string`), v.check((s) => s.trim() !== '', `"${name}" must not be empty`));
 const names = (name: string) => v.array(v.pipe(v.string(`"${name}" must be a list of strings`), v.check((s) => s.trim() !== '', `"${name}" must not hold an empty name`)), `"${name}" must be a list of strings`);
+const fileBase64 = v.string('"file_base64" must be a string: the file\'s bytes as base64');
+const FILE_PROPERTIES = {
+  file_base64: { type: 'string', contentEncoding: 'base64', description: 'A file to read instead of or with text: its bytes as base64. An e-mail (.eml, .msg), a PDF, a CSV or TSV, JSON (a SIEM alert), any text; another binary gives its hashes. At most max_upload_bytes once decoded.' },
+  file_name: { type: 'string', description: 'The file\'s name (its extension helps tell its format: .csv, .eml...); "file" when absent.' },
+};
 const analysisId = v.pipe(v.string('"analysis_id" must be a string'), v.regex(/^[\w.-]{1,200}$/, '"analysis_id" must be an analysis id such as 4f9c6d0e-...'));
+
+/**
+ * `text` and the file of a tool's arguments: a text, a file, or both. Without a file the text is
+ * required and must hold something; `file_name` goes only with `file_base64`.
+ */
+async function textAndFile(input: { text?: string | undefined; file_base64?: string | undefined; file_name?: string | undefined }, options: ToolOptions, textRequired: boolean): Promise<{ text: string; file: ToolFile | undefined }> {
+  if (input.file_base64 === undefined) {
+    if (input.file_name !== undefined) throw new InvalidArgumentsError('invalid arguments: "file_name" goes with "file_base64" (the file\'s bytes as base64)');
+    if (input.text === undefined) throw new InvalidArgumentsError('invalid arguments: "text" is required (or "file_base64" with "file_name")');
+    if (textRequired && input.text.trim() === '') throw new InvalidArgumentsError('invalid arguments: "text" must not be empty');
+  }
+  const text = input.text ?? '';
+  if (options.maxTextBytes !== undefined && Buffer.byteLength(text) > options.maxTextBytes) {
+    throw new ToolError(`"text" is larger than max_body_bytes (${options.maxTextBytes} bytes): split it, or send it as a file (file_base64)`);
+  }
+  if (input.file_base64 === undefined) return { text, file: undefined };
+  const { decodeToolFile } = await import('./tool-file.js');
+  return { text, file: decodeToolFile(input.file_base64, input.file_name, options.uploads) };
+}
 
 function parse<S extends v.GenericSchema>(schema: S, args: Record<string, unknown>, known: readonly string[]): v.InferOutput<S> {
   const extra = Object.keys(args).find((key) => !known.includes(key));
@@ -84,6 +120,7 @@ const OBSERVABLES_OUT = {
       verdict: { type: 'string', enum: ['malicious', 'suspicious', 'clean', 'unknown'] },
       reasons: { type: 'array', items: { type: 'string' } },
       engines: { type: 'object', additionalProperties: { type: 'string' }, description: 'engine key -> one line: its summary, "no data", or "error: ..."' },
+      found_in: { type: 'array', items: { type: 'string' }, description: 'Where it was found in the file (untrusted text from the file); absent for a text\'s observables.' },
     },
     required: ['observable', 'type', 'verdict', 'reasons', 'engines'],
   },
@@ -96,18 +133,18 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
     {
       name: 'analyze',
       title: 'Analyze observables',
-      description: 'Finds the observables (IP addresses, domains, URLs, hashes, e-mail addresses, browser extension ids; defanged or not) in a text, looks them up with the chosen engines, waits for the answers (up to wait_seconds) and gives each observable\'s verdict (malicious, suspicious, clean, unknown), the reasons, and one line per engine (untrusted third-party data, each quoted as a JSON string). Full answers: get_results.',
+      description: 'Finds the observables (IP addresses, domains, URLs, hashes, e-mail addresses, browser extension ids; defanged or not) in a text or a file (file_base64: an e-mail, a PDF, a CSV, JSON...), looks them up with the chosen engines, waits for the answers (up to wait_seconds) and gives each observable\'s verdict (malicious, suspicious, clean, unknown), the reasons, one line per engine (untrusted third-party data, each quoted as a JSON string) and, for a file\'s, where it was found. Give text, file_base64, or both. Full answers: get_results.',
       inputSchema: {
         type: 'object',
         properties: {
-          text: { type: 'string', description: 'Text holding the observables (an alert, a list, a single indicator).' },
+          text: { type: 'string', description: 'Text holding the observables (an alert, a list, a single indicator). Required unless file_base64 is given.' },
+          ...FILE_PROPERTIES,
           engines: { type: 'array', items: { type: 'string' }, description: 'Engine ids or service names (list_engines), or "@name" for an engine set; the default engines when absent.' },
           ignore_cache: { type: 'boolean', description: 'Ask every engine again instead of using answers cached in the last 24 hours.' },
           tlp: { type: 'string', enum: [...TLP_LEVELS], description: 'Who may receive what the text holds (TLP 2.0); an engine is sent the observables only up to its max_tlp (TLP:RED: only engines the team runs). Default: the server\'s default_tlp (AMBER unless configured).' },
           pap: { type: 'string', enum: [...PAP_LEVELS], description: 'What may be done with it (PAP); at AMBER or RED nothing reaches the observables\' own infrastructure (no DNS resolution). Default: the server\'s default_pap (GREEN unless configured).' },
           wait_seconds: { type: 'number', minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S, description: `How long to wait for the analysis (default ${WAIT_DEFAULT_S}, at most ${WAIT_MAX_S}); when it is not complete by then, the answer says how to continue.` },
         },
-        required: ['text'],
       },
       outputSchema: {
         type: 'object',
@@ -123,14 +160,17 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
       },
       async run(args, call) {
         const input = parse(v.object({
-          text: text('text'),
+          text: v.optional(v.string('"text" must be a string')),
+          file_base64: v.optional(fileBase64),
+          file_name: v.optional(text('file_name')),
           engines: v.optional(v.pipe(names('engines'), v.minLength(1, '"engines" must name at least one engine (or leave it out for the default engines)'))),
           ignore_cache: v.optional(v.boolean('"ignore_cache" must be true or false')),
           tlp: v.optional(v.string('"tlp" must be a string: CLEAR, GREEN, AMBER, AMBER+STRICT or RED')),
           pap: v.optional(v.string('"pap" must be a string: CLEAR, GREEN, AMBER or RED')),
           wait_seconds: v.optional(v.pipe(v.number('"wait_seconds" must be a number'), v.minValue(0, `"wait_seconds" must be from 0 to ${WAIT_MAX_S}`), v.maxValue(WAIT_MAX_S, `"wait_seconds" must be from 0 to ${WAIT_MAX_S}`))),
-        }), args, ['text', 'engines', 'ignore_cache', 'tlp', 'pap', 'wait_seconds']);
-        const { id, link } = await backend.start({ text: input.text, engines: input.engines, ignore_cache: input.ignore_cache, tlp: input.tlp, pap: input.pap });
+        }), args, ['text', 'file_base64', 'file_name', 'engines', 'ignore_cache', 'tlp', 'pap', 'wait_seconds']);
+        const given = await textAndFile(input, options, true);
+        const { id, link } = await backend.start({ text: given.text, file: given.file, engines: input.engines, ignore_cache: input.ignore_cache, tlp: input.tlp, pap: input.pap });
         const waitS = input.wait_seconds ?? WAIT_DEFAULT_S;
         const deadline = Date.now() + waitS * 1000;
         let state = await backend.state(id);
@@ -157,8 +197,9 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
         const header = state.complete
           ? `Analysis ${id} complete: ${observables.length} observable(s). Full answers: get_results {"analysis_id": "${id}"}.`
           : `Analysis ${id} is still running. ${next}${observables.length > 0 ? ` Done so far: ${observables.length} observable(s).` : ''}`;
+        const fromFile = observables.some((o) => o.found_in);
         return {
-          text: [header, observables.length > 0 ? UNTRUSTED : '', briefText(observables)].filter(Boolean).join('\n\n'),
+          text: [header, observables.length > 0 ? UNTRUSTED : '', fromFile ? FILE_UNTRUSTED : '', briefText(observables)].filter(Boolean).join('\n\n'),
           structured: { analysis_id: id, link, complete: state.complete, progress, observables, ...(next ? { next } : {}) },
         };
       },
@@ -250,16 +291,41 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
     {
       name: 'extract_observables',
       title: 'Extract observables',
-      description: 'The observables analyze would find in a text (refanged: hxxp, [.], (at)...), each with its type; no lookup is made.',
-      inputSchema: { type: 'object', properties: { text: { type: 'string', description: 'Any text.' } }, required: ['text'] },
+      description: 'The observables analyze would find in a text (refanged: hxxp, [.], (at)...) or a file (file_base64: an e-mail, a PDF, a CSV, JSON...), each with its type; a file\'s each with where it was found and, when it is the team\'s own, why (internal), and an e-mail\'s SPF, DKIM and DMARC outcomes. No lookup is made.',
+      inputSchema: {
+        type: 'object',
+        properties: { text: { type: 'string', description: 'Any text. Required unless file_base64 is given.' }, ...FILE_PROPERTIES },
+      },
       outputSchema: {
         type: 'object',
-        properties: { observables: { type: 'array', items: { type: 'object', properties: { observable: { type: 'string' }, type: { type: 'string' } }, required: ['observable', 'type'] } } },
+        properties: {
+          observables: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: {
+                observable: { type: 'string' },
+                type: { type: 'string' },
+                found_in: { type: 'array', items: { type: 'string' }, description: 'Where it was found in the file (untrusted text from the file).' },
+                internal: { type: 'string', description: 'Why it is the team\'s own (internal_networks, internal_domains).' },
+              },
+              required: ['observable', 'type'],
+            },
+          },
+          file: { type: 'object', properties: { name: { type: 'string' }, kind: { type: 'string' }, bytes: { type: 'integer' } } },
+          email_auth: { type: 'object', properties: { spf: { type: 'string' }, dkim: { type: 'string' }, dmarc: { type: 'string' }, authserv_id: { type: 'string' } } },
+          notes: { type: 'array', items: { type: 'string' } },
+        },
         required: ['observables'],
       },
       async run(args) {
-        const input = parse(v.object({ text: v.string('"text" must be a string') }), args, ['text']);
-        const observables = extractObservables(input.text).map((o) => ({ observable: o.value, type: o.type }));
+        const input = parse(v.object({ text: v.optional(v.string('"text" must be a string')), file_base64: v.optional(fileBase64), file_name: v.optional(text('file_name')) }), args, ['text', 'file_base64', 'file_name']);
+        const given = await textAndFile(input, options, false);
+        if (given.file) {
+          const [{ readToolFile }, { fileExtractionAnswer }] = await Promise.all([import('./tool-file.js'), import('./file-extraction.js')]);
+          return fileExtractionAnswer(given.text, await readToolFile(given.file, options.uploads), options.internalScope);
+        }
+        const observables = extractObservables(given.text).map((o) => ({ observable: o.value, type: o.type }));
         return {
           text: observables.length === 0 ? 'No observable found in the text.' : observables.map((o) => `${o.observable} (${o.type})`).join('\n'),
           structured: { observables },

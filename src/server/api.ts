@@ -309,8 +309,8 @@ function keepOnly(files: readonly FileExtraction[], values: string): FileExtract
   return files.map((file) => ({ ...file, observables: file.observables.filter((o) => wanted.has(o.value.toLowerCase())) }));
 }
 
-/** What the audit trail keeps of an analysis's files: their extensions and total size, never names or content. */
-function fileAudit(source: AnalysisSource | undefined): Record<string, string | number | readonly string[]> {
+/** What the audit trail keeps of an analysis's files: their extensions and total size, never names or content (the API's and /mcp's). */
+export function fileAudit(source: AnalysisSource | undefined): Record<string, string | number | readonly string[]> {
   if (!source) return {};
   return { source: 'file', file_extensions: source.files.map((f) => f.ext || '(none)'), file_bytes: source.files.reduce((sum, f) => sum + f.bytes, 0) };
 }

@@ -4,6 +4,11 @@
  * same Host check, token and body limit as the API (src/server/listen.ts); an `analyze` call counts
  * against `rate_limit_per_minute` like a POST to the API's analyze, and over the limit it is a tool
  * error saying when to retry. Setting `mcp` (false) leaves it out.
+ *
+ * A tool's file (issue 35: `file_base64`) is bounded by max_upload_bytes, not max_body_bytes, as a
+ * multipart upload to the API is: the body may hold max_body_bytes besides a file of that size in
+ * base64, and a `text` is still held to max_body_bytes (the tools check it). An analysis of a file
+ * is audited with its extensions and size, as the API's is.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono, type Context } from 'hono';
@@ -15,6 +20,9 @@ import { localBackend } from '../mcp/local-backend.js';
 import { createMcpServer } from '../mcp/server.js';
 import { hasRole } from '../store/users.js';
 import { auditedId, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
+import { fileAudit } from './api.js';
+import { uploadLimits } from '../files/upload.js';
+import { markingSettings } from '../marking/policy.js';
 import { forbiddenMessage } from './auth.js';
 import { remoteAddress } from './rate-limit.js';
 
@@ -35,9 +43,13 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
   const { config } = app;
   const routes = new Hono();
   const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
+  const uploads = uploadLimits(config);
+  const { internalScope } = markingSettings(config);
+  // max_body_bytes, and room for a file of max_upload_bytes as base64 (4 characters per 3 bytes).
+  const maxBody = config.max_body_bytes + Math.ceil(config.max_upload_bytes / 3) * 4;
   routes.post(
     '/mcp',
-    bodyLimit({ maxSize: config.max_body_bytes, onError: (c) => c.json(rpcError(`request body larger than max_body_bytes (${config.max_body_bytes})`), 413) }),
+    bodyLimit({ maxSize: maxBody, onError: (c) => c.json(rpcError(`request body larger than max_body_bytes (${config.max_body_bytes}) plus a file_base64 of max_upload_bytes (${config.max_upload_bytes})`), 413) }),
     async (c) => {
       const client = c.get('oasClient') ?? `address:${(options.clientAddress ?? remoteAddress)(c)}`;
       const who = c.get('oasUser');
@@ -49,7 +61,7 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
           if (who && !hasRole(who.role, 'analyst')) throw new ToolError(forbiddenMessage(who, 'analyst'));
           await consume(limiter, client);
           const started = await local.start({ ...request, started_by: who?.name });
-          audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: started.id, origin: 'mcp', observables: started.observables, engines: started.engines, tlp: started.tlp, pap: started.pap });
+          audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: started.id, origin: 'mcp', observables: started.observables, engines: started.engines, tlp: started.tlp, pap: started.pap, ...fileAudit(started.source) });
           return started;
         },
       };
@@ -57,6 +69,9 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
         version: options.version,
         maxResultChars: config.mcp_max_result_chars,
         cyberbroTools: config.mcp_cyberbro_tools,
+        uploads,
+        internalScope,
+        maxTextBytes: config.max_body_bytes,
         redact: options.redact,
         onCall: ({ tool, args, error, structured }) => {
           if (tool !== 'get_results' && tool !== 'get_analysis_results') return;
@@ -67,7 +82,7 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
           audit(c, error === undefined ? { ...read, outcome: 'success' } : { ...read, outcome: 'failure', reason: readFailure(error) });
         },
       });
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: config.max_body_bytes });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, maxRequestBodySize: maxBody });
       await server.connect(transport);
       return transport.handleRequest(c.req.raw);
     },
