@@ -46,6 +46,8 @@ export interface AnalysisRequest {
   pap?: string | undefined;
   /** Who starts it (a user's name; `cli` for local runs): set by the surface, never by its body. */
   started_by?: string | undefined;
+  /** The watchlist it is a run of (issue 36, src/automation/): set by the watchlists, never by a body. */
+  watchlist?: string | undefined;
 }
 
 export interface PreparedAnalysis {

@@ -138,6 +138,7 @@ export class AnalysisService {
       pap: prepared.marking.pap,
       observables: prepared.observables,
       ...(prepared.source ? { source: prepared.source } : {}),
+      ...(request.watchlist ? { watchlist: request.watchlist } : {}),
       complete: false,
       progress: { done: 0, total: prepared.observables.length * prepared.selections.length },
       format: 2,

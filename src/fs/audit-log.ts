@@ -1,6 +1,7 @@
 /**
  * The audit trail (setting `audit_log`, OAS_AUDIT_LOG): one JSON object per line for each sign-in,
- * refused token, analysis started, result or export read, user change and configuration reload.
+ * refused token, analysis started, result or export read, user change, configuration reload and
+ * watchlist added, removed or run.
  *
  * Each line starts with `time` (ISO 8601), `user` (a name, or null), `client` (the address, or
  * `cli` for a command run on the server's machine), `action` and `outcome` (`success` or
@@ -34,6 +35,9 @@ export const AUDIT_ACTIONS = [
   'user_token',
   'user_role',
   'config_reloaded',
+  'watchlist_added',
+  'watchlist_removed',
+  'watchlist_run',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

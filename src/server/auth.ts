@@ -209,7 +209,7 @@ export interface Auth {
 }
 
 /** Paths anyone may load: the pages' HTML (they sign in from there), their assets, sign-in/out, health. */
-const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/, /^\/healthz$/, /^\/readyz$/];
+const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/watchlists$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/, /^\/healthz$/, /^\/readyz$/];
 const RESULTS_PAGE = /^\/results\/[^/]+$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** How long the answer to "is there any user?" is reused (a user added by `oas users` counts within it). */
@@ -332,7 +332,7 @@ export function createAuth(options: AuthOptions): Auth {
       return c.json({ error: 'cross-origin request refused: a signed-in browser session is accepted from this server\'s own pages only' }, 403, { 'Cache-Control': 'no-store' });
     }
     const needed = roleFor(c.req.method, c.req.path, prefix);
-    if (!hasRole(seen.who.role, needed)) return forbidden(c, seen.who, needed);
+    if (!hasRole(seen.who.role, needed)) return forbidden(c, seen.who, needed, prefix);
     return next();
   };
 
@@ -418,24 +418,31 @@ export function createAuth(options: AuthOptions): Auth {
 
 /**
  * The role a request needs: starting an analysis (POST <prefix>analyze) or reading a file (POST
- * <prefix>extract) an analyst; `/metrics` an
+ * <prefix>extract) an analyst; adding, removing or running a watchlist (POST and DELETE under
+ * <prefix>watchlists, issue 36) an analyst; `/metrics` an
  * admin; anything else a viewer. The MCP tools that start analyses check it themselves.
  */
 export function roleFor(method: string, path: string, prefix: string): Role {
   if (path === '/metrics') return 'admin';
   // Uploading a file to read it (issue 35) is an analyst's, like starting an analysis.
   if (method === 'POST' && (path === `${prefix}analyze` || path === `${prefix}extract`)) return 'analyst';
+  if (isWatchlistChange(method, path, prefix)) return 'analyst';
   return 'viewer';
 }
 
+/** A change to the watchlists (issue 36): anything but reading them. */
+function isWatchlistChange(method: string, path: string, prefix: string): boolean {
+  return !SAFE_METHODS.has(method) && (path === `${prefix}watchlists` || path.startsWith(`${prefix}watchlists/`));
+}
+
 /** What a role may not do, in one line. */
-export function forbiddenMessage(who: Principal, needed: Role): string {
-  const what = needed === 'admin' ? 'this needs the admin role' : 'starting analyses needs the analyst or admin role';
+export function forbiddenMessage(who: Principal, needed: Role, what = needed === 'admin' ? 'this needs the admin role' : 'starting analyses needs the analyst or admin role'): string {
   return `forbidden: ${who.name} is ${who.role === 'admin' ? 'an' : 'a'} ${who.role}; ${what} (oas users)`;
 }
 
-function forbidden(c: Context, who: Principal, needed: Role) {
-  return c.json({ error: forbiddenMessage(who, needed) }, 403, { 'Cache-Control': 'no-store' });
+function forbidden(c: Context, who: Principal, needed: Role, prefix: string) {
+  const what = needed === 'analyst' && isWatchlistChange(c.req.method, c.req.path, prefix) ? 'adding, removing or running watchlists needs the analyst or admin role' : undefined;
+  return c.json({ error: forbiddenMessage(who, needed, what) }, 403, { 'Cache-Control': 'no-store' });
 }
 
 function unauthorized(c: Context, message: string) {

@@ -37,6 +37,8 @@ export interface AnalysisHeader {
   observables: Observable[];
   /** Its files, when it was made from files (issue 35): formats and sizes, never names or content. */
   source?: AnalysisSource;
+  /** The watchlist it is a run of (issue 36), when a watchlist started it. */
+  watchlist?: string;
   complete: boolean;
   /** Stored: as of the start, and at the end. The running analysis's own copy is live. */
   progress: Progress;
