@@ -6,7 +6,7 @@ import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
 import { jsonChunks } from '../analysis/output.js';
-import { InputError, TooManyObservablesError } from '../analysis/request.js';
+import { InputError, TooManyObservablesError, type AnalysisRequest, type PreparedAnalysis } from '../analysis/request.js';
 import type { AnalysisService } from '../analysis/service.js';
 import { ExtractionBusyError, sharedExtractionPool, type ExtractionPool } from '../observables/extract-pool.js';
 import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
@@ -176,16 +176,10 @@ export function createApi(options: ApiOptions): Hono {
           done?.();
           return extract(text);
         });
-        const record = await analyses.start(request, prepared);
-        audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines, tlp: record.tlp, pap: record.pap });
-        return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
+        return await started(c, request, prepared);
       } catch (error) {
-        if (error instanceof TooManyObservablesError) return c.json({ error: error.message }, 413);
-        if (error instanceof ExtractionBusyError) {
-          const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
-          return c.json({ error: `server busy: ${error.message}; retry in ${seconds} s` }, 503, { 'Retry-After': String(seconds) });
-        }
-        if (error instanceof InputError) return c.json({ error: error.message }, 400);
+        const answer = refusal(c, error);
+        if (answer) return answer;
         throw error;
       } finally {
         done?.();
@@ -214,20 +208,19 @@ export function createApi(options: ApiOptions): Hono {
         pap: fields.get('pap') || undefined,
         started_by: c.get('oasUser')?.name,
       };
-      const prepared = await analyses.prepareWith(request, extract);
-      const record = await analyses.start(request, prepared);
-      audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines, tlp: record.tlp, pap: record.pap, ...fileAudit(prepared.source) });
-      return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
+      return await started(c, request, await analyses.prepareWith(request, extract));
     } catch (error) {
-      if (error instanceof UploadError) return uploadErrorResponse(c, error);
-      if (error instanceof TooManyObservablesError) return c.json({ error: error.message }, 413);
-      if (error instanceof ExtractionBusyError) {
-        const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
-        return c.json({ error: `server busy: ${error.message}; retry in ${seconds} s` }, 503, { 'Retry-After': String(seconds) });
-      }
-      if (error instanceof InputError) return c.json({ error: error.message }, 400);
+      const answer = refusal(c, error);
+      if (answer) return answer;
       throw error;
     }
+  };
+
+  /** Records and starts a prepared analysis, writes its audit line, and answers its id and link. */
+  const started = async (c: Context, request: AnalysisRequest, prepared: PreparedAnalysis) => {
+    const record = await analyses.start(request, prepared);
+    audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines, tlp: record.tlp, pap: record.pap, ...fileAudit(prepared.source) });
+    return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
   };
 
   // O(1): the running analyses and those seen complete are known in memory; else one field of
@@ -289,6 +282,18 @@ export async function sendChunks(c: Context, chunks: AsyncGenerator<string | Uin
     },
   });
   return c.body(stream);
+}
+
+/** The answer to a request that cannot start an analysis as asked (the caller's to fix, or to retry); undefined for any other error. */
+function refusal(c: Context, error: unknown): Response | undefined {
+  if (error instanceof UploadError) return uploadErrorResponse(c, error);
+  if (error instanceof TooManyObservablesError) return c.json({ error: error.message }, 413);
+  if (error instanceof ExtractionBusyError) {
+    const seconds = Math.max(1, Math.ceil(error.retryAfterMs / 1000));
+    return c.json({ error: `server busy: ${error.message}; retry in ${seconds} s` }, 503, { 'Retry-After': String(seconds) });
+  }
+  if (error instanceof InputError) return c.json({ error: error.message }, 400);
+  return undefined;
 }
 
 /** A form's yes: `true`, `1`, `on`, `yes` (any case); anything else no. */
