@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { noStack, runOas } from './helpers/cli.js';
 import { completedResults, spawnServe, type ServeProcess } from './helpers/serve.js';
+import { startFakeCyberbro } from './fakes/cyberbro-server.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const CSV = [
@@ -117,6 +118,24 @@ describe('oas analyze --file', () => {
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /45\.33\.7\.7/);
     assert.match(run.stdout, /found in: row 2, column ip; row 5, column note/);
+  });
+});
+
+describe('oas analyze --server --file', () => {
+  test('an oas server reads the file: the results come back with found_in; a Cyberbro server is sent nothing', async () => {
+    const run = await runOas(config.dir, ['analyze', '--server', server.url, '--file', csvPath, '--column', 'ip', '--engines', 'provider_13', '--json']);
+    assert.equal(run.code, 0, run.stderr);
+    const results = JSON.parse(run.stdout) as Result[];
+    assert.deepEqual(results.map((r) => [r.observable, r.found_in]), [['45.33.1.1', ['row 2, column ip']], ['10.0.0.7', ['row 3, column ip']], ['91.92.93.94', ['row 5, column ip']]]);
+    const cyberbro = await startFakeCyberbro();
+    try {
+      const refused = await runOas(config.dir, ['analyze', '--server', cyberbro.url, '--file', csvPath, '--engines', 'provider_13']);
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /not sent: the server at .* is not an oas server .* takes no file/);
+      assert.equal(cyberbro.analyses.size, 0, 'nothing reached it');
+    } finally {
+      await cyberbro.close();
+    }
   });
 });
 

@@ -115,7 +115,9 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
   const variant = parseVariant(options.catalog);
   const { format, file } = outputChoice(options);
   const stdout = quietOnClosedOutput();
-  const input = await readInput(words);
+  const paths = options.file ?? [];
+  // With --file, the text is the arguments only (standard input may be one of the files).
+  const input = paths.length > 0 ? words.filter((w) => w !== '-').join(' ') : await readInput(words);
   const named = engineNames(options);
   const marking = remoteMarking(options);
 
@@ -138,7 +140,8 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     const recorded = marking && recordedMarking(marking);
     const started = new Date().toISOString();
     try {
-      analysis = await client.analyze({ text: input, engines, ignore_cache: options.ignoreCache ?? false, ...marking }, spinner?.update);
+      const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false, ...marking };
+      analysis = await client.analyze(paths.length > 0 ? await fileForm(client, target.api.origin, paths, request, options.column) : request, spinner?.update);
     } finally {
       spinner?.stop();
       client.close();
@@ -230,6 +233,29 @@ export async function unmarkedServerRefusal(client: RemoteClient, origin: string
   return (`not sent: the server at ${origin} is not an oas server (no /ui/engines): it knows no TLP or PAP, so an analysis marked ${above.join(' and ')} is not sent to it; run it here without --server, or mark it AMBER or lower`);
 }
 
+/**
+ * `--file`: the multipart form of an oas server's `POST {prefix}analyze` (issue 35), each file a
+ * `file` part read there. A Cyberbro server takes no file: nothing is sent to it. The files are
+ * read here up to the default max_upload_bytes; the server applies its own.
+ */
+async function fileForm(client: RemoteClient, origin: string, paths: readonly string[], request: AnalysisRequest, columns: readonly string[] | undefined): Promise<FormData> {
+  if (!isOasCatalog(await client.catalogView())) {
+    throw new UsageError(`not sent: the server at ${origin} is not an oas server (no /ui/engines) and takes no file; run it here without --server to read the file locally`);
+  }
+  const { fileBytes, STDIN_NAME } = await import('./files-in.js');
+  const { displayName } = await import('../files/upload.js');
+  const limits = { maxUploadBytes: 25 * 1024 * 1024, parseTimeoutMs: 0 };
+  const form = new FormData();
+  for (const path of paths) form.append('file', new Blob([await fileBytes(path, limits)]), path === '-' ? STDIN_NAME : displayName(path));
+  form.append('engines', request.engines.join(','));
+  form.append('ignore_cache', String(request.ignore_cache));
+  if (request.text) form.append('text', request.text);
+  if (request.tlp) form.append('tlp', request.tlp);
+  if (request.pap) form.append('pap', request.pap);
+  if (columns?.length) form.append('column', columns.join(','));
+  return form;
+}
+
 function isOasCatalog(view: unknown): boolean {
   return typeof view === 'object' && view !== null && Array.isArray((view as { engines?: unknown }).engines);
 }
@@ -257,8 +283,9 @@ export class RemoteClient {
   }
 
   /** Submits the analysis, waits for it and returns its results. */
-  async analyze(request: AnalysisRequest, progress?: (elapsedMs: number, id?: string) => void): Promise<{ id: string; link: string; results: unknown[] }> {
-    const { id, link } = await this.submit(request);
+  /** Submits the analysis (JSON, or a multipart form with files: an oas server's) and waits for its results. */
+  async analyze(request: AnalysisRequest | FormData, progress?: (elapsedMs: number, id?: string) => void): Promise<{ id: string; link: string; results: unknown[] }> {
+    const { id, link } = request instanceof FormData ? await this.submitForm(request) : await this.submit(request);
     progress?.(Date.now() - this.started, id);
     const results = await this.wait(id, (elapsed) => progress?.(elapsed, id));
     return { id, link, results };
