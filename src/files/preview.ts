@@ -5,11 +5,12 @@
  * would send them to no third party anyway.
  */
 import type { InternalScope } from '../marking/policy.js';
+import type { ObservableType } from '../observables/types.js';
 import type { EmailAuth, FileExtraction, FileKind } from './types.js';
 
 export interface PreviewObservable {
   value: string;
-  type: string;
+  type: ObservableType;
   found_in: string[];
   /** Why it is the team's own (`10.1.2.3 is a private address`); absent for the others. */
   internal?: string;

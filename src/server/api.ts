@@ -1,6 +1,8 @@
 /**
- * The three endpoints of the HTTP interface specification, under the configured prefix. Every error is JSON `{"error": "..."}` saying what
- * to fix; no stack trace ever reaches a caller.
+ * The three endpoints of the HTTP interface specification, under the configured prefix, with
+ * `POST {prefix}extract` (issue 35) and `GET {prefix}openapi.json` (issue 36). Requests are
+ * validated with the schemas of api-schemas.ts, which also make the OpenAPI document. Every error
+ * is JSON `{"error": "..."}` saying what to fix; no stack trace ever reaches a caller.
  */
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -15,6 +17,7 @@ import { FileTooLargeError, type UploadLimits } from '../files/upload.js';
 import { FileReadError, type AnalysisSource, type FileExtraction } from '../files/types.js';
 import { isMultipart, readPostedForm, uploadBodyLimit, UploadError, uploadErrorResponse } from './upload.js';
 import type { InternalScope } from '../marking/policy.js';
+import { analyzeFormFieldsSchema, analyzeRequestSchema, extractRequestSchema, REQUIRED } from './api-schemas.js';
 
 export interface ApiOptions {
   prefix: string;
@@ -44,27 +47,6 @@ export const MAX_EXTRACTION_WAIT_MS = 500;
 
 /** A body this large is checked within the turns' budget (turn-budget.ts); a smaller one at once. */
 export const LARGE_BODY_CHARS = 64 * 1024;
-
-const REQUIRED = {
-  text: '"text" is required and must be a string holding the observables to analyse',
-  engines: '"engines" is required and must be an array of engine names',
-};
-
-const requestSchema = v.object({
-  text: v.pipe(
-    v.string(REQUIRED.text),
-    v.trim(),
-    v.minLength(1, '"text" must not be empty: give a domain, IP address, URL, hash or e-mail address'),
-  ),
-  engines: v.pipe(
-    v.array(v.string('"engines" must be an array of engine names (strings)'), REQUIRED.engines),
-    v.minLength(1, '"engines" must name at least one engine'),
-  ),
-  ignore_cache: v.optional(v.boolean('"ignore_cache" must be true or false')),
-  // Read by the analysis (issue 34): a word that is no level is refused there, naming the levels.
-  tlp: v.optional(v.string('"tlp" must be a string: CLEAR, GREEN, AMBER, AMBER+STRICT or RED')),
-  pap: v.optional(v.string('"pap" must be a string: CLEAR, GREEN, AMBER or RED')),
-});
 
 export function createApi(options: ApiOptions): Hono {
   const { prefix, analyses } = options;
@@ -117,10 +99,10 @@ export function createApi(options: ApiOptions): Hono {
         } catch {
           return c.json({ error: 'request body is not valid JSON' }, 400);
         }
-        const text = typeof body === 'object' && body !== null ? (body as { text?: unknown }).text : undefined;
-        if (typeof text !== 'string' || !text.trim()) return c.json({ error: '"text" is required and must be a non-empty string (or send a file as multipart/form-data field "file")' }, 400);
+        const parsed = v.safeParse(extractRequestSchema, body);
+        if (!parsed.success) return c.json({ error: parsed.issues[0].message }, 400);
         const { readUpload } = await import('../files/upload.js');
-        extraction = await readUpload(new TextEncoder().encode(text), 'text', options.uploads);
+        extraction = await readUpload(new TextEncoder().encode(parsed.output.text), 'text', options.uploads);
       }
       const { previewOf } = await import('../files/preview.js');
       return c.json(previewOf(extraction, options.internalScope));
@@ -162,10 +144,10 @@ export function createApi(options: ApiOptions): Hono {
         for (const key of ['text', 'engines'] as const) {
           if (!(key in body)) return c.json({ error: REQUIRED[key] }, 400);
         }
-        const parsed = v.safeParse(requestSchema, body);
+        const parsed = v.safeParse(analyzeRequestSchema, body);
         if (!parsed.success) return c.json({ error: parsed.issues[0].message }, 400);
         const request = {
-          text: parsed.output.text,
+          text: parsed.output.text.trim(),
           engines: parsed.output.engines,
           ignore_cache: parsed.output.ignore_cache,
           tlp: parsed.output.tlp,
@@ -196,16 +178,17 @@ export function createApi(options: ApiOptions): Hono {
   const analyzeUpload = async (c: Context) => {
     try {
       const { files, fields } = await readPostedForm(c, options.uploads);
-      const keep = fields.get('observables');
-      const kept = keep === undefined ? files : keepOnly(files, keep);
-      const engines = fields.get('engines')?.split(',').map((s) => s.trim()).filter(Boolean);
+      // The fields the document lists (api-schemas.ts), each a string.
+      const form = v.parse(analyzeFormFieldsSchema, Object.fromEntries(fields));
+      const kept = form.observables === undefined ? files : keepOnly(files, form.observables);
+      const engines = form.engines?.split(',').map((s) => s.trim()).filter(Boolean);
       const request = {
-        text: fields.get('text') ?? '',
+        text: form.text ?? '',
         files: kept,
         engines: engines?.length ? engines : undefined,
-        ignore_cache: formBoolean(fields.get('ignore_cache')),
-        tlp: fields.get('tlp') || undefined,
-        pap: fields.get('pap') || undefined,
+        ignore_cache: formBoolean(form.ignore_cache),
+        tlp: form.tlp || undefined,
+        pap: form.pap || undefined,
         started_by: c.get('oasUser')?.name,
       };
       return await started(c, request, await analyses.prepareWith(request, extract));
@@ -222,6 +205,15 @@ export function createApi(options: ApiOptions): Hono {
     audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: record.id, origin: originOf(c), observables: record.observables.length, engines: record.engines, tlp: record.tlp, pap: record.pap, ...fileAudit(prepared.source) });
     return c.json({ analysis_id: record.id, link: `/results/${record.id}` });
   };
+
+  // The OpenAPI document of this prefix (issue 36, src/server/openapi.ts): built at the first
+  // request, its converter loaded only then.
+  let openApi: string | undefined;
+  app.get(`${prefix}openapi.json`, async (c) => {
+    openApi ??= JSON.stringify((await import('./openapi.js')).openApiDocument(prefix));
+    c.header('Content-Type', 'application/json');
+    return c.body(openApi);
+  });
 
   // O(1): the running analyses and those seen complete are known in memory; else one field of
   // the stored header (never the results).
