@@ -80,6 +80,8 @@ export function openApiDocument(prefix: string, contributions: readonly OpenApiC
     target: 'draft-2020-12',
     definitions: named,
     overrideRef: ({ referenceId }) => `#/components/schemas/${referenceId}`,
+    // Trimming changes no type: the document says the string's other rules (JSON Schema cannot trim).
+    ignoreActions: ['trim'],
     // A form's file part: bytes (OpenAPI 3.1 says a binary part so).
     overrideSchema: ({ valibotSchema }) => (valibotSchema.type === 'file' || valibotSchema.type === 'blob' ? { type: 'string', contentMediaType: 'application/octet-stream' } : undefined),
   };
