@@ -28,6 +28,9 @@ import type { ExtractionPool } from '../observables/extract-pool.js';
 import { analysisLimiter, failureLimiter, rateLimitAnalyses } from './rate-limit.js';
 import { redisGate, unavailableResponse } from './redis-gate.js';
 import { requireRole } from './require-role.js';
+import { createWatchlistApi } from './watchlists.js';
+import { watchlistsOf } from '../automation/watchlists-app.js';
+import type { WatchlistService } from '../automation/watchlist-service.js';
 
 export interface RunningServer {
   server: ServerType;
@@ -70,6 +73,8 @@ export interface HttpOptions {
   keep?: HttpKeep;
   /** Where the API extracts large texts (default: the process's pool; tests give their own). */
   extractionPool?: ExtractionPool;
+  /** The watchlists (issue 36; `oas serve` makes them with its events): default the app's (watchlistsOf). */
+  watchlists?: WatchlistService;
 }
 
 /**
@@ -154,6 +159,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     internalScope: markingSettings(config).internalScope,
     ...(options.extractionPool ? { extractionPool: options.extractionPool } : {}),
   }));
+  root.route('/', createWatchlistApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, watchlists: options.watchlists ?? watchlistsOf(app), audit, onError }));
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);
     root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, clientAddress: proxy.clientAddress, audit, redact: (text) => redact(text, secrets) }));

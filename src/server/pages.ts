@@ -1,5 +1,5 @@
 /**
- * The graphical front end: the pages (`/`, `/results/<id>`, `/history`), their assets, the JSON
+ * The graphical front end: the pages (`/`, `/results/<id>`, `/history`, `/watchlists`), their assets, the JSON
  * they read besides the three API endpoints (`/ui/...`), and the exports (`/export/<id>`).
  */
 import { Hono, type Context } from 'hono';
@@ -62,6 +62,7 @@ export function createPages(options: PagesOptions): Hono {
   const data: Record<string, string> = { 'api-prefix': config.api_prefix, ...(config.api_token || config.auth_header ? { auth: 'token' } : {}) };
   app.get('/', (c) => page(c, renderShell({ title: 'oas · analyze', page: 'index', data })));
   app.get('/history', (c) => page(c, renderShell({ title: 'oas · history', page: 'history', data })));
+  app.get('/watchlists', (c) => page(c, renderShell({ title: 'oas · watchlists', page: 'watchlists', data })));
   app.get('/results/:id', async (c) => {
     const record = await analyses.get(c.req.param('id'));
     if (!record) return page(c, notFoundShell(c.req.param('id')), 404);

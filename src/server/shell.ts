@@ -4,7 +4,7 @@
  */
 import { escapeHtml } from './html.js';
 
-export type PageName = 'index' | 'results' | 'history';
+export type PageName = 'index' | 'results' | 'history' | 'watchlists';
 
 export interface ShellOptions {
   title: string;
@@ -19,6 +19,7 @@ export interface ShellOptions {
 const NAV: { href: string; label: string; page: PageName }[] = [
   { href: '/', label: 'Analyze', page: 'index' },
   { href: '/history', label: 'History', page: 'history' },
+  { href: '/watchlists', label: 'Watchlists', page: 'watchlists' },
 ];
 
 export function renderShell(options: ShellOptions): string {

@@ -246,3 +246,66 @@ export interface HistoryView {
   total: number;
   items: HistoryItemView[];
 }
+
+/**
+ * A watchlist as `GET {prefix}watchlists` and the Watchlists page read it (issue 36; made by
+ * src/automation/): observables analysed again on a schedule, each run compared with the one before.
+ */
+export interface WatchlistView {
+  name: string;
+  /** The observables, as text (one per line when they came from a file). */
+  text: string;
+  /** Engine ids, aliases or `@sets`, as given; resolved at each run. */
+  engines: string[];
+  /** The interval, as given (`6h`, `30m`, `1d`). */
+  every: string;
+  tlp: TlpLevel;
+  pap: PapLevel;
+  /** Who added it: its runs are started by (and shared fairly as the bulk work of) this user. */
+  owner: string;
+  /** When it was added (ISO 8601). */
+  created: string;
+  /** When its latest run started (ISO 8601), null before the first. */
+  last_run: string | null;
+  /** Its runs, newest first (the latest 50). */
+  runs: WatchlistRunView[];
+}
+
+/** One run of a watchlist: an ordinary analysis (in the history, marked with the watchlist's name). */
+export interface WatchlistRunView {
+  /** The run's own id (a run is claimed before its analysis exists). */
+  id: string;
+  /** Its analysis; null until the analysis is accepted (or when it could not start). */
+  analysis_id: string | null;
+  /** When it started (ISO 8601). */
+  at: string;
+  /** `added`: the baseline run when the watchlist was added; `schedule`: its interval; `manual`: run now. */
+  trigger: 'added' | 'schedule' | 'manual';
+  /** For a scheduled run: the interval's time it runs for (ISO 8601). */
+  scheduled_for?: string;
+  /** `running` until its analysis completes and is compared; `failed` when it could not run. */
+  status: 'running' | 'done' | 'failed';
+  /** The first run that completed, compared with nothing: it fires nothing. */
+  baseline: boolean;
+  /** What changed since the run before (empty for the baseline and while running). */
+  changes: WatchlistChangeView[];
+  /** Changes left out past the 200 kept. */
+  more_changes?: number;
+  /** Why it failed (one line). */
+  error?: string;
+}
+
+/** What changed for one observable between two runs. */
+export interface WatchlistChangeView {
+  observable: string;
+  /** Its type (FQDN, IPv4, URL...). */
+  type: string;
+  /** `verdict`: its verdict changed; `reason`: a reason it did not have; `data`: an engine that had nothing now has something. */
+  kind: 'verdict' | 'reason' | 'data';
+  /** The engine (its result key) of a `reason` or `data` change. */
+  engine?: string;
+  /** The verdict, the engine's reason or `no data` before; null when there was none. */
+  before: string | null;
+  /** The verdict, the new reason or the engine's summary now. */
+  after: string;
+}

@@ -80,3 +80,8 @@ export function postJson<T>(path: string, body: unknown, options: { signIn?: boo
 export function postForm<T>(path: string, form: FormData, options: { signIn?: boolean } = {}): Promise<T> {
   return request<T>(path, { method: 'POST', body: form }, options);
 }
+
+/** A DELETE (removing a watchlist); the answer's JSON. */
+export function deleteJson<T>(path: string, options: { signIn?: boolean } = {}): Promise<T> {
+  return request<T>(path, { method: 'DELETE' }, options);
+}
