@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { noStack, runOas } from './helpers/cli.js';
 import { completedResults, spawnServe, type ServeProcess } from './helpers/serve.js';
 import { startFakeCyberbro } from './fakes/cyberbro-server.js';
+import { pdfWith } from './helpers/corpus-docs.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const CSV = [
@@ -83,6 +84,16 @@ describe('oas extract', () => {
     const fromText = JSON.parse(text.stdout) as { file: { kind: string }; observables: { value: string; found_in: string[] }[] };
     assert.deepEqual(fromText.observables.map((o) => o.value), ['http://evil.example/x', '45.33.9.9']);
     assert.deepEqual(fromText.observables[0]!.found_in, ['text line 1']);
+  });
+
+  test('a PDF read from disk (a Node Buffer, which pdf.js refuses as it is): its pages\' text and link targets', async () => {
+    const pdf = join(config.dir, 'report.pdf');
+    writeFileSync(pdf, await pdfWith({ pages: ['C2 at 45.33.3.3', 'see the portal'], links: [{ page: 1, uri: 'https://portal.evil.com/login' }] }));
+    const run = await runOas(config.dir, ['extract', pdf, '--json', '--config', config.file]);
+    assert.equal(run.code, 0, run.stderr);
+    const preview = JSON.parse(run.stdout) as { file: { kind: string }; observables: { value: string; found_in: string[] }[] };
+    assert.equal(preview.file.kind, 'pdf');
+    assert.deepEqual(preview.observables.map((o) => [o.value, o.found_in]), [['45.33.3.3', ['report.pdf page 1']], ['https://portal.evil.com/login', ['report.pdf page 2, link']]]);
   });
 
   test('bad input: unknown column, a missing file, a file over max_upload_bytes: one line, exit 2', async () => {

@@ -39,8 +39,9 @@ export const readPdf: Reader = async (bytes, name, context) => {
   const lib = await (pdfjs ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
   const cMapUrl = cMapFolder();
   const task = lib.getDocument({
-    // pdf.js takes ownership of (detaches) the array it is given: a copy keeps the caller's.
-    data: bytes.slice(),
+    // pdf.js takes ownership of (detaches) the array it is given, and refuses a Node Buffer (what
+    // a file read from disk is): a plain Uint8Array copy, which also keeps the caller's.
+    data: new Uint8Array(bytes),
     isEvalSupported: false,
     enableXfa: false,
     disableFontFace: true,
