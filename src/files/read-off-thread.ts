@@ -39,6 +39,8 @@ export interface OffThreadReadOptions extends ReadOptions {
   timeoutMs: number;
   /** Most memory the read may use (MB): its heap, and as much again outside it (default 512). */
   maxMemoryMb?: number | undefined;
+  /** Read at a lower priority than the caller (a server, which keeps answering requests meanwhile). */
+  background?: boolean | undefined;
 }
 
 const OUT_OF_MEMORY = 'needs more memory than oas allows to read a file (a zip bomb?)';
@@ -57,7 +59,7 @@ export function liveFileReads(): number {
  * the promise settles, the child is gone. `bytes` is copied to the child, left as it is here.
  */
 export async function readFileOffThread(bytes: Uint8Array, name: string, options: OffThreadReadOptions): Promise<FileExtraction> {
-  const { timeoutMs, maxMemoryMb = DEFAULT_MAX_MEMORY_MB, ...readOptions } = options;
+  const { timeoutMs, maxMemoryMb = DEFAULT_MAX_MEMORY_MB, background = false, ...readOptions } = options;
   let child: ChildProcess;
   try {
     child = fork(WORKER_PATH, [], {
@@ -110,7 +112,7 @@ export async function readFileOffThread(bytes: Uint8Array, name: string, options
         else fail(`could not be read (its process stopped: ${signal ?? `exit code ${code}`})`);
       });
 
-      const job: ReadJob = { bytes, name, options: readOptions, maxExternalBytes: maxMemoryMb * 1024 * 1024 };
+      const job: ReadJob = { bytes, name, options: readOptions, maxExternalBytes: maxMemoryMb * 1024 * 1024, background };
       child.send(job, (error) => {
         if (error) fail(`could not be read (not handed to its process: ${oneLine(messageOf(error))})`);
       });

@@ -22,6 +22,8 @@ export interface ReadJob {
   options: ReadOptions;
   /** Most bytes of ArrayBuffers and other memory outside the heap the read may hold. */
   maxExternalBytes: number;
+  /** Read at a lower priority than the caller's (a server's files). */
+  background: boolean;
 }
 
 export type ReadReply =
@@ -45,15 +47,18 @@ function reply(message: ReadReply): void {
 }
 
 if (process.send) {
-  // Below the caller (a server answering requests); not permitted or not this platform: as it is.
-  try {
-    setPriority(10);
-  } catch {
-    // the same priority
-  }
   // The parent is gone (it ended, or stopped listening): nothing is waiting for the answer.
   process.on('disconnect', () => process.exit(0));
   process.once('message', (job: ReadJob) => {
+    // For a server: below the caller, which answers requests meanwhile (not permitted or not this
+    // platform: as it is). A command waiting for the file alone keeps its own priority.
+    if (job.background) {
+      try {
+        setPriority(10);
+      } catch {
+        // the same priority
+      }
+    }
     const watch = setInterval(() => {
       if (getHeapStatistics().external_memory > job.maxExternalBytes) {
         clearInterval(watch);

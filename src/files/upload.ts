@@ -13,6 +13,8 @@ export interface UploadLimits {
   maxUploadBytes: number;
   /** Setting file_parse_timeout_ms. */
   parseTimeoutMs: number;
+  /** A server's: files are read at a lower priority, so that it keeps answering meanwhile. */
+  background?: boolean;
 }
 
 /** A file over max_upload_bytes (HTTP 413, CLI exit 2). */
@@ -35,7 +37,7 @@ export function checkUploadSize(name: string, bytes: number, limits: UploadLimit
 /** The observables of the file, or FileReadError (FileTooLargeError) naming it and what is wrong. */
 export async function readUpload(bytes: Uint8Array, name: string, limits: UploadLimits, options: ReadOptions = {}): Promise<FileExtraction> {
   checkUploadSize(name, bytes.byteLength, limits);
-  return readFileOffThread(bytes, displayName(name), { ...options, timeoutMs: limits.parseTimeoutMs });
+  return readFileOffThread(bytes, displayName(name), { ...options, timeoutMs: limits.parseTimeoutMs, background: limits.background ?? false });
 }
 
 /**

@@ -155,7 +155,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     analyses: app.analyses,
     onError,
     audit,
-    uploads: uploadLimits(config),
+    uploads: { ...uploadLimits(config), background: true },
     internalScope: markingSettings(config).internalScope,
     ...(options.extractionPool ? { extractionPool: options.extractionPool } : {}),
   }));

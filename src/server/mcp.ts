@@ -43,7 +43,7 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
   const { config } = app;
   const routes = new Hono();
   const rpcError = (message: string) => ({ jsonrpc: '2.0', error: { code: -32000, message }, id: null });
-  const uploads = uploadLimits(config);
+  const uploads = { ...uploadLimits(config), background: true };
   const { internalScope } = markingSettings(config);
   // max_body_bytes, and room for a file of max_upload_bytes as base64 (4 characters per 3 bytes).
   const maxBody = config.max_body_bytes + Math.ceil(config.max_upload_bytes / 3) * 4;
