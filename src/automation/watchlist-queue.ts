@@ -18,7 +18,6 @@ import { QUEUE_PREFIX } from '../scale/queue.js';
 import type { RedisLink } from '../scale/redis.js';
 import type { ScheduleHooks, WatchlistService } from './watchlist-service.js';
 import { busy } from './watchlist-service.js';
-import { nextDue } from './watchlist-timer.js';
 import { parseEvery, type Watchlist } from './watchlist.js';
 
 /** BullMQ's keys: `oas:bull:watchlists:...`. */
@@ -37,8 +36,11 @@ export interface QueueSchedule extends ScheduleHooks {
   close(): Promise<void>;
 }
 
+/** A watchlist's interval in milliseconds (its `every`; tests shorten it). */
+export type IntervalOf = (watchlist: Watchlist) => number;
+
 /** The job schedulers, on the commands connection (fails at once while Redis is down: the API's 503). */
-export function queueSchedule(link: RedisLink, now: () => number = Date.now): QueueSchedule {
+export function queueSchedule(link: RedisLink, now: () => number = Date.now, intervalOf: IntervalOf = (w) => parseEvery(w.every)): QueueSchedule {
   let queue: Queue<WatchlistJob> | undefined;
   const open = () => {
     if (queue) return queue;
@@ -47,10 +49,10 @@ export function queueSchedule(link: RedisLink, now: () => number = Date.now): Qu
     return queue;
   };
   const upsert = async (watchlist: Watchlist, startAt: number) => {
-    await open().upsertJobScheduler(watchlist.name, { every: parseEvery(watchlist.every), startDate: new Date(startAt) }, { name: 'watchlist', data: { watchlist: watchlist.name }, opts: TEMPLATE_OPTIONS });
+    await open().upsertJobScheduler(watchlist.name, { every: intervalOf(watchlist), startDate: new Date(startAt) }, { name: 'watchlist', data: { watchlist: watchlist.name }, opts: TEMPLATE_OPTIONS });
   };
   return {
-    added: (watchlist) => upsert(watchlist, now() + parseEvery(watchlist.every)),
+    added: (watchlist) => upsert(watchlist, now() + intervalOf(watchlist)),
     removed: async (name) => {
       await open().removeJobScheduler(name);
     },
@@ -59,7 +61,7 @@ export function queueSchedule(link: RedisLink, now: () => number = Date.now): Qu
       const known = new Set((await current.getJobSchedulers(0, -1)).map((s) => s.key));
       for (const watchlist of watchlists) {
         // An existing scheduler keeps its slots (BullMQ ignores startDate then): nothing moves.
-        if (!known.has(watchlist.name)) await upsert(watchlist, Math.max(now(), nextDue(watchlist)));
+        if (!known.has(watchlist.name)) await upsert(watchlist, Math.max(now(), watchlist.last_run === null ? now() : Date.parse(watchlist.last_run) + intervalOf(watchlist)));
         known.delete(watchlist.name);
       }
       for (const gone of known) await current.removeJobScheduler(gone);

@@ -8,7 +8,7 @@ import type { App } from '../app.js';
 import { extractObservables } from '../observables/extract.js';
 import type { AnalysisOrigin } from '../store/analysis-store.js';
 import { NO_EVENTS, type EventSink } from './events.js';
-import type { QueueSchedule } from './watchlist-queue.js';
+import type { IntervalOf, QueueSchedule } from './watchlist-queue.js';
 import { redisWatchlists } from './watchlist-store-redis.js';
 import { sqliteWatchlists, type WatchlistStore } from './watchlist-store.js';
 import { WatchlistService, type ScheduleHooks, type WatchlistServiceOptions } from './watchlist-service.js';
@@ -26,6 +26,8 @@ export interface WatchlistsOptions {
   origin?: AnalysisOrigin;
   onRunDone?: (name: string, run: WatchlistRun) => void;
   pollMs?: WatchlistServiceOptions['pollMs'];
+  /** With Redis: a watchlist's interval in ms for its job scheduler (default its `every`; tests shorten it). */
+  intervalOf?: IntervalOf;
 }
 
 /** Where the app's watchlists are: Redis with `redis_url`, else its SQLite file. */
@@ -37,9 +39,9 @@ export function watchlistStoreOf(app: Pick<App, 'scale' | 'storage'>): Watchlist
 const made = new WeakMap<object, { service: WatchlistService; close(): Promise<void> }>();
 
 /** Keeps the job schedulers in step (Redis only; BullMQ is loaded at the first change). */
-function lazyQueue(app: App, now: () => number): ScheduleHooks & { get(): Promise<QueueSchedule>; close(): Promise<void> } {
+function lazyQueue(app: App, now: () => number, intervalOf: IntervalOf | undefined): ScheduleHooks & { get(): Promise<QueueSchedule>; close(): Promise<void> } {
   let schedule: Promise<QueueSchedule> | undefined;
-  const get = () => (schedule ??= import('./watchlist-queue.js').then((q) => q.queueSchedule(app.scale!.link, now)));
+  const get = () => (schedule ??= import('./watchlist-queue.js').then((q) => q.queueSchedule(app.scale!.link, now, intervalOf)));
   return {
     get,
     added: async (watchlist) => (await get()).added(watchlist),
@@ -58,7 +60,7 @@ export function watchlistsOf(app: App, options: WatchlistsOptions = {}): Watchli
   const known = made.get(app);
   if (known) return known.service;
   const now = options.clock ? () => options.clock!.now() : () => Date.now();
-  const queue = app.scale ? lazyQueue(app, now) : undefined;
+  const queue = app.scale ? lazyQueue(app, now, options.intervalOf) : undefined;
   const origin = options.origin ?? 'server';
   const service = new WatchlistService({
     services: {
@@ -111,7 +113,7 @@ export async function startWatchlistSchedule(app: App, options: WatchlistsOption
     return { stop: () => timer.stop() };
   }
   const { queueSchedule, startWatchlistWorker } = await import('./watchlist-queue.js');
-  const schedule = queueSchedule(app.scale.link);
+  const schedule = queueSchedule(app.scale.link, Date.now, options.intervalOf);
   let synced = false;
   try {
     await service.recover();

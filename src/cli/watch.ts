@@ -235,11 +235,11 @@ function runLines(run: WatchlistRun): string[] {
 }
 
 function showText(w: Watchlist): string {
-  const observables = w.text.split(/\s+/).filter(Boolean);
+  const text = w.text.replace(/\s+/g, ' ');
   const head = [
     `Watchlist ${w.name}: every ${w.every}, TLP:${w.tlp} PAP:${w.pap}, owner ${w.owner}, added ${w.created}`,
     `Engines: ${w.engines.join(', ')}`,
-    `Observables (${observables.length}): ${observables.slice(0, 10).join(' ')}${observables.length > 10 ? ' ...' : ''}`,
+    `Watches: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`,
     w.runs.length === 0 ? 'No run yet.' : `Runs (newest first, ${w.runs.length}):`,
   ].map(inertLine);
   return [...head, ...w.runs.flatMap(runLines)].join('\n');

@@ -39,18 +39,21 @@ async function load(): Promise<void> {
   if (all.some((w) => w.runs.some((r) => r.status === 'running'))) timer = window.setTimeout(() => void load(), REFRESH_MS);
 }
 
+/** Lines of a watchlist's text shown at most (all of it in the title). */
+const TEXT_LINES = 12;
+
 function watchlistSection(w: WatchlistView): HTMLElement {
-  const observables = w.text.split(/\s+/).filter(Boolean);
+  const lines = w.text.split('\n').filter((line) => line.trim() !== '');
   return el('section', { class: 'panel watchlist', 'data-name': w.name, 'aria-labelledby': `watchlist-${w.name}` },
     el('h2', { id: `watchlist-${w.name}` }, w.name),
     el('p', { class: 'meta watchlist-meta' },
       `Every ${w.every} · owner ${w.owner} · added ${formatTime(w.created)} · last run ${w.last_run ? formatTime(w.last_run) : 'never'} `,
       markingLabels(w)),
     el('p', { class: 'muted' }, `Engines: ${w.engines.join(', ')}`),
-    el('p', { class: 'obs-list watchlist-observables' },
-      `${plural(observables.length, 'observable')}: `,
-      observables.slice(0, 20).map((value) => [el('code', { class: 'obs', title: value }, value), ' ']),
-      observables.length > 20 ? el('span', { class: 'muted' }, `+${observables.length - 20} more`) : null),
+    el('div', { class: 'obs-list watchlist-text', title: w.text.slice(0, 2000) },
+      el('span', { class: 'muted' }, 'Watches: '),
+      lines.slice(0, TEXT_LINES).map((line) => [el('code', { class: 'obs' }, line), ' ']),
+      lines.length > TEXT_LINES ? el('span', { class: 'muted' }, `+${lines.length - TEXT_LINES} more lines`) : null),
     mayChange ? el('p', { class: 'actions' },
       el('button', { type: 'button', class: 'watchlist-run', onclick: () => void runNow(w.name) }, 'Run now'), ' ',
       el('button', { type: 'button', class: 'watchlist-remove link-button', onclick: () => void remove(w.name) }, 'Remove')) : null,
@@ -120,7 +123,11 @@ async function remove(name: string): Promise<void> {
 
 /** The form of analysts and admins: name, observables, interval, engines, TLP and PAP. */
 function addForm(catalog: CatalogView | undefined): HTMLElement {
-  const problem = el('p', { class: 'form-problem', id: 'watchlist-problem', role: 'alert' });
+  const problem = el('p', { class: 'form-error', id: 'watchlist-problem', role: 'alert', hidden: true });
+  const say = (message: string) => {
+    problem.textContent = message;
+    problem.hidden = message === '';
+  };
   const field = (label: string, input: HTMLElement, hint?: string) => el('label', { class: 'field' }, el('span', { class: 'field-label' }, label), input, hint ? el('span', { class: 'hint' }, hint) : null);
   const name = el('input', { id: 'watchlist-name', name: 'name', required: true, maxlength: 64, autocomplete: 'off' });
   const text = el('textarea', { id: 'watchlist-text', name: 'text', rows: 4, required: true, placeholder: 'Domains, IP addresses, URLs, hashes, e-mail addresses (defanged or not)' });
@@ -134,7 +141,7 @@ function addForm(catalog: CatalogView | undefined): HTMLElement {
   const form = el('form', { class: 'watchlist-form', id: 'watchlist-form', onsubmit: (event: Event) => {
     event.preventDefault();
     void (async () => {
-      problem.textContent = '';
+      say('');
       submit.disabled = true;
       const chosen = engines.value.split(',').map((s) => s.trim()).filter(Boolean);
       try {
@@ -144,7 +151,7 @@ function addForm(catalog: CatalogView | undefined): HTMLElement {
         every.value = '6h';
         await load();
       } catch (error) {
-        problem.textContent = error instanceof Error ? error.message : String(error);
+        say(error instanceof Error ? error.message : String(error));
       } finally {
         submit.disabled = false;
       }
@@ -156,7 +163,7 @@ function addForm(catalog: CatalogView | undefined): HTMLElement {
   field('Every', every, 'e.g. 30m, 6h, 1d; at least 5m'),
   field('Engines', engines, 'ids, aliases or @sets, comma-separated; empty: the default engines'),
   field('TLP', tlp), field('PAP', pap),
-  el('div', { class: 'form-footer' }, submit, problem));
+  el('div', { class: 'form-footer' }, submit, el('div', { class: 'form-problem' }, problem)));
   return el('section', { class: 'panel' }, form);
 }
 
