@@ -90,7 +90,7 @@ const CASES: Case[] = [
   { what: 'id with a dash', custom: { 'my-intel': valid() }, message: 'custom_engines.my-intel: an engine id is lower-case letters, digits and "_", starting with a letter' },
   { what: 'a built-in engine\'s alias', custom: { virustotal: valid() }, message: 'custom_engines.virustotal: "virustotal" is already the id or alias of a built-in engine; choose another id' },
   { what: 'a built-in engine\'s id', custom: { provider_24: valid() }, message: 'custom_engines.provider_24: "provider_24" is already the id or alias of a built-in engine; choose another id' },
-  { what: 'a key of every result (type)', custom: { type: valid() }, message: 'custom_engines.type: "type" is a key of every result (observable, type, reversed_success, reversed_ip, errors, withheld, verdict, reasons, tlp, pap); choose another id' },
+  { what: 'a key of every result (type)', custom: { type: valid() }, message: 'custom_engines.type: "type" is a key of every result (observable, type, found_in, reversed_success, reversed_ip, errors, withheld, verdict, reasons, tlp, pap); choose another id' },
   { what: 'a key of every result (verdict)', custom: { verdict: valid() }, message: 'custom_engines.verdict: "verdict" is a key of every result' },
   { what: 'the second engine, the first being valid', custom: { intel: valid(), intel_b: { ...valid(), types: ['IPV4'] } }, message: 'custom_engines.intel_b.types.0: "IPV4" is no observable type; did you mean IPv4?' },
 

@@ -627,8 +627,8 @@ describe('through oas: engines, analyze and its exports, serve', () => {
 
     const lines = csv.stdout.trimEnd().split('\r\n');
     assert.equal(lines[0], CSV_COLUMNS.join(','));
-    assert.ok(lines.includes('185.220.101.7,IPv4,,intel,ok,"91/100, Botnet","{""score"":91,""category"":""Botnet"",""tags"":[""c2"",""scanner""],""asn"":64500,""notes"":null}",malicious,intel: score 91/100 (Botnet),TLP:AMBER'), csv.stdout);
-    assert.ok(lines.includes('evil-login.com,FQDN,,intel_domain,ok,phishing (risk 95),"{""verdict"":""phishing"",""risk"":95,""tags"":[""kit""],""notes"":""kit v2""}",malicious,intel_domain: known phishing domain; intel_search: listed as phishing,TLP:AMBER'), csv.stdout);
+    assert.ok(lines.includes('185.220.101.7,IPv4,,intel,ok,"91/100, Botnet","{""score"":91,""category"":""Botnet"",""tags"":[""c2"",""scanner""],""asn"":64500,""notes"":null}",malicious,intel: score 91/100 (Botnet),TLP:AMBER,'), csv.stdout);
+    assert.ok(lines.includes('evil-login.com,FQDN,,intel_domain,ok,phishing (risk 95),"{""verdict"":""phishing"",""risk"":95,""tags"":[""kit""],""notes"":""kit v2""}",malicious,intel_domain: known phishing domain; intel_search: listed as phishing,TLP:AMBER,'), csv.stdout);
     assert.ok(lines.some((l) => l.startsWith('evil-login.com,FQDN,,intel_search,ok,1 hit(s): phishing,')), csv.stdout);
 
     const bundle = JSON.parse(stix.stdout) as { type: string; objects: { type: string; name?: string; description?: string; content?: string; value?: string }[] };
