@@ -150,7 +150,7 @@ before(async () => {
     '',
   ].join('\r\n'));
   writeFileSync(join(cwd, 'indicators.csv'), 'host,first_seen,comment\n8.8.8.8,2026-10-01,resolver seen in proxy logs\nwww.example.com,2026-10-02,\nprinter-3,2026-10-02,no observable here\n');
-  writeFileSync(join(cwd, 'iocs.csv'), 'host,ip\nexample.com,8.8.8.8\ncyberbro.net,1.1.1.1\n');
+  writeFileSync(join(cwd, 'ioc-list.csv'), 'host,ip\nexample.com,8.8.8.8\ncyberbro.net,1.1.1.1\n');
   env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789', ABUSE_CH_AUTH_KEY: ABUSE_CH_KEY };
 });
 
