@@ -24,6 +24,8 @@ export interface AnalysisLimits {
   maxObservables?: number | undefined;
   /** The marking of a request that names none (settings default_tlp, default_pap). */
   defaultMarking?: Marking | undefined;
+  /** The hosts a request's `callback_url` may name (setting callback_hosts); none: no callback_url accepted. */
+  callbackHosts?: readonly string[] | undefined;
 }
 
 export interface AnalysisRequest {
@@ -48,6 +50,11 @@ export interface AnalysisRequest {
   started_by?: string | undefined;
   /** The watchlist it is a run of (issue 36, src/automation/): set by the watchlists, never by a body. */
   watchlist?: string | undefined;
+  /**
+   * Where its `analysis.completed` event also goes (issue 36): a URL on a host of the setting
+   * `callback_hosts` (else an InputError naming the setting).
+   */
+  callback_url?: string | undefined;
 }
 
 export interface PreparedAnalysis {
@@ -57,6 +64,8 @@ export interface PreparedAnalysis {
   marking: Marking;
   /** What the analysis keeps of its files: never their names or content. */
   source?: AnalysisSource;
+  /** The request's callback_url, checked against the setting callback_hosts. */
+  callback_url?: string;
 }
 
 
@@ -64,8 +73,9 @@ export interface PreparedAnalysis {
 export function prepareAnalysis(catalog: Catalog, limits: AnalysisLimits, request: AnalysisRequest): PreparedAnalysis {
   const selections = selectionsOf(catalog, request);
   const marking = markingOf(limits, request);
+  const callback = callbackOf(limits, request);
   if (request.files?.length) throw new Error('prepareAnalysis: a request with files is prepared by prepareAnalysisWith');
-  return { observables: checkedObservables(limits, extractObservables(request.text), request), selections, marking };
+  return { observables: checkedObservables(limits, extractObservables(request.text), request), selections, marking, ...callback };
 }
 
 /**
@@ -81,13 +91,22 @@ export async function prepareAnalysisWith(
 ): Promise<PreparedAnalysis> {
   const selections = selectionsOf(catalog, request);
   const marking = markingOf(limits, request);
+  const callback = callbackOf(limits, request);
   const fromText = request.text ? await extract(request.text) : [];
-  if (!request.files?.length) return { observables: checkedObservables(limits, fromText, request), selections, marking };
+  if (!request.files?.length) return { observables: checkedObservables(limits, fromText, request), selections, marking, ...callback };
   // Start-up cost: the files' code is loaded only for a request that has some.
   const { withFileObservables, sourceOf } = await import('../files/merge.js');
-  return { observables: checkedObservables(limits, withFileObservables(fromText, request.files), request), selections, marking, source: sourceOf(request.files) };
+  return { observables: checkedObservables(limits, withFileObservables(fromText, request.files), request), selections, marking, source: sourceOf(request.files), ...callback };
 }
 
+
+/** The request's callback_url, when it has one on a host of callback_hosts; else an InputError naming the setting. */
+function callbackOf(limits: AnalysisLimits, request: AnalysisRequest): { callback_url?: string } {
+  if (request.callback_url === undefined) return {};
+  const problem = callbackProblem(request.callback_url, limits.callbackHosts ?? []);
+  if (problem) throw new InputError(problem);
+  return { callback_url: request.callback_url.trim() };
+}
 
 /** The request's TLP and PAP, else the defaults (TLP:AMBER, PAP:GREEN unless configured). */
 function markingOf(limits: AnalysisLimits, request: AnalysisRequest): Marking {
@@ -169,4 +188,42 @@ function selectEngines(catalog: Catalog, names: readonly string[]): Selection[] 
   const named = `unknown engines: ${shown.join(', ')}`;
   const more = ` and ${unknown.size - shown.length} more`;
   throw new InputError(error.message.startsWith(named) ? named + more + error.message.slice(named.length) : `${unknown.size} unknown engines, the first ${shown.length}: ${error.message}`);
+}
+
+/*
+ * An analysis request's `callback_url` (issue 36: `POST /api/analyze` and MCP's `analyze`): the
+ * URL its `analysis.completed` event is also delivered to, signed. Only hosts the team listed in
+ * the setting `callback_hosts` are accepted, so that a caller cannot make the server post to a
+ * host of its choosing (an internal service, a metadata address); anything else is an InputError
+ * (HTTP 400) naming the setting. (Here rather than in a module of its own: `oas analyze` loads
+ * this one, and must not load more.)
+ */
+
+/** Longest callback_url accepted. */
+export const MAX_CALLBACK_URL = 2000;
+
+/** `name` or `name:port` of the setting, against a URL's host and port (the scheme's default when none). */
+function callbackHostMatches(entry: string, url: URL): boolean {
+  const bracketed = /^(\[[^\]]+\])(?::(\d+))?$/.exec(entry.trim());
+  const plain = /^([^:]+)(?::(\d+))?$/.exec(entry.trim());
+  const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : plain ? [plain[1]!, plain[2]] : [entry, undefined];
+  if (host.toLowerCase() !== url.hostname.toLowerCase()) return false;
+  return port === undefined || Number(port) === Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+}
+
+/** Why `value` may not be a callback_url under `hosts` (setting callback_hosts), or undefined when it may. */
+export function callbackProblem(value: unknown, hosts: readonly string[]): string | undefined {
+  if (typeof value !== 'string' || value.trim() === '') return '"callback_url" must be a URL string such as https://soar.example.org/hooks/oas';
+  if (hosts.length === 0) return '"callback_url" is not accepted here: the setting callback_hosts lists no host a callback may go to';
+  if (value.length > MAX_CALLBACK_URL) return `"callback_url" is longer than ${MAX_CALLBACK_URL} characters`;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return '"callback_url" must be an absolute http:// or https:// URL';
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return '"callback_url" must be an absolute http:// or https:// URL';
+  if (url.username || url.password) return '"callback_url" must not hold a user name or password';
+  if (!hosts.some((entry) => callbackHostMatches(entry, url))) return `"callback_url": its host ${url.host} is not one of the setting callback_hosts`;
+  return undefined;
 }

@@ -172,8 +172,8 @@ function check(key: ConfigKey, value: unknown, where: string): unknown {
   throw new ConfigError(`${where}: ${describeIssue([key], result.issues[0], !UNECHOED.has(key))}`);
 }
 
-/** Keys whose values never appear in an error: a token, a proxy or Redis URL with credentials, engine keys. */
-const UNECHOED = new Set<string>(['api_token', 'proxy_url', 'redis_url', 'engines']);
+/** Keys whose values never appear in an error: a token, a proxy or Redis URL with credentials, engine keys, webhook URLs (a Slack or Teams one is its own secret). */
+const UNECHOED = new Set<string>(['api_token', 'proxy_url', 'redis_url', 'engines', 'webhooks']);
 
 type Issue = v.BaseIssue<unknown>;
 

@@ -75,6 +75,67 @@ const papLevel = v.pipe(v.string(PAP_MESSAGE), v.check((value) => papOf(value) !
 const NETWORK = 'expected a CIDR range or address such as 10.20.0.0/16';
 const DOMAIN_SUFFIX = 'expected a domain suffix such as corp.example or .corp.example';
 
+/**
+ * The webhooks of issue 36 (src/automation/): the events an endpoint may subscribe to (the same
+ * list as src/automation/events.ts's WEBHOOK_EVENTS, which sits above this layer; a test keeps
+ * them equal), its body's formats, and the verdicts from the least to the most severe.
+ */
+export const WEBHOOK_EVENT_NAMES = ['analysis.completed', 'observable.verdict', 'watchlist.changed'] as const;
+export const WEBHOOK_FORMATS = ['standard', 'slack', 'teams'] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+const MIN_VERDICTS = ['unknown', 'clean', 'suspicious', 'malicious'] as const;
+
+/** One endpoint of the setting `webhooks`, its defaults filled in. */
+export interface WebhookSettings {
+  /** Identifies it in `oas webhooks test`, metrics and audit lines. */
+  name: string;
+  url: string;
+  events: (typeof WEBHOOK_EVENT_NAMES)[number][];
+  /** The environment variable holding its `whsec_...` secret (required for `standard`). */
+  secret_env?: string;
+  format: WebhookFormat;
+  /** `observable.verdict` only for observables at least this severe. */
+  min_verdict: (typeof MIN_VERDICTS)[number];
+  /** Above this TLP an event's data is only the analysis's id and link. */
+  max_tlp: string;
+}
+
+/** An environment variable's name. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ENV_MESSAGE = 'expected the name of an environment variable, such as OAS_WEBHOOK_SECRET';
+const WEBHOOK_NAME = 'expected a name of letters, digits, "_", "-" and "." (at most 64), such as soc-slack';
+const WEBHOOK_OBJECT = 'expected a webhook: { "name", "url", "events", "secret_env", "format", "min_verdict", "max_tlp" } and no other keys';
+const webhookSchema = v.strictObject({
+  name: v.pipe(v.string(WEBHOOK_NAME), v.regex(/^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/, WEBHOOK_NAME)),
+  url: httpUrl,
+  events: v.pipe(
+    v.array(v.picklist(WEBHOOK_EVENT_NAMES, `expected an event: ${WEBHOOK_EVENT_NAMES.join(', ')}`), `expected a list of events among ${WEBHOOK_EVENT_NAMES.join(', ')}`),
+    v.minLength(1, `expected at least one event among ${WEBHOOK_EVENT_NAMES.join(', ')}`),
+  ),
+  secret_env: v.optional(v.pipe(v.string(ENV_MESSAGE), v.regex(ENV_NAME, ENV_MESSAGE))),
+  format: v.optional(v.picklist(WEBHOOK_FORMATS, `expected a format: ${WEBHOOK_FORMATS.join(', ')}`), 'standard'),
+  min_verdict: v.optional(v.picklist(MIN_VERDICTS, `expected a verdict: ${MIN_VERDICTS.join(', ')}`), 'suspicious'),
+  max_tlp: v.optional(tlpLevel, 'AMBER'),
+}, WEBHOOK_OBJECT);
+const WEBHOOKS = 'expected a list of webhooks such as [{ "name": "soc", "url": "https://soar.example/hooks/oas", "events": ["analysis.completed"], "secret_env": "OAS_WEBHOOK_SECRET" }]';
+const webhooksSchema = v.pipe(
+  v.array(webhookSchema, WEBHOOKS),
+  v.check((list) => new Set(list.map((w) => w.name)).size === list.length, (issue) => {
+    const names = (issue.input as { name: string }[]).map((w) => w.name);
+    return `each webhook needs a name of its own: "${names.find((n, i) => names.indexOf(n) !== i) ?? ''}" is used twice`;
+  }),
+);
+const PUBLIC_URL = 'expected the server\'s address as people reach it, such as https://oas.example.org, or "" for none';
+const CALLBACK_HOST = 'expected a host name, optionally with :port, such as soar.example.org';
+
+/** A host name or address, optionally with `:port` (`soar.example.org`, `10.0.0.5:8443`, `[fd00::5]`). */
+export function isCallbackHost(value: string): boolean {
+  const match = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::(\d{1,5}))?$/.exec(value.trim());
+  if (!match) return false;
+  if (match[1]!.startsWith('[') && isIP(match[1]!.slice(1, -1)) !== 6) return false;
+  return match[2] === undefined || (Number(match[2]) >= 1 && Number(match[2]) <= 65535);
+}
+
 /** Settings every engine accepts under `engines.<id>`; engines may accept more. */
 export const engineSettingsSchema = v.looseObject({
   base_url: v.optional(httpUrl),
@@ -143,6 +204,10 @@ export const KEYS = {
   internal_networks: { schema: v.array(v.pipe(v.string(NETWORK), v.check(isAddressOrRange, NETWORK)), 'expected a list of CIDR ranges such as ["10.20.0.0/16"]'), kind: 'list', doc: 'Your networks: an address inside one (or inside the private, loopback, link-local, CGNAT and ULA ranges, always) is TLP:RED and PAP:RED whatever the analysis says.', defaultText: '[]' },
   internal_domains: { schema: v.array(v.pipe(v.string(DOMAIN_SUFFIX), v.check(isDomainSuffix, DOMAIN_SUFFIX)), 'expected a list of domain suffixes such as ["corp.example"]'), kind: 'list', doc: 'Your domains: a name under one (or under .local, .internal, .lan, .home.arpa, .corp, always), a URL on it or an e-mail address there is TLP:RED and PAP:RED whatever the analysis says.', defaultText: '[]' },
   audit_log: { schema: v.string('expected a file path'), kind: 'string', doc: 'File (JSON lines, 0600, appended) of every sign-in, analysis started, result or export read, user change and reload: time, user, client address, action, outcome; never a token, key or observable. Empty = none.', defaultText: '""' },
+  webhooks: { schema: webhooksSchema, kind: 'json', doc: 'Where oas tells the team\'s automation what happened (issue 36): `[{ "name", "url", "events", "secret_env", "format", "min_verdict", "max_tlp" }]`. `events` among `analysis.completed`, `observable.verdict` and `watchlist.changed`; `format` `standard` (Standard Webhooks, signed with the `whsec_...` secret of the environment variable `secret_env`), `slack` or `teams`; `min_verdict` (default `suspicious`) for `observable.verdict`; above `max_tlp` (default AMBER) an event holds only the analysis\'s id and link.', defaultText: '[]' },
+  public_url: { schema: v.pipe(v.string(PUBLIC_URL), v.trim(), v.check((s) => s === '' || isHttpUrl(s), PUBLIC_URL)), kind: 'string', doc: 'The server\'s address as people reach it (`https://oas.example.org`): links in webhook bodies are absolute with it, else paths (`/results/<id>`).', defaultText: '""' },
+  callback_hosts: { schema: v.array(v.pipe(v.string(CALLBACK_HOST), v.check(isCallbackHost, CALLBACK_HOST)), 'expected a list of host names such as ["soar.example.org"]'), kind: 'list', doc: 'Hosts (`name` or `name:port`) an analysis request\'s `callback_url` may name; any other is refused (400). Empty = no callback_url accepted.', defaultText: '[]' },
+  callback_secret_env: { schema: v.pipe(v.string(ENV_MESSAGE), v.check((s) => s === '' || ENV_NAME.test(s), ENV_MESSAGE)), kind: 'string', doc: 'The environment variable holding the `whsec_...` secret that signs `callback_url` deliveries (required with `callback_hosts`).', defaultText: '""' },
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof KEYS;
@@ -187,6 +252,10 @@ export interface Config {
   default_pap: string;
   internal_networks: string[];
   internal_domains: string[];
+  webhooks: WebhookSettings[];
+  public_url: string;
+  callback_hosts: string[];
+  callback_secret_env: string;
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -233,6 +302,10 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     default_pap: 'GREEN',
     internal_networks: [],
     internal_domains: [],
+    webhooks: [],
+    public_url: '',
+    callback_hosts: [],
+    callback_secret_env: '',
   };
 }
 

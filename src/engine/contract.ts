@@ -70,6 +70,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Verify the upstream's TLS certificate; default: the setting `ssl_verify`. */
   sslVerify?: boolean;
+  /** Follow redirects (default true); false: a 3xx is the answer (webhook deliveries: their host was checked). */
+  followRedirects?: boolean;
 }
 
 export interface HttpResponse {

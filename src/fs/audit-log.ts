@@ -1,10 +1,11 @@
 /**
  * The audit trail (setting `audit_log`, OAS_AUDIT_LOG): one JSON object per line for each sign-in,
- * refused token, analysis started, result or export read, user change, configuration reload and
- * watchlist added, removed or run.
+ * refused token, analysis started, result or export read, user change, configuration reload,
+ * watchlist added, removed or run, and webhook delivery tried.
  *
  * Each line starts with `time` (ISO 8601), `user` (a name, or null), `client` (the address, or
- * `cli` for a command run on the server's machine), `action` and `outcome` (`success` or
+ * `cli` for a command run on the server's machine, `oas` for what oas does by itself: a webhook
+ * delivery), `action` and `outcome` (`success` or
  * `failure`), then the action's own fields (`reason` last, one line). Callers give names, ids,
  * counts and fixed reasons only: never a token, key, password or observable text. As a last guard
  * every string is cut to one line of at most 300 characters, its other control characters shown
@@ -38,6 +39,7 @@ export const AUDIT_ACTIONS = [
   'watchlist_added',
   'watchlist_removed',
   'watchlist_run',
+  'webhook_delivery',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

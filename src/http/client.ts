@@ -278,7 +278,7 @@ class CallClient implements HttpClient {
     }
     if (this.cancel.aborted) return Promise.reject(this.cancel.reason);
     return new Promise<HttpResponse>((resolve, reject) => {
-      const exchange = new Exchange(target, this.transport.maxResponseBytes, this.cancel, resolve, reject);
+      const exchange = new Exchange(target, this.transport.maxResponseBytes, this.cancel, resolve, reject, options.followRedirects ?? true);
       if (capMs !== undefined) exchange.cap(capMs, new TimeoutError(capMs, this.where(target)));
       exchange.start(this.transport.poolFor(options.sslVerify), {
         origin: target.origin,
@@ -388,6 +388,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly cancel: Cancellation,
     private readonly resolve: (response: HttpResponse) => void,
     private readonly reject: (error: unknown) => void,
+    /** false: a redirect is the answer, not followed. */
+    private readonly follow = true,
   ) {
     cancel.watch(this.onCallEnd);
   }
@@ -414,7 +416,7 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseStart(controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>, statusMessage?: string): void {
-    if (this.redirect === undefined && !this.settled && REDIRECT_STATUSES.has(statusCode) && headers['location']) {
+    if (this.follow && this.redirect === undefined && !this.settled && REDIRECT_STATUSES.has(statusCode) && headers['location']) {
       const pool = this.dispatchTo!;
       this.redirect = new (undici().RedirectHandler)(pool.dispatch.bind(pool), MAX_REDIRECTIONS, this.options!, this);
       this.hop = true;

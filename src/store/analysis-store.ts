@@ -37,6 +37,12 @@ export interface AnalysisHeader {
   observables: Observable[];
   /** Its files, when it was made from files (issue 35): formats and sizes, never names or content. */
   source?: AnalysisSource;
+  /**
+   * Where its `analysis.completed` event also goes (issue 36): the request's `callback_url`, a host
+   * of the setting `callback_hosts`. Kept here so that whichever process completes it (a Redis
+   * worker) delivers it.
+   */
+  callback_url?: string;
   /** The watchlist it is a run of (issue 36), when a watchlist started it. */
   watchlist?: string;
   complete: boolean;
