@@ -12,6 +12,8 @@ import type { RedisLink } from './scale/redis.js';
 import type { Storage } from './store/storage.js';
 import type { UserStore } from './store/users.js';
 import type { AuditLog } from './fs/audit-log.js';
+import type { EventSink } from './automation/events.js';
+import type { Webhooks } from './automation/webhooks.js';
 
 // Start-up cost: `oas engines` needs only the settings (loadSettings); SQLite, the runner and the
 // HTTP client are imported by createApp, and the HTTP transport (its connection pool) is created
@@ -32,8 +34,20 @@ export interface App {
   analyses: AnalysisService;
   /** The team's users (the SQLite file, or Redis with `redis_url`). */
   users: UserStore;
-  /** The audit trail (setting audit_log; a server's only: local commands write none but `oas users`'). */
+  /** The audit trail (setting audit_log; a server's and a worker's: local commands write none but `oas users`'). */
   audit: AuditLog;
+  /**
+   * The one HTTP client (its pool, proxy, TLS setting), made at its first use: the engines' calls
+   * and the webhooks' deliveries go through it.
+   */
+  readonly transport: HttpTransport;
+  /**
+   * The webhooks of `webhooks` and `callback_url` (issue 36), once `oas serve` or `oas worker`
+   * attached them (src/automation/attach.ts); undefined before, and in local commands.
+   */
+  webhooks: Webhooks | undefined;
+  /** Where events go: the webhooks when attached, else nowhere (NO_EVENTS). */
+  readonly events: EventSink;
   /**
    * A new configuration and its catalog (SIGHUP, src/cli/reload.ts) for the analyses started from
    * now on: engine settings and keys, timeouts, concurrency, the cache's lifetime, custom engines,
@@ -153,6 +167,9 @@ async function loadDeclaredSettings(
   return settingsWith(options, definitions, factory);
 }
 
+/** Events that go nowhere (no webhooks attached); src/automation/events.ts's NO_EVENTS, not imported: `oas analyze` loads no more modules for it. */
+const NO_EVENTS: EventSink = { emit: () => {} };
+
 /** A trail that writes nothing: local commands' (oas analyze, oas engines). */
 const NO_AUDIT: AuditLog = { path: undefined, write: () => {} };
 
@@ -203,11 +220,13 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   });
   const { sqliteAnalysisStore } = await import('./store/sqlite-analyses.js');
   const store = redis?.store ?? sqliteAnalysisStore(storage!);
-  const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables, defaultMarking: marks.defaultMarking }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
+  const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables, defaultMarking: marks.defaultMarking, callbackHosts: config.callback_hosts }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
   const users = redis ? (await import('./scale/redis-users.js')).redisUsers(redis.link.commands) : (await import('./store/users.js')).sqliteUsers(storage!.analysesTable);
-  // Local commands write no audit trail: the trail's module is a server's only.
-  const audit: AuditLog = role === 'server' ? (await import('./fs/audit-log.js')).openAuditLog(config.audit_log) : NO_AUDIT;
+  // Local commands write no audit trail: the trail's module is a server's (and a worker's, whose
+  // webhook deliveries are audited) only.
+  const audit: AuditLog = role === 'server' || role === 'worker' ? (await import('./fs/audit-log.js')).openAuditLog(config.audit_log) : NO_AUDIT;
   let current = { config, catalog, runner };
+  let webhooks: Webhooks | undefined;
   return {
     get config() {
       return current.config;
@@ -223,6 +242,18 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
     analyses,
     users,
     audit,
+    get transport() {
+      return transport ??= new HttpTransport({ proxyUrl: config.proxy_url, sslVerify: config.ssl_verify, dnsServers: config.dns_servers });
+    },
+    get webhooks() {
+      return webhooks;
+    },
+    set webhooks(attached) {
+      webhooks = attached;
+    },
+    get events() {
+      return webhooks ?? NO_EVENTS;
+    },
     apply: (next) => {
       const nextMarks = markingSettings(next.config);
       const replaced = current.runner.withSettings({
@@ -233,11 +264,12 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
         cacheTtlSeconds: next.config.api_cache_timeout,
         ...nextMarks,
       });
-      analyses.reconfigure(next.catalog, replaced, { maxObservables: next.config.max_observables, defaultMarking: nextMarks.defaultMarking });
+      analyses.reconfigure(next.catalog, replaced, { maxObservables: next.config.max_observables, defaultMarking: nextMarks.defaultMarking, callbackHosts: next.config.callback_hosts });
       current = { config: next.config, catalog: next.catalog, runner: replaced };
     },
     close: async () => {
       await analyses.idle();
+      await webhooks?.close();
       await transport?.close();
       await current.runner.flush(); // engine answers still on their way to the cache (every runner's: they share the writes)
       await storage?.close();

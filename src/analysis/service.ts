@@ -99,6 +99,12 @@ export class AnalysisService {
   onEngineError: ((event: EngineErrorEvent) => void) | undefined;
 
   /**
+   * Called as each analysis this process runs completes, with its header as stored (`oas serve`
+   * hands it to the webhooks, src/automation/); a throw or a rejection never fails the analysis.
+   */
+  onCompleted: ((header: AnalysisHeader) => void | Promise<void>) | undefined;
+
+  /**
    * A place for each observable of the analyses running here, before it starts, given back once
    * it is done (`oas serve` sets it: src/server/pacer.ts); unset, they start at once.
    */
@@ -139,6 +145,7 @@ export class AnalysisService {
       observables: prepared.observables,
       ...(prepared.source ? { source: prepared.source } : {}),
       ...(request.watchlist ? { watchlist: request.watchlist } : {}),
+      ...(prepared.callback_url ? { callback_url: prepared.callback_url } : {}),
       complete: false,
       progress: { done: 0, total: prepared.observables.length * prepared.selections.length },
       format: 2,
@@ -259,6 +266,7 @@ export class AnalysisService {
     const work = done
       .then((final) => {
         this.reader.rememberComplete(id);
+        this.completed(final);
         return final;
       })
       .finally(() => {
@@ -269,6 +277,16 @@ export class AnalysisService {
     this.running.set(id, work);
     this.live.set(id, live);
     this.tell((observer) => observer.onRunning(1));
+  }
+
+  /** Tells `onCompleted`, if set, in the background; its failure never fails the analysis. */
+  private completed(header: AnalysisHeader): void {
+    if (!this.onCompleted) return;
+    try {
+      void Promise.resolve(this.onCompleted(header)).catch(() => {});
+    } catch {
+      // Whoever listens never fails an analysis.
+    }
   }
 
   /** Tells the observer, if any; its failure never fails an analysis. */

@@ -12,6 +12,8 @@ import { reportOutages } from '../scale/redis.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import { startAppWorker, STOP_GRACE_MS } from '../scale/worker.js';
 import { onSighup, readReload, ReloadableLogger, reloadLines } from './reload.js';
+import { attachWebhooks, wantsWebhooks } from '../automation/attach.js';
+import { checkWebhookSecrets } from '../automation/secrets.js';
 
 /** How long closing may take once the jobs are finished or let go (Redis may be unreachable). */
 const CLOSE_LIMIT_MS = 3_000;
@@ -36,16 +38,20 @@ export async function workerCommand(options: WorkerCommandOptions): Promise<numb
   if (!settings.redis_url) {
     throw new UsageError('a worker needs a Redis to take jobs from: set redis_url (--redis redis://host:6379 or OAS_REDIS_URL)');
   }
+  checkWebhookSecrets(settings);
   const app = await createApp({ file: options.config, flags }, { role: 'worker' });
   const { config } = app;
   const link = app.scale!.link;
   const logger = new ReloadableLogger(config.log_format, secretValues(config, app.catalog));
   const say = (line: string) => process.stderr.write(`oas worker: ${line}\n`);
   reportOutages(link, say);
+  // Webhooks (issue 36): the events of the analyses this worker completes are queued in Redis, and
+  // it takes delivery jobs like any server (the same webhooks settings and secrets on every process).
+  if (wantsWebhooks(config)) attachWebhooks(app, { secrets: () => secretValues(app.config, app.catalog), warn: say }).start();
   const worker = startAppWorker(app, logger);
   // SIGHUP: the configuration read again, for the jobs taken from now on (src/cli/reload.ts).
   const stopReloads = onSighup(async () => {
-    const outcome = await readReload(app.config, { file: options.config, flags });
+    const outcome = await readReload(app.config, { file: options.config, flags }, (next) => checkWebhookSecrets(next));
     if (outcome.ok) {
       app.apply(outcome);
       logger.replace(outcome.config.log_format, secretValues(outcome.config, outcome.catalog));

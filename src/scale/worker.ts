@@ -7,6 +7,11 @@
  * Safe to run twice: a job whose row already exists (its worker died after writing it) calls no
  * engine again, and completing is idempotent. So a job taken over after a SIGKILL neither loses
  * nor duplicates an observable.
+ *
+ * The analysis's webhooks (issue 36, `onCompleted`: src/automation/) are queued by the job that
+ * completes it, after the header is marked complete and before the job ends: a job taken over
+ * after its worker died there queues them again (they are one delivery each: their ids are the
+ * same), so an analysis's events are never lost.
  */
 import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
@@ -36,6 +41,8 @@ export interface WorkerOptions {
   /** BullMQ's lock on a job (setting job_lock_ms); a dead worker's jobs move on after it lapses. */
   lockMs: number;
   onEngineError?: ((event: EngineErrorEvent) => void) | undefined;
+  /** Told of each analysis this worker completes, with its stored header (the webhooks); awaited: a failure fails the job, which is tried again. */
+  onCompleted?: ((header: AnalysisHeader) => Promise<void> | void) | undefined;
 }
 
 /** How long a stopping server or worker finishes the jobs it holds before letting go of them. */
@@ -69,6 +76,8 @@ export function startAppWorker(app: App, logger?: { engineError(entry: EngineErr
     concurrency: app.config.worker_concurrency,
     lockMs: app.config.job_lock_ms,
     onEngineError: logger ? (entry) => logger.engineError(entry) : undefined,
+    // The webhooks the app has when the analysis completes (src/automation/attach.ts), if any.
+    onCompleted: (header) => app.webhooks?.analysisCompleted(header),
   });
 }
 
@@ -78,7 +87,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
   const worker = new Worker<ObservableJob>(QUEUE_NAME, async (job: Job<ObservableJob>) => {
     active++;
     try {
-      await processJob(job.data, store, options.runner, options.catalog, options.onEngineError);
+      await processJob(job.data, store, options.runner, options.catalog, options.onEngineError, options.onCompleted);
     } finally {
       active--;
     }
@@ -98,7 +107,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
   // the reason, so that the analysis completes.
   worker.on('failed', (job, error) => {
     if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
-    void giveUp(job.data, error, store, options.catalog).catch(() => {});
+    void giveUp(job.data, error, store, options.catalog, options.onCompleted).catch(() => {});
   });
   const within = <T>(promise: Promise<T>, ms: number) => {
     let timer: NodeJS.Timeout | undefined;
@@ -121,13 +130,13 @@ export function startWorker(options: WorkerOptions): RunningWorker {
 const foundIn = (job: ObservableJob) => (job.observable.found_in ? { found_in: job.observable.found_in } : {});
 
 /** The row of an observable whose job was given up: every engine null, the reason in `errors`. */
-async function giveUp(job: ObservableJob, error: Error, store: RedisAnalysisStore, catalog: Catalog): Promise<void> {
+async function giveUp(job: ObservableJob, error: Error, store: RedisAnalysisStore, catalog: Catalog, onCompleted?: WorkerOptions['onCompleted']): Promise<void> {
   if (await store.hasRow(job.analysis, job.index)) return;
   const result: ObservableResult = { observable: job.observable.value, type: job.observable.type, ...foundIn(job), reversed_success: false };
   for (const name of job.engines) result[name] = null;
   result.errors = { analysis: `given up after repeated failures: ${error.message.split('\n')[0]!.slice(0, 200)}` };
   const count = await store.addRow(job.analysis, job.index, JSON.stringify(result), verdictText(observableVerdict(result, catalog)));
-  if (count >= job.total) await complete(job.analysis, store, catalog);
+  if (count >= job.total) await complete(job.analysis, store, catalog, onCompleted);
 }
 
 /** One observable of one analysis: its row, then the analysis's completion when it is the last. */
@@ -137,6 +146,7 @@ export async function processJob(
   runner: EngineRunner,
   catalog: Catalog,
   onEngineError?: (event: EngineErrorEvent) => void,
+  onCompleted?: WorkerOptions['onCompleted'],
 ): Promise<void> {
   let count: number;
   if (await store.hasRow(job.analysis, job.index)) {
@@ -155,7 +165,7 @@ export async function processJob(
       }
     }
   }
-  if (count >= job.total) await complete(job.analysis, store, catalog);
+  if (count >= job.total) await complete(job.analysis, store, catalog, onCompleted);
 }
 
 async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalog): Promise<ObservableResult> {
@@ -185,10 +195,18 @@ async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalo
   return ordered;
 }
 
-/** Marks the analysis complete with its verdicts counted, unless it already is (atomically). */
-async function complete(id: string, store: RedisAnalysisStore, catalog: Catalog): Promise<void> {
+/**
+ * Marks the analysis complete with its verdicts counted, unless it already is (atomically), then
+ * tells `onCompleted` of the stored header (again, when a job run twice finds it complete: what it
+ * queues is one delivery each).
+ */
+async function complete(id: string, store: RedisAnalysisStore, catalog: Catalog, onCompleted?: WorkerOptions['onCompleted']): Promise<void> {
   const header = await store.getHeader(id);
-  if (!header || header.complete) return;
+  if (!header) return;
+  if (header.complete) {
+    await onCompleted?.(header);
+    return;
+  }
   const verdicts = noVerdicts();
   for (let after = -1; ;) {
     const rows = await store.rowPage(id, after, READ_PAGE);
@@ -198,5 +216,7 @@ async function complete(id: string, store: RedisAnalysisStore, catalog: Catalog)
   }
   const final: AnalysisHeader = completedHeader(header, verdicts, Math.max(0, Date.now() - Date.parse(header.created_at)));
   // Two workers may get here at once (the same job run twice): one of them writes.
-  await store.completeOnce(final);
+  const wrote = await store.completeOnce(final);
+  if (!onCompleted) return;
+  await onCompleted(wrote ? final : (await store.getHeader(id)) ?? final);
 }

@@ -10,6 +10,9 @@
  *   time calls waited for their engine's quota (`oas_quota_wait_seconds_total{engine}`);
  * - HTTP requests (`oas_http_requests_total{method,route,status}`,
  *   `oas_http_request_duration_seconds{route}`);
+ * - webhook deliveries' tries (`oas_webhook_deliveries_total{webhook,outcome}`: outcome
+ *   delivered, retry or failed; webhook an endpoint's name of the setting `webhooks`, or
+ *   `callback` for a request's callback_url, never a URL);
  * - the process (prom-client's default metrics: CPU, memory, event loop, handles, GC).
  *
  * Every label is bounded: `route` is the matched route's template (`/api/results/:id`, never an
@@ -22,6 +25,7 @@ import { matchedRoutes } from 'hono/route';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { AnalysisObserver } from '../analysis/service.js';
 import type { CallObserver } from '../runner/types.js';
+import type { DeliveryObserver } from '../automation/outbox.js';
 
 export interface ServerMetrics {
   registry: Registry;
@@ -29,6 +33,8 @@ export interface ServerMetrics {
   calls: CallObserver;
   /** For the analysis service (createApp's `observers`). */
   analyses: AnalysisObserver;
+  /** For the webhooks' deliveries (src/automation/attach.ts). */
+  deliveries: DeliveryObserver;
   /** Counts and times every request: install first. */
   middleware: MiddlewareHandler;
   /** The handler of `GET /metrics` (behind the token: see require-role.ts). */
@@ -95,8 +101,20 @@ export function createMetrics(): ServerMetrics {
     registers,
   });
 
+  const deliveries = new Counter({
+    name: 'oas_webhook_deliveries_total',
+    help: 'Webhook delivery tries made by this process, by webhook (an endpoint\'s name, or callback) and outcome (delivered; retry: tried again later; failed: given up).',
+    labelNames: ['webhook', 'outcome'] as const,
+    registers,
+  });
+
   return {
     registry,
+    deliveries: {
+      onDelivery({ delivery, outcome }) {
+        deliveries.inc({ webhook: delivery.webhook, outcome });
+      },
+    },
     calls: {
       onCall(engine, outcome, seconds) {
         calls.inc({ engine, outcome });
