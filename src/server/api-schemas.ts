@@ -38,6 +38,8 @@ export const analyzeRequestSchema = v.pipe(
     // Read by the analysis (issue 34): a word that is no level is refused there, naming the levels.
     tlp: v.optional(v.pipe(v.string('"tlp" must be a string: CLEAR, GREEN, AMBER, AMBER+STRICT or RED'), v.description('Who may receive what the analysis holds: CLEAR, GREEN, AMBER, AMBER+STRICT or RED (default: setting default_tlp). An engine gets the observables only up to its max_tlp.'))),
     pap: v.optional(v.pipe(v.string('"pap" must be a string: CLEAR, GREEN, AMBER or RED'), v.description('What may be done with it: CLEAR, GREEN, AMBER or RED (default: setting default_pap).'))),
+    // Checked by the analysis (issue 36): a host off the setting callback_hosts is a 400 naming it.
+    callback_url: v.optional(v.pipe(v.string('"callback_url" must be a URL string such as https://soar.example.org/hooks/oas'), v.description('Where the analysis.completed event also goes, signed (Standard Webhooks) with the secret of setting callback_secret_env: an http(s) URL on a host of setting callback_hosts (else 400).'))),
   }),
   v.title('AnalyzeRequest'),
 );
@@ -51,6 +53,7 @@ export const analyzeFormFieldsSchema = v.object({
   text: v.optional(v.pipe(v.string(), v.description('More observables, analysed with the files\'.'))),
   observables: v.optional(v.pipe(v.string(), v.description('The values to keep, one per line or a JSON array of strings (the web form\'s checked ones); default every observable of the files.'))),
   column: v.optional(v.pipe(v.string(), v.description('For a CSV/TSV file: the columns to read, comma-separated; default every cell.'))),
+  callback_url: v.optional(v.pipe(v.string(), v.description('As in the JSON request.'))),
 });
 
 /** A file part of a form: bytes (`contentMediaType` in the document, see src/server/openapi.ts). */

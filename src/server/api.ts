@@ -152,6 +152,7 @@ export function createApi(options: ApiOptions): Hono {
           ignore_cache: parsed.output.ignore_cache,
           tlp: parsed.output.tlp,
           pap: parsed.output.pap,
+          callback_url: parsed.output.callback_url,
           started_by: c.get('oasUser')?.name,
         };
         const prepared = await analyses.prepareWith(request, (text) => {
@@ -172,8 +173,8 @@ export function createApi(options: ApiOptions): Hono {
   /**
    * `POST {prefix}analyze` as multipart/form-data: the `file` part(s) read as their formats, and as
    * form fields `engines` (comma-separated; default: the default engines), `ignore_cache`, `tlp`,
-   * `pap`, `text` (more observables) and `observables` (the values to keep, one per line: the web
-   * form's checked ones; default all).
+   * `pap`, `text` (more observables), `observables` (the values to keep, one per line: the web
+   * form's checked ones; default all) and `callback_url`.
    */
   const analyzeUpload = async (c: Context) => {
     try {
@@ -189,6 +190,7 @@ export function createApi(options: ApiOptions): Hono {
         ignore_cache: formBoolean(form.ignore_cache),
         tlp: form.tlp || undefined,
         pap: form.pap || undefined,
+        callback_url: form.callback_url || undefined,
         started_by: c.get('oasUser')?.name,
       };
       return await started(c, request, await analyses.prepareWith(request, extract));
