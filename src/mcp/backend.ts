@@ -53,6 +53,8 @@ export interface StartRequest {
   ignore_cache?: boolean | undefined;
   tlp?: string | undefined;
   pap?: string | undefined;
+  /** Where the server also posts analysis.completed (issue 36): checked against its setting callback_hosts. */
+  callback_url?: string | undefined;
   started_by?: string | undefined;
 }
 

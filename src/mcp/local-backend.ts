@@ -28,6 +28,8 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
   return {
     catalog,
     async start({ file, ...rest }) {
+      // A callback is delivered by a server's webhooks: `oas mcp` over stdio has none.
+      if (rest.callback_url !== undefined && options.origin !== 'server') throw new ToolError('callback_url needs an oas server: use its /mcp, or oas mcp --server URL; oas mcp alone delivers no webhook');
       try {
         const request = file === undefined ? rest : { ...rest, files: [await readFile(file, config)] };
         // On oas serve (/mcp) a large text is extracted off the server's thread, as the API's is; a

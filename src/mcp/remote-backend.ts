@@ -47,12 +47,17 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
       }
       const refused = await unmarkedServerRefusal(client, target.api.origin, marking);
       if (refused) throw new ToolError(refused);
-      if (request.file === undefined) return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking });
+      // A callback_url (issue 36) goes to an oas server only: a Cyberbro server would drop it.
+      const callback = request.callback_url !== undefined ? { callback_url: request.callback_url } : {};
+      if (request.callback_url !== undefined && !Array.isArray(((await client.catalogView()) as { engines?: unknown } | undefined)?.engines)) {
+        throw new ToolError(`not sent: the server at ${target.api.origin} is not an oas server (no /ui/engines) and takes no callback_url`);
+      }
+      if (request.file === undefined) return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking, ...callback });
       const view = (await client.catalogView()) as { engines?: unknown } | undefined;
       if (!Array.isArray(view?.engines)) {
         throw new ToolError(`not sent: the server at ${target.api.origin} is not an oas server (no /ui/engines) and takes no file; run oas mcp without --server to read the file here`);
       }
-      return client.submitForm(analysisForm(request.file, { text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking }));
+      return client.submitForm(analysisForm(request.file, { text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking, ...callback }));
     }),
     state: (id) => withClient(async (client) => {
       const seen = await client.check(id);
@@ -71,7 +76,7 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
 }
 
 /** The multipart form of an oas server's `POST {prefix}analyze` with a file: the `file` part, `engines` comma-separated, and the other fields. */
-function analysisForm(file: ToolFile, fields: { text: string; engines: string[]; ignore_cache: boolean; tlp?: Tlp; pap?: Pap }): FormData {
+function analysisForm(file: ToolFile, fields: { text: string; engines: string[]; ignore_cache: boolean; tlp?: Tlp; pap?: Pap; callback_url?: string }): FormData {
   const form = new FormData();
   form.append('file', new Blob([file.bytes]), file.name);
   form.append('engines', fields.engines.join(','));
@@ -79,5 +84,6 @@ function analysisForm(file: ToolFile, fields: { text: string; engines: string[];
   if (fields.tlp) form.append('tlp', fields.tlp);
   if (fields.pap) form.append('pap', fields.pap);
   if (fields.text.trim() !== '') form.append('text', fields.text);
+  if (fields.callback_url !== undefined) form.append('callback_url', fields.callback_url);
   return form;
 }

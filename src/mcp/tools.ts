@@ -144,6 +144,7 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
           tlp: { type: 'string', enum: [...TLP_LEVELS], description: 'Who may receive what the text holds (TLP 2.0); an engine is sent the observables only up to its max_tlp (TLP:RED: only engines the team runs). Default: the server\'s default_tlp (AMBER unless configured).' },
           pap: { type: 'string', enum: [...PAP_LEVELS], description: 'What may be done with it (PAP); at AMBER or RED nothing reaches the observables\' own infrastructure (no DNS resolution). Default: the server\'s default_pap (GREEN unless configured).' },
           wait_seconds: { type: 'number', minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S, description: `How long to wait for the analysis (default ${WAIT_DEFAULT_S}, at most ${WAIT_MAX_S}); when it is not complete by then, the answer says how to continue.` },
+          callback_url: { type: 'string', description: 'Where the server also posts the analysis.completed event once it is complete (Standard Webhooks, signed): an http(s) URL on a host of the server\'s setting callback_hosts, else refused. Only on an oas server (/mcp, or oas mcp --server).' },
         },
       },
       outputSchema: {
@@ -168,9 +169,10 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
           tlp: v.optional(v.string('"tlp" must be a string: CLEAR, GREEN, AMBER, AMBER+STRICT or RED')),
           pap: v.optional(v.string('"pap" must be a string: CLEAR, GREEN, AMBER or RED')),
           wait_seconds: v.optional(v.pipe(v.number('"wait_seconds" must be a number'), v.minValue(0, `"wait_seconds" must be from 0 to ${WAIT_MAX_S}`), v.maxValue(WAIT_MAX_S, `"wait_seconds" must be from 0 to ${WAIT_MAX_S}`))),
-        }), args, ['text', 'file_base64', 'file_name', 'engines', 'ignore_cache', 'tlp', 'pap', 'wait_seconds']);
+          callback_url: v.optional(v.string('"callback_url" must be a URL string such as https://soar.example.org/hooks/oas')),
+        }), args, ['text', 'file_base64', 'file_name', 'engines', 'ignore_cache', 'tlp', 'pap', 'wait_seconds', 'callback_url']);
         const given = await textAndFile(input, options, true);
-        const { id, link } = await backend.start({ text: given.text, file: given.file, engines: input.engines, ignore_cache: input.ignore_cache, tlp: input.tlp, pap: input.pap });
+        const { id, link } = await backend.start({ text: given.text, file: given.file, engines: input.engines, ignore_cache: input.ignore_cache, tlp: input.tlp, pap: input.pap, ...(input.callback_url !== undefined ? { callback_url: input.callback_url } : {}) });
         const waitS = input.wait_seconds ?? WAIT_DEFAULT_S;
         const deadline = Date.now() + waitS * 1000;
         let state = await backend.state(id);
