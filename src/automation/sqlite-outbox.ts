@@ -2,11 +2,12 @@
  * The deliveries of one `oas serve` without Redis (issue 36), kept in its SQLite file
  * (`webhook_deliveries`, beside the analyses): added in the background when an event happens,
  * tried a few at a time, each row removed once delivered or given up and otherwise given the time
- * of its next try (retry.ts). A server that stops (or dies) keeps them; the next start tries them
- * again. The time is an injectable clock (tests run an hour of waits on a virtual one).
+ * of its next try (retry.ts). A server that stops (or dies) keeps them; its next start tries those
+ * waiting for their next try at once (their tries so far still count). The time is an injectable
+ * clock (tests run an hour of waits on a virtual one).
  *
- * A row being tried is leased (its next time set `LEASE_MS` ahead, by a compare-and-set), so a
- * process that dies mid-try leaves it to be tried again after the lease, and two processes on
+ * A row being tried is leased (`leased`, its next time set `LEASE_MS` ahead, by a compare-and-set),
+ * so a process that dies mid-try leaves it to be tried again after the lease, and two processes on
  * one file never try it at once: at least once, rarely twice, never lost.
  */
 import type KeyvSqlite from '@keyv/sqlite';
@@ -51,7 +52,7 @@ export function sqliteOutbox(table: KeyvSqlite, options: SqliteOutboxOptions): O
   const maxAttempts = options.maxAttempts ?? MAX_ATTEMPTS;
   let ready: Promise<unknown> | undefined;
   const query = async <T>(sql: string, ...params: unknown[]): Promise<T[]> => {
-    ready ??= table.query(`CREATE TABLE IF NOT EXISTS ${DELIVERIES_TABLE} (id TEXT PRIMARY KEY, due INTEGER NOT NULL, attempts INTEGER NOT NULL, delivery TEXT NOT NULL)`);
+    ready ??= table.query(`CREATE TABLE IF NOT EXISTS ${DELIVERIES_TABLE} (id TEXT PRIMARY KEY, due INTEGER NOT NULL, leased INTEGER NOT NULL DEFAULT 0, attempts INTEGER NOT NULL, delivery TEXT NOT NULL)`);
     await ready;
     return (await table.query(sql, ...params)) as T[];
   };
@@ -83,7 +84,7 @@ export function sqliteOutbox(table: KeyvSqlite, options: SqliteOutboxOptions): O
     const due = await query<Row>(`SELECT id, due, attempts, delivery FROM ${DELIVERIES_TABLE} WHERE due <= ?${notIn()} ORDER BY due LIMIT ?`, at, ...inflight.keys(), limit);
     const won: Row[] = [];
     for (const row of due) {
-      const taken = await query<{ id: string }>(`UPDATE ${DELIVERIES_TABLE} SET due = ? WHERE id = ? AND due = ? RETURNING id`, at + LEASE_MS, row.id, row.due);
+      const taken = await query<{ id: string }>(`UPDATE ${DELIVERIES_TABLE} SET due = ?, leased = 1 WHERE id = ? AND due = ? RETURNING id`, at + LEASE_MS, row.id, row.due);
       if (taken.length > 0) won.push(row);
     }
     return won;
@@ -102,7 +103,7 @@ export function sqliteOutbox(table: KeyvSqlite, options: SqliteOutboxOptions): O
       const result = await options.attempt(delivery, attempt);
       if (closed) return; // abandoned: tried again after its lease, by the next start
       const step = nextStep(result, attempt, maxAttempts, waits);
-      if (step.outcome === 'retry') await query(`UPDATE ${DELIVERIES_TABLE} SET due = ?, attempts = ? WHERE id = ?`, now() + step.waitMs!, attempt, row.id);
+      if (step.outcome === 'retry') await query(`UPDATE ${DELIVERIES_TABLE} SET due = ?, leased = 0, attempts = ? WHERE id = ?`, now() + step.waitMs!, attempt, row.id);
       else await query(`DELETE FROM ${DELIVERIES_TABLE} WHERE id = ?`, row.id);
       options.report({ delivery, attempt, outcome: step.outcome, ...(result.status !== undefined ? { status: result.status } : {}), ...(step.waitMs !== undefined ? { waitMs: step.waitMs } : {}), reason: result.reason });
     })().catch((error: unknown) => options.warn?.(`webhook delivery ${row.id}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`))
@@ -114,6 +115,13 @@ export function sqliteOutbox(table: KeyvSqlite, options: SqliteOutboxOptions): O
   };
 
   const loop = async () => {
+    // A new start: what was waiting for its next try is tried now (a lease is left to lapse: its
+    // process may still be trying it).
+    try {
+      await query(`UPDATE ${DELIVERIES_TABLE} SET due = ? WHERE leased = 0 AND due > ?`, now(), now());
+    } catch (error) {
+      options.warn?.(`webhook deliveries (${DELIVERIES_TABLE}): ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
     while (!closed) {
       dirty = false;
       let next: number | undefined;
