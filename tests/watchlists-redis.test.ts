@@ -15,6 +15,8 @@ import { startAppWorker, type RunningWorker } from '../src/scale/worker.js';
 import { redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 import { phishTank, waitFor } from './helpers/watchlists.js';
+import { runOas } from './helpers/cli.js';
+import { dirname } from 'node:path';
 
 const EVERY_MS = 1_000;
 const NAME = 'shared';
@@ -81,6 +83,22 @@ describe('watchlists on one Redis', { skip: redisSkip, timeout: 120_000 }, () =>
   const slots = (w: Watchlist) => w.runs.filter((r) => r.trigger === 'schedule').map((r) => Date.parse(r.scheduled_for!));
 
   let first: Watchlist;
+
+  test('oas watch --redis: the watchlist and its runs where the servers see them, its job scheduler made and removed', async () => {
+    const dir = dirname(file);
+    const add = await runOas(dir, ['watch', 'add', 'from-cli', '--every', '2h', '-e', 'provider_17', 'login-verify-bank.com', '--redis', redis.url, '--config', file]);
+    assert.equal(add.code, 0, add.stderr);
+    const stored = JSON.parse(String(await redis.client.hget('oas:watchlists', 'from-cli'))) as Watchlist;
+    assert.equal(stored.runs[0]!.baseline, true);
+    const header = JSON.parse(String(await redis.client.hget(`oas:analysis:${stored.runs[0]!.analysis_id}`, 'header'))) as { watchlist?: string; complete: boolean };
+    assert.deepEqual([header.watchlist, header.complete], ['from-cli', true], 'its baseline\'s analysis is in Redis');
+    const next = await redis.client.zscore('oas:bull:watchlists:repeat', 'from-cli');
+    assert.ok(Number(next) >= Date.parse(stored.created) + 2 * 3_600_000 - 1_000, `its scheduler's first job an interval on: ${next}`);
+    const remove = await runOas(dir, ['watch', 'remove', 'from-cli', '--redis', redis.url, '--config', file]);
+    assert.equal(remove.code, 0, remove.stderr);
+    assert.equal(await redis.client.hexists('oas:watchlists', 'from-cli'), 0);
+    assert.equal(await redis.client.zscore('oas:bull:watchlists:repeat', 'from-cli'), null, 'its scheduler removed');
+  });
 
   test('two servers run each interval once', async () => {
     const [a] = [await serve(), await serve()];

@@ -31,8 +31,12 @@ interface WatchlistJob {
 const TEMPLATE_OPTIONS = { removeOnComplete: true, removeOnFail: { age: 86_400 }, attempts: 10, backoff: { type: 'exponential', delay: 2_000 } } as const;
 
 export interface QueueSchedule extends ScheduleHooks {
-  /** Makes the schedulers match the watchlists: one for each (kept as it is when it exists), none for others. */
-  sync(watchlists: readonly Watchlist[]): Promise<void>;
+  /**
+   * Makes the schedulers match the watchlists `list` gives: one for each (kept as it is when it
+   * exists), none for others. The schedulers are read first, then the watchlists: one added
+   * meanwhile (stored, then its scheduler made) is never taken for a scheduler left behind.
+   */
+  sync(list: () => Promise<readonly Watchlist[]>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,10 +60,10 @@ export function queueSchedule(link: RedisLink, now: () => number = Date.now, int
     removed: async (name) => {
       await open().removeJobScheduler(name);
     },
-    sync: async (watchlists) => {
+    sync: async (list) => {
       const current = open();
       const known = new Set((await current.getJobSchedulers(0, -1)).map((s) => s.key));
-      for (const watchlist of watchlists) {
+      for (const watchlist of await list()) {
         // An existing scheduler keeps its slots (BullMQ ignores startDate then): nothing moves.
         if (!known.has(watchlist.name)) await upsert(watchlist, Math.max(now(), watchlist.last_run === null ? now() : Date.parse(watchlist.last_run) + intervalOf(watchlist)));
         known.delete(watchlist.name);
@@ -67,9 +71,19 @@ export function queueSchedule(link: RedisLink, now: () => number = Date.now, int
       for (const gone of known) await current.removeJobScheduler(gone);
     },
     close: async () => {
-      await queue?.close().catch(() => {});
+      // A Redis gone: nothing to wait for.
+      if (queue) await within(queue.close().catch(() => {}), link.ready() ? 5_000 : 500);
     },
   };
+}
+
+/** `promise`, or 'late' after `ms`: a stop never hangs on a Redis that does not answer. */
+function within<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 /** The interval a scheduler's job is for: its id is `repeat:<scheduler>:<ms>`. */
@@ -106,6 +120,10 @@ export function startWatchlistWorker(link: RedisLink, service: WatchlistService,
   }, { connection: link.blocking(), prefix: QUEUE_PREFIX, concurrency: options.concurrency ?? 4 });
   worker.on('error', (error) => options.onError?.(error));
   return {
-    close: () => worker.close(),
+    // A job only claims a run and starts its analysis: finished at once, or let go of without Redis.
+    close: async () => {
+      const outcome = link.ready() ? await within(worker.close(), 10_000) : 'late';
+      if (outcome === 'late') await within(worker.close(true).catch(() => {}), 2_000);
+    },
   };
 }

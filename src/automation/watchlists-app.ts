@@ -114,22 +114,15 @@ export async function startWatchlistSchedule(app: App, options: WatchlistsOption
   }
   const { queueSchedule, startWatchlistWorker } = await import('./watchlist-queue.js');
   const schedule = queueSchedule(app.scale.link, Date.now, options.intervalOf);
-  let synced = false;
-  try {
+  // The runs other servers left behind, and schedulers missing (a watchlist added while Redis
+  // went away between its storing and its scheduler) or left behind: at start and every minute.
+  const tidy = async () => {
     await service.recover();
-    await schedule.sync(await service.list());
-    synced = true;
-  } catch (error) {
-    onError(error); // Redis not there yet: the worker waits for it; the next round syncs
-  }
+    await schedule.sync(() => service.list());
+  };
+  await tidy().catch(onError); // Redis not there yet: the worker waits for it; the next round tidies
   const worker = startWatchlistWorker(app.scale.link, service, { onError });
-  const round = setInterval(() => {
-    void (async () => {
-      await service.recover();
-      if (!synced) await schedule.sync(await service.list());
-      synced = true;
-    })().catch(onError);
-  }, 60_000);
+  const round = setInterval(() => void tidy().catch(onError), 60_000);
   round.unref();
   return {
     stop: async () => {

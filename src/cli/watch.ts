@@ -13,6 +13,7 @@ import { checkName, type Watchlist, type WatchlistRun } from '../automation/watc
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { AuditAction, AuditLog } from '../fs/audit-log.js';
+import { USER_NAME } from '../store/users.js';
 import { inertLine, jsonInert } from '../text/inert.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import { engineNames } from './output.js';
@@ -75,6 +76,7 @@ function checkAddOptions(options: WatchOptions, words: string[]): void {
   if (options.every === undefined) throw new UsageError('--every is required: how often to run it, e.g. --every 6h (at least 5m)');
   if ((options.file ?? []).length === 0 && words.join(' ').trim() === '') throw new UsageError('give the observables to watch: oas watch add NAME --every 6h TEXT, or --file PATH');
   if ((options.column ?? []).length > 0 && (options.file ?? []).length === 0) throw new UsageError('--column chooses the columns of a CSV given with --file');
+  if (options.owner !== undefined && !USER_NAME.test(options.owner)) throw new UsageError(`--owner must be a user's name: letters, digits and . _ @ + - (at most 128), starting with a letter or digit`);
 }
 
 async function add(app: App, service: WatchlistService, name: string, words: string[], options: WatchOptions, audit: AuditLog): Promise<number> {
@@ -213,7 +215,8 @@ function columns(rows: string[][]): string {
 function listTable(all: readonly Watchlist[]): string {
   const rows = all.map((w) => {
     const latest = w.runs[0];
-    const state = !latest ? 'not run yet' : latest.status === 'running' ? 'running' : latest.status === 'failed' ? 'failed' : latest.baseline ? 'baseline' : `${latest.changes.length} change(s)`;
+    const state = !latest ? 'not run yet' : latest.status === 'running' ? 'running' : latest.status === 'failed' ? 'failed' : latest.baseline ? 'baseline'
+      : latest.changes.length === 0 ? 'no change' : `${latest.changes.length + (latest.more_changes ?? 0)} change(s)`;
     return [w.name, w.every, w.last_run ?? 'never', state, w.owner, `TLP:${w.tlp} PAP:${w.pap}`, w.engines.join(',')].map(inertLine);
   });
   return columns([['Name', 'Every', 'Last run', 'Last result', 'Owner', 'Marking', 'Engines'], ...rows]);
@@ -230,7 +233,7 @@ function runLines(run: WatchlistRun): string[] {
   const head = `${run.at}  ${run.trigger}  analysis ${run.analysis_id ?? '(none)'}  ${run.status === 'running' ? 'running'
     : run.status === 'failed' ? `failed: ${run.error ?? ''}`
       : run.baseline ? 'baseline (compared with nothing)'
-        : `${run.changes.length + (run.more_changes ?? 0)} change(s)`}`;
+        : run.changes.length === 0 ? 'no change' : `${run.changes.length + (run.more_changes ?? 0)} change(s)`}`;
   return [inertLine(head), ...run.changes.map(changeLine), ...(run.more_changes ? [`  ... and ${run.more_changes} more`] : [])];
 }
 
