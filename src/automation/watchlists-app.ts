@@ -7,7 +7,8 @@
 import type { App } from '../app.js';
 import { extractObservables } from '../observables/extract.js';
 import type { AnalysisOrigin } from '../store/analysis-store.js';
-import { NO_EVENTS, type EventSink } from './events.js';
+import type { EventSink } from './events.js';
+import { resultsLink } from './links.js';
 import type { IntervalOf, QueueSchedule } from './watchlist-queue.js';
 import { redisWatchlists } from './watchlist-store-redis.js';
 import { sqliteWatchlists, type WatchlistStore } from './watchlist-store.js';
@@ -68,9 +69,9 @@ export function watchlistsOf(app: App, options: WatchlistsOptions = {}): Watchli
       analyses: app.analyses,
       catalog: () => app.catalog,
       // The app's events (its webhooks, once `oas serve` attached them), read as each event fires.
-      events: options.events ?? { emit: (event) => ((app as { events?: EventSink }).events ?? NO_EVENTS).emit(event) },
+      events: options.events ?? { emit: (event) => app.events.emit(event) },
       // Absolute with the setting public_url (the webhooks' links), else a path.
-      linkOf: options.linkOf ?? ((id) => `${((app.config as { public_url?: string }).public_url ?? '').trim().replace(/\/+$/, '')}/results/${encodeURIComponent(id)}`),
+      linkOf: options.linkOf ?? ((id) => resultsLink(app.config.public_url, id)),
       now,
       origin,
       // The server's thread keeps answering while a large watchlist's text is read.
