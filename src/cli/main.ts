@@ -161,6 +161,17 @@ function buildProgram(analyzeHelp?: string): Command {
       process.exitCode = await mcpCommand(opts);
     });
 
+  program
+    .command('openapi')
+    .description('print the OpenAPI 3.1 document of the HTTP API (the one GET {prefix}openapi.json serves), for CI pipelines and code generators')
+    .option('--prefix <path>', 'the API path prefix it documents (default: setting api_prefix, /api/)')
+    .addOption(configOption())
+    .exitOverride()
+    .action(async (opts) => {
+      const { openapiCommand } = await import('./openapi.js');
+      process.exitCode = await openapiCommand(opts);
+    });
+
   const users = program
     .command('users')
     .description('the people and tools of a shared server: add, list, token, role, remove (users live in data_dir, or Redis with redis_url)');
@@ -178,6 +189,33 @@ function buildProgram(analyzeHelp?: string): Command {
   usersOptions(users.command('remove').description('remove a user; its token stops working at once').argument('<name>')).action(usersAction('remove', true));
   users.exitOverride();
 
+  const watch = program
+    .command('watch')
+    .description('watchlists: observables analysed again on a schedule by oas serve, each run compared with the one before (add, list, show, run, remove)');
+  const watchAction = (action: string, withName: boolean) => async (...args: unknown[]) => {
+    const name = withName ? args[0] as string : undefined;
+    const words = action === 'add' ? args[1] as string[] : [];
+    const opts = args[action === 'add' ? 2 : withName ? 1 : 0] as Record<string, unknown>;
+    const { watchCommand } = await import('./watch.js');
+    process.exitCode = await watchCommand(action as 'add', name, words, opts);
+  };
+  const watchOptions = (command: Command) => command.addOption(configOption()).addOption(dataDirOption()).addOption(redisOption('the team\'s watchlists live there')).exitOverride();
+  watchOptions(watch.command('add').description('add a watchlist and run its baseline now (oas serve then runs it every interval)').argument('<name>', 'letters, digits, _ . - (at most 64)').argument('[text...]', 'the observables to watch, possibly defanged')
+    .option('--every <interval>', 'how often: 30m, 6h, 1d... (at least 5m)')
+    .option('-e, --engines <list>', 'comma-separated engine ids or aliases (default: the default engines)')
+    .option('-s, --set <names>', 'the engines of these engine sets (comma-separated; with --engines, both)')
+    .option('--file <path>', 'watch the observables of a file (as oas analyze --file reads it); repeatable', collect, [])
+    .option('--column <name>', 'with --file, for a CSV/TSV: only this column (repeatable)', collect, [])
+    .option('--tlp <level>', 'its runs\' TLP (default: setting default_tlp)')
+    .option('--pap <level>', 'its runs\' PAP (default: setting default_pap)')
+    .option('--owner <name>', 'who its runs are started by (default cli)')
+    .option('--json', 'print the watchlist as JSON once its baseline ran')).action(watchAction('add', true));
+  watchOptions(watch.command('list').description('every watchlist: interval, last run and what it found, owner, marking, engines').option('--json', 'as JSON')).action(watchAction('list', false));
+  watchOptions(watch.command('show').description('a watchlist and its runs, each with what changed').argument('<name>').option('--json', 'as JSON')).action(watchAction('show', true));
+  watchOptions(watch.command('run').description('run a watchlist now, here, and print what changed since its last run').argument('<name>').option('--json', 'the run as JSON')).action(watchAction('run', true));
+  watchOptions(watch.command('remove').description('remove a watchlist (its runs\' analyses stay in the history)').argument('<name>')).action(watchAction('remove', true));
+  watch.exitOverride();
+
   program
     .command('worker')
     .description('take engine jobs from the team\'s Redis (redis_url) until SIGTERM; run as many as needed, on any machine')
@@ -189,6 +227,22 @@ function buildProgram(analyzeHelp?: string): Command {
       const { workerCommand } = await import('./worker.js');
       process.exitCode = await workerCommand(opts);
     });
+
+  const webhooks = program
+    .command('webhooks')
+    .description('the webhooks of the setting webhooks: test one');
+  webhooks
+    .command('test')
+    .description('send a signed ping event to a webhook (its name in the setting webhooks) or a URL, and print the receiver\'s status and answer; exit 0 on 2xx, 1 otherwise, 2 for an unknown name')
+    .argument('<name|url>', 'a name of the setting webhooks, or an http(s) URL')
+    .option('--secret-env <variable>', 'for a URL: the environment variable holding the whsec_... secret to sign with (default: setting callback_secret_env)')
+    .addOption(configOption())
+    .exitOverride()
+    .action(async (target: string, opts) => {
+      const { webhooksTestCommand } = await import('./webhooks.js');
+      process.exitCode = await webhooksTestCommand(target, opts);
+    });
+  webhooks.exitOverride();
 
   return program;
 }
