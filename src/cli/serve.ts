@@ -12,6 +12,9 @@ import { invalidHosts } from '../server/host-guard.js';
 import { listen, secretValues } from '../server/listen.js';
 import { createMetrics } from '../server/metrics.js';
 import { reportOutages } from '../scale/redis.js';
+import { attachWebhooks, wantsWebhooks } from '../automation/attach.js';
+import { checkWebhookSecrets } from '../automation/secrets.js';
+import type { WatchlistRun } from '../automation/watchlist.js';
 import { EXIT_FAILED, EXIT_OK, UsageError } from './errors.js';
 import { onSighup, readReload, ReloadableLogger, reloadLines } from './reload.js';
 
@@ -45,7 +48,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   // Refusals come before anything is opened or created.
   const settings = (await loadSettings({ file: options.config, flags })).config;
-  checkAccess(settings);
+  checkServing(settings);
   if (options.worker === false && !settings.redis_url) {
     throw new UsageError('--no-worker needs redis_url (--redis URL or OAS_REDIS_URL): without Redis the server runs its analyses itself');
   }
@@ -57,14 +60,29 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const { config } = app;
   const logger = new ReloadableLogger(config.log_format, secretValues(config, app.catalog));
   app.analyses.onEngineError = (entry) => logger.engineError(entry);
+  // Webhooks (issue 36): queued as analyses complete (here, or with redis_url by the worker that
+  // completes them) and as watchlists change; tried in the background from the SQLite file, or
+  // from Redis by every process that takes jobs.
+  const webhooks = wantsWebhooks(config)
+    ? attachWebhooks(app, { secrets: () => secretValues(app.config, app.catalog), observer: metrics.deliveries, warn: (line) => logger.error(line) })
+    : undefined;
   if (app.scale) {
     reportOutages(app.scale.link, (line, level) => (level === 'info' ? logger.info(line) : logger.error(line)));
     // Served at once all the same if Redis is not there yet: 503 until it is.
     await app.scale.link.whenReady(5_000).catch((error: Error) => logger.error(`${error.message}; serving anyway (503 until it answers)`));
   }
+  // The watchlists (issue 36): made before the API so that both share one service and its runs.
+  const { watchlistsOf, startWatchlistSchedule, closeWatchlists } = await import('../automation/watchlists-app.js');
+  const watchlistOptions = {
+    onRunDone: (name: string, run: WatchlistRun) => logger.info(run.status === 'failed'
+      ? `watchlist ${name}: run failed: ${run.error ?? 'unknown reason'}`
+      : `watchlist ${name}: run ${run.analysis_id} done, ${run.baseline ? 'its baseline' : `${run.changes.length} change(s)`}`),
+    onError: (error: unknown) => logger.error(`watchlists: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`),
+  };
+  const watchlists = watchlistsOf(app, watchlistOptions);
   let running;
   try {
-    running = await listen(app, { logger, version: VERSION, metrics, health });
+    running = await listen(app, { logger, version: VERSION, metrics, health, watchlists });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const reason = code === 'EADDRINUSE' ? `${config.host}:${config.port} is already in use`
@@ -88,7 +106,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   // SIGHUP: the configuration read again as it was at start, for the analyses started from now on;
   // refused whole when invalid (src/cli/reload.ts).
   const stopReloads = onSighup(async () => {
-    const outcome = await readReload(app.config, { file: options.config, flags }, checkAccess);
+    const outcome = await readReload(app.config, { file: options.config, flags }, checkServing);
     if (outcome.ok) {
       app.apply(outcome);
       logger.replace(outcome.config.log_format, secretValues(outcome.config, outcome.catalog));
@@ -107,7 +125,11 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   }
   const resumed = await app.analyses.resumePending();
   if (resumed > 0) process.stdout.write(`oas: resumed ${resumed} unfinished analysis(es)\n`);
+  // Deliveries kept from before are tried again now; with --no-worker they are left to the workers.
+  if (webhooks && (!app.scale || options.worker !== false)) webhooks.start();
   const worker = app.scale && options.worker !== false ? await import('../scale/worker.js').then((w) => w.startAppWorker(app, logger)) : undefined;
+  // On schedule: a timer here, or with Redis the job schedulers every server takes from (--no-worker too).
+  const schedule = await startWatchlistSchedule(app, watchlistOptions);
   if (app.scale) {
     process.stdout.write(worker
       ? `oas: taking engine jobs from Redis at ${app.scale.link.label} (concurrency ${config.worker_concurrency})\n`
@@ -122,7 +144,10 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       // are abandoned, so the process exits rather than waiting for them. Redis: the worker
       // finishes the jobs it holds (or hands them back to the queue past STOP_GRACE_MS).
       void running.close()
+        .then(() => schedule.stop())
+        .then(() => closeWatchlists(app))
         .then(() => worker?.close())
+        .then(() => app.webhooks?.close())
         .then(() => app.runner.flush())
         .then(() => app.storage?.close())
         .then(() => app.scale?.link.close())
@@ -133,6 +158,12 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
     };
     if (stopAsked) stop();
   });
+}
+
+/** What `oas serve` refuses at start and on a reload: checkAccess, and webhooks it cannot sign for. */
+function checkServing(config: Config): void {
+  checkAccess(config);
+  checkWebhookSecrets(config);
 }
 
 /**
