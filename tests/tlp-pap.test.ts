@@ -247,8 +247,8 @@ describe('exports carry the marking', () => {
       assert.equal(element.pap, 'RED');
     }
     const csv = (await exported('csv') as string).trimEnd().split('\r\n');
-    assert.equal(csv[0]!.split(',').at(-1), 'tlp');
-    for (const line of csv.slice(1)) assert.ok(line.endsWith(',TLP:AMBER+STRICT'), line);
+    assert.deepEqual(csv[0]!.split(',').slice(-2), ['tlp', 'found_in']);
+    for (const line of csv.slice(1)) assert.ok(line.endsWith(',TLP:AMBER+STRICT,'), line);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.load(await exported('xlsx') as unknown as ExcelJS.Buffer);
     const main = workbook.getWorksheet('Observables')!;
