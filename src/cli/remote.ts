@@ -243,8 +243,8 @@ async function fileForm(client: RemoteClient, origin: string, paths: readonly st
     throw new UsageError(`not sent: the server at ${origin} is not an oas server (no /ui/engines) and takes no file; run it here without --server to read the file locally`);
   }
   const { fileBytes, STDIN_NAME } = await import('./files-in.js');
-  const { displayName } = await import('../files/upload.js');
-  const limits = { maxUploadBytes: 25 * 1024 * 1024, parseTimeoutMs: 0 };
+  const [{ displayName, uploadLimits }, { defaultConfig }] = await Promise.all([import('../files/upload.js'), import('../config/schema.js')]);
+  const limits = uploadLimits(defaultConfig());
   const form = new FormData();
   for (const path of paths) form.append('file', new Blob([await fileBytes(path, limits)]), path === '-' ? STDIN_NAME : displayName(path));
   form.append('engines', request.engines.join(','));

@@ -5,6 +5,7 @@
  * thread and given up after `file_parse_timeout_ms`. The bytes are read, never kept.
  */
 import { readFileOffThread } from './read-off-thread.js';
+import { placeText } from './mail-text.js';
 import { FileReadError, type FileExtraction, type ReadOptions } from './types.js';
 
 /** The settings that bound a file. */
@@ -41,11 +42,10 @@ export async function readUpload(bytes: Uint8Array, name: string, limits: Upload
 }
 
 /**
- * The name a file goes by in places and errors: its last path segment, control characters and
- * bidi controls dropped (a name is the sender's choice), at most 100 characters; `file` if empty.
+ * The name a file goes by in places and errors: its last path segment as one short line with
+ * nothing that acts on a terminal, log or page (placeText: a name is the sender's choice), at most
+ * 100 characters; `file` if nothing is left.
  */
 export function displayName(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  const base = (name.split(/[\\/]/).pop() ?? '').replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '').trim();
-  return base.slice(0, 100) || 'file';
+  return placeText(name.split(/[\\/]/).pop() ?? '', 100) || 'file';
 }
