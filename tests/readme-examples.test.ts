@@ -19,6 +19,8 @@ import { BIN } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 import { freePort, redisSkip, startRedis, type RedisServer } from './helpers/redis.js';
 import { killAtExit, tempDir } from './helpers/temp.js';
+import { startWebhookReceiver, type WebhookReceiver } from './fakes/webhook-receiver.js';
+import { Webhook } from 'standardwebhooks';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -93,7 +95,28 @@ function given(command: string, g: Given): string {
   if (g.redis) out = out.replaceAll('redis://127.0.0.1:6379', g.redis.url);
   if (g.securedRedis) out = out.replaceAll('redis.internal:6379', `127.0.0.1:${g.securedRedis.port}`);
   if (g.analysisId) out = out.replaceAll('5d0c...', g.analysisId);
+  if (soar) out = out.replaceAll('https://soar.example.org', origin(soar));
   return out;
+}
+
+const origin = (receiver: WebhookReceiver) => new URL(receiver.url).origin;
+
+/**
+ * The webhook settings of the README's JSON block that shows them ("Automation"), each endpoint's
+ * URL and the callback host at a loopback receiver: `soar` (Standard Webhooks) and `slack`.
+ */
+function readmeWebhooks(readme: string): Record<string, unknown> {
+  const block = [...readme.matchAll(/^```json\n([\s\S]*?)^```/gm)].map((m) => m[1]!).find((body) => body.includes('"webhooks"'));
+  assert.ok(block, 'the README shows the webhooks setting');
+  const config = JSON.parse(block) as { webhooks: { name: string; url: string }[]; callback_hosts: string[] } & Record<string, unknown>;
+  const receivers: Record<string, WebhookReceiver> = { soar, slack };
+  for (const webhook of config.webhooks) {
+    assert.ok(receivers[webhook.name], `a receiver for the README's webhook ${webhook.name}`);
+    webhook.url = receivers[webhook.name]!.url;
+  }
+  assert.deepEqual(config.callback_hosts, ['soar.example.org']);
+  config.callback_hosts = [new URL(soar.url).host];
+  return config;
 }
 
 const ABUSE_CH_KEY = 'readme-example-abuse-ch-key-0123456789';
@@ -116,6 +139,13 @@ function readmeCustomEngines(readme: string, origin: string): { custom_engines: 
 let upstreams: Upstreams;
 let vt: FakeHttpServer;
 let urlhaus: UrlhausFake;
+/** The README's webhook endpoints: every request recorded, verified afterwards with the secret the README exports. */
+let soar: WebhookReceiver;
+let slack: WebhookReceiver;
+/** The variables the README's blocks export, as bash gave them. */
+const exportedVars: Record<string, string> = {};
+/** The secret the test's own environment holds for the README's OAS_SOAR_SECRET (a block exports its own). */
+const SOAR_SECRET = 'whsec_cmVhZG1lLWV4YW1wbGUtc29hci1zZWNyZXQtMDEyMw==';
 let cwd: string;
 let shims: string;
 let env: Record<string, string>;
@@ -125,11 +155,13 @@ before(async () => {
   upstreams = await startUpstreams();
   vt = await startFakeHttp(virustotal.fakeRoutes());
   urlhaus = await startUrlhaus({ key: ABUSE_CH_KEY });
+  soar = await startWebhookReceiver({ verify: false });
+  slack = await startWebhookReceiver({ verify: false });
   // The README's "oas.config.json" of this folder: every engine at the fakes; VirusTotal's key
   // comes from the environment, as the README's capture says. The custom engine and engine set
   // of "Your own engines" are the README's own JSON, its URL's origin pointed at a loopback
   // URLhaus, its key given as ABUSE_CH_AUTH_KEY.
-  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) }, ...readmeCustomEngines(README, urlhaus.url) }).dir;
+  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) }, ...readmeCustomEngines(README, urlhaus.url), ...readmeWebhooks(README) }).dir;
   shims = tempDir('oas-readme-bin-');
   writeFileSync(join(shims, 'oas'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(shims, 'oas'), 0o755);
@@ -151,12 +183,12 @@ before(async () => {
   ].join('\r\n'));
   writeFileSync(join(cwd, 'indicators.csv'), 'host,first_seen,comment\n8.8.8.8,2026-10-01,resolver seen in proxy logs\nwww.example.com,2026-10-02,\nprinter-3,2026-10-02,no observable here\n');
   writeFileSync(join(cwd, 'ioc-list.csv'), 'host,ip\nexample.com,8.8.8.8\ncyberbro.net,1.1.1.1\n');
-  env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789', ABUSE_CH_AUTH_KEY: ABUSE_CH_KEY };
+  env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789', ABUSE_CH_AUTH_KEY: ABUSE_CH_KEY, OAS_SOAR_SECRET: SOAR_SECRET };
 });
 
 after(async () => {
   for (const child of background) child.kill('SIGKILL');
-  await Promise.all([upstreams?.close(), vt?.close(), urlhaus?.close()]);
+  await Promise.all([upstreams?.close(), vt?.close(), urlhaus?.close(), soar?.close(), slack?.close()]);
 });
 
 function bash(command: string, extraEnv: Record<string, string>): Promise<Run> {
@@ -239,22 +271,26 @@ describe('README examples', () => {
           const exported = /^export (\w+)=(.*)$/.exec(command);
           if (exported) {
             blockEnv[exported[1]!] = (await bash(`printf %s ${exported[2]}`, {})).stdout;
+            exportedVars[exported[1]!] = blockEnv[exported[1]!]!;
             continue;
           }
           if (isLongRunning(command)) {
             const running = await startLongRunning(command, blockEnv);
             started.push(running.child);
-            if (/oas serve/.test(command) && !command.endsWith('&')) server = running;
+            // The quick start's server (the first in the foreground) serves every later curl example.
+            if (/oas serve/.test(command) && !command.endsWith('&') && !server) server = running;
             continue;
           }
           if (command.startsWith('curl')) {
             // The curl examples follow the server example: aim them at it.
             const port = server ? /listening on http:\/\/[^:]+:(\d+)/.exec(server.output())![1]! : '';
-            const ran = await bash(command.replaceAll(`localhost:${g.port8080}`, `127.0.0.1:${port}`).replaceAll('5d0c...', g.analysisId ?? '5d0c...'), blockEnv);
+            const ran = await bash(given(command, g).replaceAll(`localhost:${g.port8080}`, `127.0.0.1:${port}`), blockEnv);
             assert.equal(ran.code, 0, `${command}\n${ran.stderr}`);
             const id = /"analysis_id":"([^"]+)"/.exec(ran.stdout)?.[1];
             if (id) g.analysisId = id;
             if (command.includes('/api/results/')) assert.match(ran.stdout, /"observable": "example\.com"/);
+            if (command.includes('callback_url')) assert.ok(id, `the callback example is accepted: ${ran.stdout}`);
+            if (command.includes('/api/watchlists')) assert.match(ran.stdout, /"name":"partners"/);
             continue;
           }
           const ran = await bash(command, blockEnv);
@@ -299,6 +335,22 @@ describe('README examples', () => {
     assert.ok(calls.length > 0, 'oas analyze --set triage called the custom engine');
     for (const call of calls) assert.equal(call.headers['auth-key'], ABUSE_CH_KEY);
     assert.ok(calls.some((call) => new URLSearchParams(call.body).get('host') === 'example.com'));
+  });
+
+  test('"Automation": each webhook got its ping, signed with the secret the README exports; the callback its analysis, signed with the server\'s', async () => {
+    /** The delivery's signature, as the Standard Webhooks library computes it with `secret` (its timestamp as sent: the check of age is the receiver's). */
+    const signedWith = (secret: string, request: { headers: Record<string, string | string[] | undefined>; body: string }) =>
+      new Webhook(secret).sign(String(request.headers['webhook-id']), new Date(Number(request.headers['webhook-timestamp']) * 1000), request.body) === request.headers['webhook-signature'];
+    const secret = exportedVars['OAS_SOAR_SECRET'] ?? '';
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the README\'s export makes a whsec_ secret of 32 random bytes');
+    const pings = soar.received.filter((r) => (r.json as { type?: string } | undefined)?.type === 'ping');
+    assert.equal(pings.length, 1, 'oas webhooks test soar sent one ping');
+    assert.ok(signedWith(secret, pings[0]!), 'the ping is signed with the exported secret');
+    assert.ok(slack.received.some((r) => JSON.stringify(r.json).includes('oas: test delivery') && Array.isArray((r.json as { blocks?: unknown }).blocks)), 'oas webhooks test slack sent a Block Kit message');
+    const [callback] = (await soar.until((all) => all.some((r) => r.path === '/hooks/run-42'))).filter((r) => r.path === '/hooks/run-42');
+    assert.equal((callback!.json as { type: string }).type, 'analysis.completed');
+    assert.ok(signedWith(SOAR_SECRET, callback!), 'the callback is signed with callback_secret_env\'s secret');
+    assert.equal(soar.received.filter((r) => r.path !== '/hooks/run-42' && !signedWith(SOAR_SECRET, r) && !signedWith(secret, r)).length, 0, 'every delivery to soar is signed');
   });
 
   test('the server of the quick start stops cleanly', async () => {
