@@ -470,6 +470,13 @@ describe('OpenCTI target against the fake platform', () => {
     assert.match(error.message, /external reference created, 0 of 8 observables done \(0 observables added\), then creating the IPv4-Addr 198\.51\.100\.7: MISSING_REFERENCE_ERROR: Element\(s\) not found \(is it OpenCTI 6\? check push\.opencti\.url\)$/);
   });
 
+  test('a platform without the OpenCTI 6 FilterGroup (5.x): its validation error, and what to check', async () => {
+    fake.failWith(reply.json({ errors: [{ message: 'Variable "$filters" of type "FilterGroup" used in position expecting type "[MarkingDefinitionsFiltering]".', extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] }, 400));
+    const error = await failure(pushTo(fake));
+    assert.match(error.message, /: looking up the marking definitions: GRAPHQL_VALIDATION_FAILED: Variable "\$filters" of type "FilterGroup" .* \(is it OpenCTI 6\? check push\.opencti\.url\)$/);
+    assert.equal(error.status, 400);
+  });
+
   test('an upstream message holding the token is redacted', async () => {
     fake.failWith(reply.json({ errors: [{ message: `token ${TOKEN} is invalid`, extensions: { code: 'AUTH_REQUIRED' } }], data: null }));
     const error = await failure(pushTo(fake));
