@@ -174,7 +174,7 @@ export function observableMessage(item: PushObservable, link: string): string {
     lines.push('', 'Reasons:', ...item.reasons.slice(0, MAX_LIST).map((reason) => `- ${codeSpan(reason)}`));
   }
   if (item.engines.length) {
-    lines.push('', 'Engines:', ...item.engines.slice(0, MAX_LIST).map((e) => `- ${codeSpan(e.engine, 64)} ${codeSpan(e.summary, MAX_SUMMARY)}`));
+    lines.push('', 'Engines:', ...item.engines.slice(0, MAX_LIST).map((e) => `- ${codeSpan(e.engine, 64)}: ${codeSpan(e.summary, MAX_SUMMARY)}`));
   }
   if (item.found_in?.length) {
     lines.push('', 'Found in:', ...item.found_in.slice(0, MAX_LIST).map((where) => `- ${codeSpan(where, MAX_FOUND_IN)}`));
@@ -232,6 +232,7 @@ export function alertDescription(request: PushRequest): string {
     markdownLink('Open the analysis in oas', analysis.link),
     '',
     '### Observables',
+    '',
     '',
   ].join('\n');
   let text = head;
@@ -346,6 +347,11 @@ function saysAlreadyExists(response: HttpResponse): boolean {
 
 const REFUSALS = [400, 401, 403, 404] as const;
 
+/** A 2xx answer (201 for what is made, 200 for what is read; anything else 2xx is read the same way). */
+function succeeded(response: HttpResponse): boolean {
+  return response.status >= 200 && response.status < 300;
+}
+
 interface Api {
   base: string;
   context: PushContext;
@@ -394,7 +400,7 @@ function read<S extends v.GenericSchema>(api: Api, response: HttpResponse, schem
 
 async function query(api: Api, name: string, operations: unknown[], doing: string): Promise<HttpResponse> {
   const response = await call(api, doing, `/api/v1/query?name=${encodeURIComponent(name)}`, { method: 'POST', json: { query: operations } });
-  if (response.status !== 200) throw refused(response, doing, api.context);
+  if (!succeeded(response)) throw refused(response, doing, api.context);
   return response;
 }
 
@@ -428,11 +434,11 @@ interface Added {
 /** What one observable call came to: made, already there, or a Failure. */
 async function addObservable(api: Api, path: string, observable: TheHiveObservable, doing: string): Promise<'added' | 'existing'> {
   const response = await call(api, doing, path, { method: 'POST', json: observable, acceptStatus: [207] });
-  if (response.status === 201) {
+  if (response.status === 207) return multiStatus(api, response, doing);
+  if (succeeded(response)) {
     read(api, response, observableListSchema, doing);
     return 'added';
   }
-  if (response.status === 207) return multiStatus(api, response, doing);
   if (saysAlreadyExists(response)) return 'existing';
   throw refused(response, doing, api.context);
 }
@@ -460,7 +466,7 @@ async function addMissing(
   counts.existing = observables.length - missing.length;
   progress.counts = { ...counts, total: observables.length };
   for (const observable of missing) {
-    const result = await addObservable(api, path, observable, `adding a ${observable.dataType} observable`);
+    const result = await addObservable(api, path, observable, `adding an observable (${observable.dataType})`);
     counts[result] += 1;
     progress.counts = { ...counts, total: observables.length };
   }
@@ -507,7 +513,7 @@ async function pushAlert(api: Api, request: PushRequest, progress: Progress): Pr
   const observables = observablesOf(request);
   const doing = 'creating the alert';
   const response = await call(api, doing, '/api/v1/alert', { method: 'POST', json: alertBody(request, observables) });
-  if (response.status === 201) {
+  if (succeeded(response)) {
     const alert = read(api, response, alertSchema, doing);
     const added = Math.min(observables.length, alert.observableCount ?? observables.length);
     const link = `${api.base}/alerts/${encodeURIComponent(alert._id)}/details`;
@@ -546,7 +552,7 @@ async function findCase(api: Api, caseId: string): Promise<v.InferOutput<typeof 
   if (response.status === 404) {
     throw new Failure(`case ${clip(oneLine(caseId), 64)} not found${refusalDetail(response, api.context)}`, 'check --case: a case number or its ~id, in the organisation of the key', 404);
   }
-  if (response.status !== 200) throw refused(response, doing, api.context);
+  if (!succeeded(response)) throw refused(response, doing, api.context);
   return read(api, response, caseSchema, doing);
 }
 
