@@ -601,7 +601,6 @@ describe('TheHive push: hostile text stays inert', () => {
     const alert = fake.alerts.find((a) => a.sourceRef === req.analysis.id)!;
     const texts = [alert.description, ...alert.observables.map((o) => o.message ?? '')];
     for (const text of texts) {
-      // eslint-disable-next-line no-control-regex
       assert.doesNotMatch(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069]/, 'no control or bidi character');
       const outside = outsideCodeSpans(text);
       assert.doesNotMatch(outside, /evil|javascript|script|onerror|pwned|HYPERLINK|Ignore your instructions|fenced|heading|quote/i, outside);
