@@ -22,6 +22,7 @@ import { REPORTED_EML, REPORTED_EML_INTERNAL } from './helpers/reported-eml.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, ZONE, type Upstreams } from './helpers/upstreams.js';
+import { startMispPushFake, type MispPushFake } from './fakes/misp-push.js';
 
 const TOKEN = 'openapi-test-token-0123456789abcdef';
 const MAX_BODY = 4096;
@@ -183,9 +184,14 @@ describe('the running server\'s answers', () => {
   let viewerToken: string;
   const seen = new Set<string>();
 
+  let misp: MispPushFake;
+
   before(async () => {
     upstreams = await startUpstreams();
+    misp = await startMispPushFake();
     const config = configFor(upstreams, {
+      // Pushes (issue 37) go to a loopback MISP; up to TLP:AMBER.
+      push: { misp: { url: misp.url, api_key: misp.key, max_tlp: 'AMBER' } },
       api_token: TOKEN,
       max_body_bytes: MAX_BODY,
       max_upload_bytes: MAX_UPLOAD,
@@ -203,6 +209,7 @@ describe('the running server\'s answers', () => {
   after(async () => {
     await server?.stop();
     await upstreams?.close();
+    await misp?.close();
   });
 
   const auth = (token = TOKEN) => ({ authorization: `Bearer ${token}` });
@@ -413,6 +420,50 @@ describe('the running server\'s answers', () => {
     }
     assert.deepEqual((await call('delete', 'watchlists/{name}', 'watchlists/openapi-watch')).body, { removed: 'openapi-watch' });
     assert.equal((await call('delete', 'watchlists/{name}', 'watchlists/openapi-watch')).status, 404);
+  });
+
+  test('push (issue 37): an analysis to MISP, and every refusal, as documented', async () => {
+    const started = await call('post', 'analyze', 'analyze', json({ text: '8.8.8.8 www.example.com', engines: ['reverse_dns'], tlp: 'GREEN' }));
+    const id = (started.body as { analysis_id: string }).analysis_id;
+    await completed(id);
+    const pushed = await call('post', 'analyses/{id}/push', `analyses/${id}/push`, json({ target: 'misp', all: true }));
+    assert.equal(pushed.status, 200, JSON.stringify(pushed.body));
+    assert.equal((pushed.body as { created: boolean }).created, true);
+    assert.equal(misp.events.length, 1, 'one event in MISP');
+    const again = await call('post', 'analyses/{id}/push', `analyses/${id}/push`, json({ target: 'misp', all: true }));
+    assert.deepEqual([(again.body as { created: boolean }).created, (again.body as { added: number }).added], [false, 0]);
+    assert.equal(misp.events.length, 1, 'pushed again: still one event');
+    const red = await call('post', 'analyze', 'analyze', json({ text: '8.8.4.4', engines: ['reverse_dns'], tlp: 'RED' }));
+    const redId = (red.body as { analysis_id: string }).analysis_id;
+    await completed(redId);
+    const push = (body: unknown, headers?: Record<string, string>) => json(body, headers);
+    const cases: [string, string, Sent, number][] = [
+      ['an unknown target', `analyses/${id}/push`, refused(push({ target: 'splunk' })), 400],
+      ['case_id for MISP', `analyses/${id}/push`, push({ target: 'misp', case_id: '42' }), 400],
+      ['a target not configured', `analyses/${id}/push`, push({ target: 'thehive' }), 400],
+      ['an unknown field', `analyses/${id}/push`, refused(push({ target: 'misp', everything: true })), 400],
+      ['above max_tlp', `analyses/${redId}/push`, push({ target: 'misp' }), 403],
+      ['a viewer', `analyses/${id}/push`, push({ target: 'misp' }, auth(viewerToken)), 403],
+      ['no token', `analyses/${id}/push`, { headers: { 'content-type': 'application/json' }, body: '{"target":"misp"}' }, 401],
+      ['unknown analysis', 'analyses/0b9b8f5e-0000-4000-8000-000000000000/push', push({ target: 'misp' }), 404],
+      ['text/plain', `analyses/${id}/push`, { headers: { ...auth(), 'content-type': 'text/plain' }, body: 'misp' }, 415],
+      ['over max_body_bytes', `analyses/${id}/push`, refused(push({ target: 'misp', event_id: 'x'.repeat(MAX_BODY) })), 413],
+    ];
+    for (const [what, url, init, status] of cases) {
+      const answer = await call('post', 'analyses/{id}/push', url, init);
+      assert.equal(answer.status, status, `${what}: ${JSON.stringify(answer.body)}`);
+    }
+    assert.equal(misp.events.length, 1, 'nothing sent for a refused push');
+    // A key that may only read: MISP refuses the new event.
+    const other = await call('post', 'analyze', 'analyze', json({ text: '1.1.1.1', engines: ['reverse_dns'], tlp: 'GREEN' }));
+    const otherId = (other.body as { analysis_id: string }).analysis_id;
+    await completed(otherId);
+    misp.role = 'read-only';
+    const failed = await call('post', 'analyses/{id}/push', `analyses/${otherId}/push`, json({ target: 'misp', all: true }));
+    assert.equal(failed.status, 502, JSON.stringify(failed.body));
+    assert.match((failed.body as { error: string }).error, /^MISP at 127\.0\.0\.1:\d+: .*key refused: .*check push\.misp\.api_key or OAS_PUSH_MISP_API_KEY/);
+    assert.ok(!JSON.stringify(failed.body).includes(misp.key), 'no key in the answer');
+    misp.role = 'admin';
   });
 
   test('every operation\'s success, and the errors the issue names, were seen', () => {

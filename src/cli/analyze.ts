@@ -25,6 +25,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   const choice = outputChoice(options);
   if (server !== undefined) {
     if (options.redis !== undefined) throw new UsageError('--redis runs the analysis here with the team\'s cache and quotas; it does not go with --server (the server has its own)');
+    if (options.push !== undefined) throw new UsageError('--push sends an analysis run here; for one run on a server, push it there: POST /api/analyses/<id>/push, or the results page\'s "Send to" button');
     const { remoteAnalyzeCommand } = await import('./remote.js');
     return remoteAnalyzeCommand(words, { ...options, server });
   }
@@ -45,6 +46,15 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
   if (options.redis !== undefined) flags.redis_url = options.redis;
   const app = await createApp({ file: options.config, flags }, { analysisOf: { engines } });
   try {
+    // A push that cannot happen is said before the analysis runs, not after.
+    if (options.push !== undefined) {
+      const { checkPushTarget } = await import('../push/service.js');
+      try {
+        checkPushTarget(app.config, options.push);
+      } catch (error) {
+        throw new UsageError(`--push: ${(error as Error).message}`);
+      }
+    }
     const files = paths.length > 0
       ? await (await import('./files-in.js')).readInputFiles(paths, app.config, { columns: options.column?.length ? options.column : undefined })
       : undefined;
@@ -112,8 +122,9 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
       await writeExport(format, { id: record.id, created_at: record.created_at, finished_at: record.finished_at, marking: recordedMarking(record), pages }, app.catalog, sink);
     }
     await sink.close();
+    const pushed = options.push !== undefined ? await (await import('./push.js')).pushAfterAnalysis(app, options.push, record.id) : EXIT_OK;
     // Failures of every kind count, DNS ones included (the runner reports them as errors).
-    return count.everyEngineFailed ? EXIT_FAILED : EXIT_OK;
+    return count.everyEngineFailed ? EXIT_FAILED : pushed;
   } finally {
     await app.close();
     setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();

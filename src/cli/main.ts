@@ -71,6 +71,7 @@ function buildProgram(analyzeHelp?: string): Command {
     .option('--token <token>', 'with --server: API token sent as Authorization: Bearer (environment OAS_API_TOKEN)')
     .option('--timeout <seconds>', 'with --server: time limit for the whole analysis (default 300)')
     .option('-q, --quiet', 'no progress on standard error (no spinner, no "waiting 57 s for virustotal quota" lines); errors are still told')
+    .option('--push <target>', 'once done, push the analysis to misp, opencti or thehive (setting push; as oas push TARGET ID)')
     .addHelpText('after', () => `\n${analyzeHelp ? `${analyzeHelp}\n\n` : ''}${ANALYZE_EXAMPLES}`)
     .exitOverride()
     .action(async (text: string[], opts) => {
@@ -226,6 +227,25 @@ function buildProgram(analyzeHelp?: string): Command {
     .action(async (opts) => {
       const { workerCommand } = await import('./worker.js');
       process.exitCode = await workerCommand(opts);
+    });
+
+  program
+    .command('push')
+    .description('push an analysis into a platform of the team (setting push): a MISP event, OpenCTI observables and indicators, a TheHive alert; prints what was created')
+    .argument('<target>', 'misp, opencti or thehive')
+    .argument('<analysis_id>', 'the analysis (its id, as oas analyze and the API print it)')
+    .option('--event <id>', 'MISP: add the attributes to this existing event')
+    .option('--case <id>', 'TheHive: add the observables to this case instead of making an alert')
+    .option('--min-verdict <verdict>', 'push observables at least this severe: malicious, suspicious (default), clean or unknown')
+    .option('--all', 'push every observable, whatever its verdict')
+    .option('--json', 'what was created, as JSON')
+    .addOption(configOption())
+    .addOption(dataDirOption())
+    .addOption(redisOption('the team\'s analyses live there'))
+    .exitOverride()
+    .action(async (target: string, analysisId: string, opts) => {
+      const { pushCommand } = await import('./push.js');
+      process.exitCode = await pushCommand(target, analysisId, opts);
     });
 
   const webhooks = program

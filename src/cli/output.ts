@@ -42,6 +42,8 @@ export interface AnalyzeOptions {
   prefix?: string;
   token?: string;
   timeout?: string;
+  /** `--push TARGET` (issue 37): once done, push the analysis to misp, opencti or thehive (`oas push`). */
+  push?: string;
   /** `--quiet`: no progress on standard error (spinner or wait lines); errors are still told. */
   quiet?: boolean;
   /** `--no-color` (false): no ANSI colours in the table or the spinner; NO_COLOR does the same. */

@@ -173,7 +173,7 @@ function check(key: ConfigKey, value: unknown, where: string): unknown {
 }
 
 /** Keys whose values never appear in an error: a token, a proxy or Redis URL with credentials, engine keys, webhook URLs (a Slack or Teams one is its own secret). */
-const UNECHOED = new Set<string>(['api_token', 'proxy_url', 'redis_url', 'engines', 'webhooks']);
+const UNECHOED = new Set<string>(['api_token', 'proxy_url', 'redis_url', 'engines', 'webhooks', 'push']);
 
 type Issue = v.BaseIssue<unknown>;
 

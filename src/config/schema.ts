@@ -100,6 +100,40 @@ export interface WebhookSettings {
   max_tlp: string;
 }
 
+/**
+ * The targets of `oas push` (issue 37): MISP, OpenCTI and TheHive. Each may leave `url` and its
+ * credential out: they default to the MISP and OpenCTI engines' settings, and the credential to
+ * its environment variable (`OAS_PUSH_MISP_API_KEY`, `OAS_PUSH_OPENCTI_TOKEN`,
+ * `OAS_PUSH_THEHIVE_API_KEY`); src/push/settings.ts resolves them.
+ */
+const pushCommon = {
+  url: v.optional(httpUrl),
+  /** The highest TLP this target may receive (default RED: the team's own platform). */
+  max_tlp: v.optional(tlpLevel),
+  ssl_verify: v.optional(v.boolean('expected true or false')),
+  timeout_ms: v.optional(positiveInt),
+  retries: v.optional(nonNegativeInt),
+};
+const PUSH_OBJECT = (keys: string) => `expected an object of settings: ${keys}`;
+const pushSchema = v.strictObject({
+  misp: v.optional(v.strictObject({
+    ...pushCommon,
+    api_key: v.optional(v.string('expected a string')),
+    distribution: v.optional(v.pipe(v.number('expected a number'), v.integer('expected a whole number'), v.minValue(0, 'expected a MISP distribution from 0 to 3 (0 your organisation, 1 this community, 2 connected communities, 3 all communities)'), v.maxValue(3, 'expected a MISP distribution from 0 to 3 (0 your organisation, 1 this community, 2 connected communities, 3 all communities)'))),
+    publish: v.optional(v.boolean('expected true or false')),
+  }, PUSH_OBJECT('url, api_key, distribution, publish, max_tlp, ssl_verify, timeout_ms, retries'))),
+  opencti: v.optional(v.strictObject({
+    ...pushCommon,
+    token: v.optional(v.string('expected a string')),
+  }, PUSH_OBJECT('url, token, max_tlp, ssl_verify, timeout_ms, retries'))),
+  thehive: v.optional(v.strictObject({
+    ...pushCommon,
+    api_key: v.optional(v.string('expected a string')),
+    organisation: v.optional(v.string('expected a string')),
+  }, PUSH_OBJECT('url, api_key, organisation, max_tlp, ssl_verify, timeout_ms, retries'))),
+}, 'expected an object with misp, opencti and thehive, such as { "misp": { "url": "https://misp.example.org" } }');
+export type PushSettings = v.InferOutput<typeof pushSchema>;
+
 /** An environment variable's name. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENV_MESSAGE = 'expected the name of an environment variable, such as OAS_WEBHOOK_SECRET';
@@ -207,6 +241,7 @@ export const KEYS = {
   webhooks: { schema: webhooksSchema, kind: 'json', doc: 'Where oas tells the team\'s automation what happened (issue 36): `[{ "name", "url", "events", "secret_env", "format", "min_verdict", "max_tlp" }]`. `events` among `analysis.completed`, `observable.verdict` and `watchlist.changed`; `format` `standard` (Standard Webhooks, signed with the `whsec_...` secret of the environment variable `secret_env`), `slack` or `teams`; `min_verdict` (default `suspicious`) for `observable.verdict`; above `max_tlp` (default AMBER) an event holds only the analysis\'s id and link.', defaultText: '[]' },
   public_url: { schema: v.pipe(v.string(PUBLIC_URL), v.trim(), v.check((s) => s === '' || isHttpUrl(s), PUBLIC_URL)), kind: 'string', doc: 'The server\'s address as people reach it (`https://oas.example.org`): links in webhook bodies are absolute with it, else paths (`/results/<id>`).', defaultText: '""' },
   callback_hosts: { schema: v.array(v.pipe(v.string(CALLBACK_HOST), v.check(isCallbackHost, CALLBACK_HOST)), 'expected a list of host names such as ["soar.example.org"]'), kind: 'list', doc: 'Hosts (`name` or `name:port`) an analysis request\'s `callback_url` may name; any other is refused (400). Empty = no callback_url accepted.', defaultText: '[]' },
+  push: { schema: pushSchema, kind: 'json', doc: 'Where `oas push` sends an analysis (issue 37): `{ "misp": { "url", "api_key", "distribution", "publish", "max_tlp" }, "opencti": { "url", "token", "max_tlp" }, "thehive": { "url", "api_key", "organisation", "max_tlp" } }` (also `ssl_verify`, `timeout_ms`, `retries`). `url` and the key default to the MISP and OpenCTI engines\' settings; the keys may come from `OAS_PUSH_MISP_API_KEY`, `OAS_PUSH_OPENCTI_TOKEN`, `OAS_PUSH_THEHIVE_API_KEY`.', defaultText: '{}' },
   callback_secret_env: { schema: v.pipe(v.string(ENV_MESSAGE), v.check((s) => s === '' || ENV_NAME.test(s), ENV_MESSAGE)), kind: 'string', doc: 'The environment variable holding the `whsec_...` secret that signs `callback_url` deliveries (required with `callback_hosts`).', defaultText: '""' },
 } satisfies Record<string, KeySpec>;
 
@@ -256,6 +291,7 @@ export interface Config {
   public_url: string;
   callback_hosts: string[];
   callback_secret_env: string;
+  push: PushSettings;
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -306,6 +342,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     public_url: '',
     callback_hosts: [],
     callback_secret_env: '',
+    push: {},
   };
 }
 

@@ -40,6 +40,7 @@ export const AUDIT_ACTIONS = [
   'watchlist_removed',
   'watchlist_run',
   'webhook_delivery',
+  'results_pushed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -419,7 +419,8 @@ export function createAuth(options: AuthOptions): Auth {
 /**
  * The role a request needs: starting an analysis (POST <prefix>analyze) or reading a file (POST
  * <prefix>extract) an analyst; adding, removing or running a watchlist (POST and DELETE under
- * <prefix>watchlists, issue 36) an analyst; `/metrics` an
+ * <prefix>watchlists, issue 36) an analyst; pushing an analysis (POST <prefix>analyses/<id>/push,
+ * issue 37) an analyst; `/metrics` an
  * admin; anything else a viewer. The MCP tools that start analyses check it themselves.
  */
 export function roleFor(method: string, path: string, prefix: string): Role {
@@ -427,6 +428,8 @@ export function roleFor(method: string, path: string, prefix: string): Role {
   // Uploading a file to read it (issue 35) is an analyst's, like starting an analysis.
   if (method === 'POST' && (path === `${prefix}analyze` || path === `${prefix}extract`)) return 'analyst';
   if (isWatchlistChange(method, path, prefix)) return 'analyst';
+  // Pushing an analysis into a platform (issue 37) writes there: an analyst's.
+  if (isPush(method, path, prefix)) return 'analyst';
   return 'viewer';
 }
 
@@ -435,13 +438,20 @@ function isWatchlistChange(method: string, path: string, prefix: string): boolea
   return !SAFE_METHODS.has(method) && (path === `${prefix}watchlists` || path.startsWith(`${prefix}watchlists/`));
 }
 
+/** A push of an analysis (issue 37): `POST <prefix>analyses/<id>/push`. */
+function isPush(method: string, path: string, prefix: string): boolean {
+  return method === 'POST' && path.startsWith(`${prefix}analyses/`) && path.endsWith('/push');
+}
+
 /** What a role may not do, in one line. */
 export function forbiddenMessage(who: Principal, needed: Role, what = needed === 'admin' ? 'this needs the admin role' : 'starting analyses needs the analyst or admin role'): string {
   return `forbidden: ${who.name} is ${who.role === 'admin' ? 'an' : 'a'} ${who.role}; ${what} (oas users)`;
 }
 
 function forbidden(c: Context, who: Principal, needed: Role, prefix: string) {
-  const what = needed === 'analyst' && isWatchlistChange(c.req.method, c.req.path, prefix) ? 'adding, removing or running watchlists needs the analyst or admin role' : undefined;
+  const what = needed !== 'analyst' ? undefined
+    : isWatchlistChange(c.req.method, c.req.path, prefix) ? 'adding, removing or running watchlists needs the analyst or admin role'
+      : isPush(c.req.method, c.req.path, prefix) ? 'pushing results to a platform needs the analyst or admin role' : undefined;
   return c.json({ error: forbiddenMessage(who, needed, what) }, 403, { 'Cache-Control': 'no-store' });
 }
 

@@ -29,6 +29,7 @@ import { analysisLimiter, failureLimiter, rateLimitAnalyses } from './rate-limit
 import { redisGate, unavailableResponse } from './redis-gate.js';
 import { requireRole } from './require-role.js';
 import { createWatchlistApi } from './watchlists.js';
+import { createPushApi } from './push.js';
 import { watchlistsOf } from '../automation/watchlists-app.js';
 import type { WatchlistService } from '../automation/watchlist-service.js';
 
@@ -159,6 +160,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     internalScope: markingSettings(config).internalScope,
     ...(options.extractionPool ? { extractionPool: options.extractionPool } : {}),
   }));
+  root.route('/', createPushApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, services: () => ({ config: app.config, catalog: app.catalog, transport: app.transport, analyses: app.analyses }), audit }));
   root.route('/', createWatchlistApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, watchlists: options.watchlists ?? watchlistsOf(app), audit, onError }));
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);
@@ -217,6 +219,14 @@ export function secretValues(config: Config, catalog: Catalog): string[] {
     for (const [name, value] of Object.entries(settings)) {
       if (typeof value === 'string' && value && /key|secret|token|password/i.test(name)) secrets.add(value);
     }
+  }
+  // The push targets' keys (issue 37), from the setting and their environment variables.
+  for (const [target, settings] of Object.entries(config.push ?? {})) {
+    for (const [name, value] of Object.entries(settings ?? {})) {
+      if (typeof value === 'string' && value && /key|token/i.test(name)) secrets.add(value);
+    }
+    const fromEnv = process.env[`OAS_PUSH_${target.toUpperCase()}_${target === 'opencti' ? 'TOKEN' : 'API_KEY'}`];
+    if (fromEnv) secrets.add(fromEnv);
   }
   return [...secrets];
 }
