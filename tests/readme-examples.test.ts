@@ -21,6 +21,9 @@ import { freePort, redisSkip, startRedis, type RedisServer } from './helpers/red
 import { killAtExit, tempDir } from './helpers/temp.js';
 import { startWebhookReceiver, type WebhookReceiver } from './fakes/webhook-receiver.js';
 import { Webhook } from 'standardwebhooks';
+import { startMispPushFake, type MispPushFake } from './fakes/misp-push.js';
+import { startOpenCtiPush, type OpenCtiPushFake } from './fakes/opencti-push.js';
+import { DEFAULT_KEY as THEHIVE_KEY, startFakeTheHive, type FakeTheHive } from './fakes/thehive.js';
 
 const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
 
@@ -101,6 +104,19 @@ function given(command: string, g: Given): string {
 
 const origin = (receiver: WebhookReceiver) => new URL(receiver.url).origin;
 
+/** The `push` setting of the README's JSON block that shows it, each platform's URL at its loopback fake. */
+function readmePush(readme: string): Record<string, unknown> {
+  const block = [...readme.matchAll(/^```json\n([\s\S]*?)^```/gm)].map((m) => m[1]!).find((body) => body.includes('"push"'));
+  assert.ok(block, 'the README shows the push setting');
+  const config = JSON.parse(block) as { push: Record<string, { url: string }> };
+  const urls: Record<string, string> = { misp: misp.url, opencti: opencti.url, thehive: thehive.url };
+  for (const [target, settings] of Object.entries(config.push)) {
+    assert.ok(urls[target], `a fake for the README's push target ${target}`);
+    settings.url = urls[target]!;
+  }
+  return config;
+}
+
 /**
  * The webhook settings of the README's JSON block that shows them ("Automation"), each endpoint's
  * URL and the callback host at a loopback receiver: `soar` (Standard Webhooks) and `slack`.
@@ -142,8 +158,14 @@ let urlhaus: UrlhausFake;
 /** The README's webhook endpoints: every request recorded, verified afterwards with the secret the README exports. */
 let soar: WebhookReceiver;
 let slack: WebhookReceiver;
+/** The platforms of "Sending results to MISP, OpenCTI and TheHive". */
+let misp: MispPushFake;
+let opencti: OpenCtiPushFake;
+let thehive: FakeTheHive;
 /** The variables the README's blocks export, as bash gave them. */
 const exportedVars: Record<string, string> = {};
+/** The analysis the latest example made (its id printed, or answered by the API). */
+let lastAnalysisId: string | undefined;
 /** The secret the test's own environment holds for the README's OAS_SOAR_SECRET (a block exports its own). */
 const SOAR_SECRET = 'whsec_cmVhZG1lLWV4YW1wbGUtc29hci1zZWNyZXQtMDEyMw==';
 let cwd: string;
@@ -157,11 +179,12 @@ before(async () => {
   urlhaus = await startUrlhaus({ key: ABUSE_CH_KEY });
   soar = await startWebhookReceiver({ verify: false });
   slack = await startWebhookReceiver({ verify: false });
+  [misp, opencti, thehive] = await Promise.all([startMispPushFake(), startOpenCtiPush(), startFakeTheHive()]);
   // The README's "oas.config.json" of this folder: every engine at the fakes; VirusTotal's key
   // comes from the environment, as the README's capture says. The custom engine and engine set
   // of "Your own engines" are the README's own JSON, its URL's origin pointed at a loopback
   // URLhaus, its key given as ABUSE_CH_AUTH_KEY.
-  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) }, ...readmeCustomEngines(README, urlhaus.url), ...readmeWebhooks(README) }).dir;
+  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) }, ...readmeCustomEngines(README, urlhaus.url), ...readmeWebhooks(README), ...readmePush(README) }).dir;
   shims = tempDir('oas-readme-bin-');
   writeFileSync(join(shims, 'oas'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(shims, 'oas'), 0o755);
@@ -183,12 +206,12 @@ before(async () => {
   ].join('\r\n'));
   writeFileSync(join(cwd, 'indicators.csv'), 'host,first_seen,comment\n8.8.8.8,2026-10-01,resolver seen in proxy logs\nwww.example.com,2026-10-02,\nprinter-3,2026-10-02,no observable here\n');
   writeFileSync(join(cwd, 'ioc-list.csv'), 'host,ip\nexample.com,8.8.8.8\ncyberbro.net,1.1.1.1\n');
-  env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789', ABUSE_CH_AUTH_KEY: ABUSE_CH_KEY, OAS_SOAR_SECRET: SOAR_SECRET };
+  env = { PATH: `${shims}:${process.env.PATH ?? ''}`, HOME: cwd, COLUMNS: '100', OAS_VIRUSTOTAL_API_KEY: 'readme-example-vt-key-0123456789', ABUSE_CH_AUTH_KEY: ABUSE_CH_KEY, OAS_SOAR_SECRET: SOAR_SECRET, OAS_PUSH_MISP_API_KEY: misp.key, OAS_PUSH_OPENCTI_TOKEN: opencti.token, OAS_PUSH_THEHIVE_API_KEY: THEHIVE_KEY };
 });
 
 after(async () => {
   for (const child of background) child.kill('SIGKILL');
-  await Promise.all([upstreams?.close(), vt?.close(), urlhaus?.close(), soar?.close(), slack?.close()]);
+  await Promise.all([upstreams?.close(), vt?.close(), urlhaus?.close(), soar?.close(), slack?.close(), misp?.close(), opencti?.close(), thehive?.close()]);
 });
 
 function bash(command: string, extraEnv: Record<string, string>): Promise<Run> {
@@ -260,7 +283,8 @@ describe('README examples', () => {
     const skip = needsRedis && redisSkip ? redisSkip : tool ? `no ${tool} on this machine (the Debian package ${tool}, as .ci/run installs it)` : false;
     const title = block.map((e) => e.command).join(' ; ');
     test(`runs: ${title.length > 150 ? `${title.slice(0, 150)}…` : title}`, { skip }, async () => {
-      const g: Given = { port8080: await freePort(), port8081: await freePort(), token: 'readme-example-token-Vb7Qx2Lm9Tz4Rw8K', config: join(cwd, 'oas.config.json') };
+      // `5d0c...` names the analysis an earlier example made, in this block or before.
+      const g: Given = { port8080: await freePort(), port8081: await freePort(), token: 'readme-example-token-Vb7Qx2Lm9Tz4Rw8K', config: join(cwd, 'oas.config.json'), ...(lastAnalysisId ? { analysisId: lastAnalysisId } : {}) };
       if (block.some((e) => e.command.includes('redis://127.0.0.1:6379'))) g.redis = await startRedis();
       if (block.some((e) => e.command.includes('redis.internal'))) g.securedRedis = await startRedis({ requirepass: 'the-redis-password' });
       const blockEnv: Record<string, string> = {};
@@ -287,14 +311,18 @@ describe('README examples', () => {
             const ran = await bash(given(command, g).replaceAll(`localhost:${g.port8080}`, `127.0.0.1:${port}`), blockEnv);
             assert.equal(ran.code, 0, `${command}\n${ran.stderr}`);
             const id = /"analysis_id":"([^"]+)"/.exec(ran.stdout)?.[1];
-            if (id) g.analysisId = id;
+            if (id) g.analysisId = lastAnalysisId = id;
             if (command.includes('/api/results/')) assert.match(ran.stdout, /"observable": "example\.com"/);
             if (command.includes('callback_url')) assert.ok(id, `the callback example is accepted: ${ran.stdout}`);
             if (command.includes('/api/watchlists')) assert.match(ran.stdout, /"name":"partners"/);
+            if (command.includes('/push')) assert.match(ran.stdout, /"target":"misp"/);
             continue;
           }
           const ran = await bash(command, blockEnv);
           assert.equal(ran.code, 0, `${command}\nstdout: ${ran.stdout.slice(0, 2000)}\nstderr: ${ran.stderr}`);
+          // The analysis a command made is the one the block's later `5d0c...` examples name.
+          const made = /analysis ([0-9a-f-]{36})/.exec(ran.stdout)?.[1];
+          if (made) g.analysisId = lastAnalysisId = made;
           assert.doesNotMatch(ran.stderr, /\n\s+at .+:\d+:\d+/, 'no stack trace');
           // A terminal capture shows what the command prints, as it prints it (the analysis id aside).
           if (example.prints) assert.deepEqual(capture(ran.stdout), capture(example.prints.join('\n')), `the README's capture of ${command}`);
@@ -351,6 +379,12 @@ describe('README examples', () => {
     assert.equal((callback!.json as { type: string }).type, 'analysis.completed');
     assert.ok(signedWith(SOAR_SECRET, callback!), 'the callback is signed with callback_secret_env\'s secret');
     assert.equal(soar.received.filter((r) => r.path !== '/hooks/run-42' && !signedWith(SOAR_SECRET, r) && !signedWith(secret, r)).length, 0, 'every delivery to soar is signed');
+  });
+
+  test('"Sending results": oas analyze --push misp, oas push thehive and opencti, and the API reached the platforms', () => {
+    assert.ok(misp.events.length >= 1 || opencti.observables.length >= 1, 'something was pushed');
+    assert.ok(opencti.observables.length >= 1, 'oas push opencti --all made observables');
+    assert.ok(misp.events.length >= 1, 'POST /api/analyses/<id>/push made a MISP event');
   });
 
   test('the server of the quick start stops cleanly', async () => {
