@@ -83,7 +83,7 @@ export async function sendOnce(transport: HttpTransport, target: Target, deliver
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const at = (options.now ?? (() => new Date()))();
   const secrets = [target.secret, target.url].filter((s): s is string => Boolean(s));
-  const client = transport.client({ signal: AbortSignal.timeout(timeoutMs + 1000), deadline: Date.now() + timeoutMs + 1000, timeoutMs, retries: 0, secrets });
+  const client = transport.client({ signal: AbortSignal.timeout(timeoutMs + 1000), deadline: Date.now() + timeoutMs + 1000, timeoutMs, retries: 0, secrets, urlSetting: 'the webhook\'s url' });
   try {
     const response = await client.request(target.url, {
       method: 'POST',

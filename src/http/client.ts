@@ -54,6 +54,8 @@ export interface CallOptions {
   secrets: readonly string[];
   /** Told when the client waits before a retry (for progress displays), with the HTTP status that asked for it. */
   onWait?: (ms: number, reason: string, status?: number) => void;
+  /** What holds the address, for a refused connection's hint (default `its base_url`: an engine's). */
+  urlSetting?: string;
   /** Told when the upstream answers 429, with how long it asked us to wait. */
   onThrottled?: (ms: number) => void;
   /**
@@ -312,7 +314,7 @@ class CallClient implements HttpClient {
     const problem = this.transport.proxy ? undefined : hostNameProblem(host);
     if (problem) return new InvalidHostError(this.redact(host), problem);
     const message = code
-      ? networkFailure(String(code), host, port, this.transport.proxy)
+      ? networkFailure(String(code), host, port, this.transport.proxy, this.call.urlSetting)
       : `network error talking to ${target.host}: ${String(err?.message ?? error).split('\n')[0]}`;
     return new NetworkError(this.redact(message), true);
   }

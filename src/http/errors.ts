@@ -80,12 +80,13 @@ export function hostNameProblem(host: string): string | undefined {
 
 /**
  * A network failure in words an analyst can act on: what failed, where (host, port, or the proxy)
- * and what to check. `code` is the system's or undici's error code; `via` the proxy, if any.
+ * and what to check. `code` is the system's or undici's error code; `via` the proxy, if any;
+ * `urlSetting` what holds the address (an engine's `its base_url`, a webhook's URL, `push.misp.url`).
  */
-export function networkFailure(code: string | undefined, host: string, port: string, via?: string): string {
+export function networkFailure(code: string | undefined, host: string, port: string, via?: string, urlSetting = 'its base_url'): string {
   const where = via ? `${host} through the proxy ${via}` : host;
   const endpoint = via ? `the proxy ${via}` : `${host}:${port}`;
-  const proxyHint = via ? 'check proxy_url' : 'is the service up? check its base_url, or set proxy_url';
+  const proxyHint = via ? 'check proxy_url' : `is the service up? check ${urlSetting}, or set proxy_url`;
   switch (code) {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':

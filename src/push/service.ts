@@ -211,6 +211,7 @@ function boundClient(transport: HttpTransport, settings: TargetSettings): HttpCl
     timeoutMs: settings.timeout_ms,
     retries: settings.retries,
     secrets: [settings.credential],
+    urlSetting: settings.urlSource,
   });
   return withDefaults(client, { timeoutMs: settings.timeout_ms, sslVerify: settings.ssl_verify });
 }
