@@ -150,7 +150,7 @@ describe('/mcp behind api_token', () => {
     for (const headers of [BEARER, { 'x-api-key': TOKEN }]) {
       const mcp = await connect(guarded.url, headers);
       const { tools } = await mcp.client.listTools();
-      assert.deepEqual(tools.map((t) => t.name), ['analyze', 'get_results', 'list_engines', 'extract_observables', 'analyze_observable', 'is_analysis_complete', 'get_analysis_results', 'get_engines', 'get_web_url']);
+      assert.deepEqual(tools.map((t) => t.name), ['analyze', 'get_results', 'list_engines', 'extract_observables', 'push_results', 'analyze_observable', 'is_analysis_complete', 'get_analysis_results', 'get_engines', 'get_web_url']);
       for (const tool of tools.slice(0, 4)) assert.equal(tool.outputSchema?.type, 'object', tool.name);
       assert.equal(mcp.client.getServerVersion()?.name, 'oas');
       await mcp.close();

@@ -133,9 +133,9 @@ describe('oas mcp: the tools', () => {
     mcp = await open();
   });
 
-  test('tools/list: the four tools, each with its input and output schema; no Cyberbro tool by default', async () => {
+  test('tools/list: the five tools, each with its input and output schema; no Cyberbro tool by default', async () => {
     const { tools } = await mcp.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['analyze', 'get_results', 'list_engines', 'extract_observables']);
+    assert.deepEqual(tools.map((t) => t.name), ['analyze', 'get_results', 'list_engines', 'extract_observables', 'push_results']);
     for (const tool of tools) {
       assert.equal(tool.inputSchema.type, 'object', tool.name);
       assert.equal(tool.outputSchema?.type, 'object', tool.name);
@@ -321,7 +321,7 @@ describe('oas mcp: the tools', () => {
     assert.match(await invalid(mcp, 'get_results', { analysis_id: 'x', observables: 'a' }), /"observables" must be a list of strings/);
     assert.match(await invalid(mcp, 'list_engines', { type: 'Hostname' }), /"type" must be one of /);
     assert.match(await invalid(mcp, 'extract_observables', {}), /"text" is required/);
-    assert.match(await invalid(mcp, 'no_such_tool', {}), /unknown tool: no_such_tool \(tools: analyze, get_results, list_engines, extract_observables\)/);
+    assert.match(await invalid(mcp, 'no_such_tool', {}), /unknown tool: no_such_tool \(tools: analyze, get_results, list_engines, extract_observables, push_results\)/);
   });
 });
 
@@ -446,9 +446,9 @@ describe('oas mcp --cyberbro-tools', () => {
     mcp = await open(['--cyberbro-tools']);
   });
 
-  test('the five tools of mcp-cyberbro besides the four', async () => {
+  test('the five tools of mcp-cyberbro besides the others', async () => {
     const { tools } = await mcp.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['analyze', 'get_results', 'list_engines', 'extract_observables', 'analyze_observable', 'is_analysis_complete', 'get_analysis_results', 'get_engines', 'get_web_url']);
+    assert.deepEqual(tools.map((t) => t.name), ['analyze', 'get_results', 'list_engines', 'extract_observables', 'push_results', 'analyze_observable', 'is_analysis_complete', 'get_analysis_results', 'get_engines', 'get_web_url']);
     assert.deepEqual(tools.find((t) => t.name === 'analyze_observable')!.inputSchema.required, ['text', 'engines']);
   });
 
@@ -634,7 +634,7 @@ describe('oas mcp: standard output and secrets', () => {
     const messages = stdout.slice(0, -1).split('\n').map((line) => JSON.parse(line) as { jsonrpc: string; id?: number; result?: { tools?: unknown[]; isError?: boolean } });
     for (const message of messages) assert.equal(message.jsonrpc, '2.0');
     assert.deepEqual(messages.map((m) => m.id), [1, 2, 3, 4]);
-    assert.equal(messages[1]!.result!.tools!.length, 4);
+    assert.equal(messages[1]!.result!.tools!.length, 5);
     assert.notEqual(messages[3]!.result!.isError, true);
     assert.match(stderr, /^oas mcp: ready on standard input and output; analyses run here \(data in .*\)\n$/);
   });

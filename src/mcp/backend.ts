@@ -7,6 +7,8 @@ import type { Catalog } from '../engine/catalog.js';
 import type { AnalysisSource } from '../files/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
+import type { InferOutput } from 'valibot';
+import type { pushAnswerSchema } from '../push/request.js';
 
 /** A failure the tool reports as its result (`isError`), in one line: an unknown engine, an unknown analysis. */
 export class ToolError extends Error {
@@ -73,6 +75,19 @@ export interface EngineEntry {
   needs?: string;
 }
 
+/** What `push_results` asks a backend to push (issue 37): an analysis, and the request of src/push/request.ts. */
+export interface PushToolRequest {
+  analysis_id: string;
+  target: string;
+  event_id?: string | undefined;
+  case_id?: string | undefined;
+  min_verdict?: string | undefined;
+  all?: boolean | undefined;
+}
+
+/** What a push came to, as the API answers it (`pushAnswerSchema`): `message` is its one line. */
+export type PushAnswer = InferOutput<typeof pushAnswerSchema>;
+
 export interface McpBackend {
   /** The catalog the verdicts and summaries are made with. */
   readonly catalog: Catalog;
@@ -81,6 +96,13 @@ export interface McpBackend {
   /** Where the analysis is; undefined for an unknown id. */
   state(id: string): Promise<AnalysisState | undefined>;
   engines(): Promise<{ engines: EngineEntry[]; sets: { name: string; engines: string[] }[] }>;
+  /**
+   * Pushes a complete analysis into a platform of the team (issue 37): what was created or found,
+   * with counts and `message`, its one line (the API's answer, src/push/report.ts `reportJson`).
+   * A refused push (a target not configured, a TLP above its max_tlp, an unknown or running
+   * analysis), a platform that failed, or a server without push: ToolError in one line.
+   */
+  push(request: PushToolRequest, signal?: AbortSignal): Promise<PushAnswer>;
   /** The web page of an analysis (absolute when the server's address is known). */
   webUrl(id: string): string;
 }

@@ -2,15 +2,19 @@
  * The MCP tools on this process's analyses: the same service, runner, cache and quotas as `oas
  * analyze` and the API (with `redis_url` on a server, the analyses go to the queue as the API's do).
  * A tool's file (issue 35) is read here, as the API reads an upload, and joins the request as its `files`.
+ * A push (issue 37, `push_results`) is src/push/service.ts's, as `oas push` and the API's.
  */
 import { InputError } from '../analysis/request.js';
 import type { AnalysisService } from '../analysis/service.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
+import type { HttpTransport } from '../http/client.js';
+import type { PushServices } from '../push/service.js';
+import { inertLine } from '../text/inert.js';
 import type { AnalysisOrigin } from '../store/analysis-store.js';
 import { catalogView } from '../view/catalog-view.js';
 import type { EngineView } from '../view/types.js';
-import { ToolError, type AnalysisState, type EngineEntry, type McpBackend, type ToolFile } from './backend.js';
+import { ToolError, type AnalysisState, type EngineEntry, type McpBackend, type PushAnswer, type ToolFile } from './backend.js';
 
 export interface LocalBackendOptions {
   catalog: Catalog;
@@ -20,6 +24,12 @@ export interface LocalBackendOptions {
   origin: AnalysisOrigin;
   /** The server's address, for absolute links; undefined over stdio. */
   site?: string | undefined;
+  /**
+   * What a push reads, as of now (`/mcp`: the app's configuration, catalog, analyses and HTTP
+   * transport, replaced by a reload). Absent (`oas mcp`): this backend's configuration, catalog
+   * and analyses, and a transport made for the push from the configuration and closed after it.
+   */
+  pushServices?: (() => PushServices) | undefined;
 }
 
 export function localBackend(options: LocalBackendOptions): McpBackend {
@@ -58,9 +68,41 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
       if (!record) return undefined;
       return { id, complete: record.complete, progress: { done: record.progress.done, total: record.progress.total }, results: record.results, verdicts: record.result_verdicts };
     },
+    async push(request): Promise<PushAnswer> {
+      const [{ pushAnalysis, PushRefusedError }, { PushError }, { reportJson }] = await Promise.all([
+        import('../push/service.js'),
+        import('../push/types.js'),
+        import('../push/report.js'),
+      ]);
+      let owned: HttpTransport | undefined;
+      const services = options.pushServices?.() ?? { config, catalog, analyses, transport: (owned = await transportFor(config)) };
+      try {
+        const report = await pushAnalysis(services, {
+          target: request.target,
+          analysisId: request.analysis_id,
+          event_id: request.event_id,
+          case_id: request.case_id,
+          min_verdict: request.min_verdict,
+          all: request.all,
+        });
+        return reportJson(report) as PushAnswer;
+      } catch (error) {
+        // Refused before anything was sent, or the platform failed: one line naming the target and what to check.
+        if (error instanceof PushRefusedError || error instanceof PushError) throw new ToolError(inertLine(error.message));
+        throw error;
+      } finally {
+        await owned?.close();
+      }
+    },
     engines: async () => localListing(catalog, config),
     webUrl: link,
   };
+}
+
+/** An HTTP transport as the app makes its own (proxy_url, ssl_verify, dns_servers), for one push. */
+async function transportFor(config: Config): Promise<HttpTransport> {
+  const { HttpTransport } = await import('../http/client.js');
+  return new HttpTransport({ proxyUrl: config.proxy_url, sslVerify: config.ssl_verify, dnsServers: config.dns_servers });
 }
 
 /** A tool's file read here within the API's limits (max_upload_bytes, file_parse_timeout_ms), off the thread; loaded when a file comes. */

@@ -9,6 +9,10 @@
  * multipart upload to the API is: the body may hold max_body_bytes besides a file of that size in
  * base64, and a `text` is still held to max_body_bytes (the tools check it). An analysis of a file
  * is audited with its extensions and size, as the API's is.
+ *
+ * `push_results` (issue 37) is an analyst's, as `POST {prefix}analyses/<id>/push` is (a viewer's is
+ * a tool error naming its role), and each push that ran is an audit line `results_pushed` with
+ * origin mcp: target, analysis and counts, or the failure's line; never an observable.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Hono, type Context } from 'hono';
@@ -53,7 +57,15 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
     async (c) => {
       const client = c.get('oasClient') ?? `address:${(options.clientAddress ?? remoteAddress)(c)}`;
       const who = c.get('oasUser');
-      const local = localBackend({ catalog: app.catalog, config, analyses: app.analyses, origin: 'server', site: new URL(c.req.url).origin });
+      const local = localBackend({
+        catalog: app.catalog,
+        config,
+        analyses: app.analyses,
+        origin: 'server',
+        site: new URL(c.req.url).origin,
+        // A push reads the configuration and catalog in effect (a reload replaces them), and goes through the app's one transport.
+        pushServices: () => ({ config: app.config, catalog: app.catalog, transport: app.transport, analyses: app.analyses }),
+      });
       const backend: McpBackend = {
         ...local,
         start: async (request) => {
@@ -63,6 +75,19 @@ export function createMcpRoute(options: McpRouteOptions): Hono {
           const started = await local.start({ ...request, started_by: who?.name });
           audit(c, { action: 'analysis_started', outcome: 'success', analysis_id: started.id, origin: 'mcp', observables: started.observables, engines: started.engines, tlp: started.tlp, pap: started.pap, ...fileAudit(started.source) });
           return started;
+        },
+        push: async (request, signal) => {
+          // Pushing writes into the team's platform: an analyst's, as over the API.
+          if (who && !hasRole(who.role, 'analyst')) throw new ToolError(forbiddenMessage(who, 'analyst', 'pushing results to a platform needs the analyst or admin role'));
+          const fields = { origin: 'mcp', target: request.target, analysis_id: auditedId(request.analysis_id) } as const;
+          try {
+            const pushed = await local.push(request, signal);
+            audit(c, { action: 'results_pushed', outcome: 'success', ...fields, kind: pushed.kind, id: pushed.id, created: pushed.created, added: pushed.added, existing: pushed.existing, selected: pushed.selected, withheld: pushed.withheld });
+            return pushed;
+          } catch (error) {
+            if (error instanceof ToolError) audit(c, { action: 'results_pushed', outcome: 'failure', ...fields, reason: error.message });
+            throw error;
+          }
         },
       };
       const server = createMcpServer(backend, {
