@@ -64,7 +64,7 @@ export async function mcpCommand(options: McpCommandOptions): Promise<number> {
     const [{ createApp }, { localBackend }] = await Promise.all([import('../app.js'), import('../mcp/local-backend.js')]);
     const app = await createApp({ file: options.config, flags });
     config = app.config;
-    backend = localBackend({ catalog: app.catalog, config, analyses: app.analyses, origin: 'cli' });
+    backend = localBackend({ catalog: app.catalog, config, analyses: app.analyses, origin: 'cli', pushServices: () => ({ config: app.config, catalog: app.catalog, transport: app.transport, analyses: app.analyses }) });
     secrets = secretValues(config, app.catalog);
     close = () => app.close();
     process.stderr.write(`oas mcp: ready on standard input and output; analyses run here (data in ${config.data_dir})\n`);
