@@ -9,7 +9,9 @@ import type { Catalog } from '../engine/catalog.js';
 import { EXPORT_FILES, EXPORT_FORMATS, exportChunks, exportFileName, isExportFormat } from '../export/index.js';
 import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
-import type { MeView } from '../view/types.js';
+import type { MeView, PushTargetsView } from '../view/types.js';
+import { configuredTargets } from '../push/settings.js';
+import { TARGET_LABELS } from '../push/types.js';
 import { notFound, sendChunks } from './api.js';
 import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 import { loadAssets } from './assets.js';
@@ -121,6 +123,14 @@ export function createPages(options: PagesOptions): Hono {
   app.get('/ui/me', (c) => {
     const { name, role } = whoIs(c);
     return json(c, { name, role } satisfies MeView);
+  });
+
+  // The push targets configured (issue 37), by name only, and whether this user may push: the
+  // results page's "Send to ..." buttons. Read per request (the keys may come from the environment).
+  app.get('/ui/push-targets', (c) => {
+    const { role } = whoIs(c);
+    const targets = configuredTargets(config).map((id) => ({ id, label: TARGET_LABELS[id] }));
+    return json(c, { targets, can_push: role === 'analyst' || role === 'admin', role } satisfies PushTargetsView);
   });
 
   app.get('/export/:id', async (c) => {

@@ -239,6 +239,40 @@ export interface MeView {
   role: 'viewer' | 'analyst' | 'admin';
 }
 
+/** A platform an analysis can be sent to (issue 37): `misp`, `opencti`, `thehive`. */
+export type PushTargetName = 'misp' | 'opencti' | 'thehive';
+
+/**
+ * GET /ui/push-targets: the platforms the server has configured as push targets (setting `push`,
+ * or the MISP and OpenCTI engines'), by name only: never a URL, a key or where they are set. The
+ * results page draws a "Send to ..." button for each; `can_push` says whether the signed-in user
+ * may (analyst or admin: `POST {prefix}analyses/<id>/push` is theirs).
+ */
+export interface PushTargetsView {
+  targets: { id: PushTargetName; label: string }[];
+  can_push: boolean;
+  /** The user's role, for the note a viewer reads beside the disabled buttons. */
+  role: MeView['role'];
+}
+
+/** The answer of `POST {prefix}analyses/<id>/push` (src/push/request.ts `pushAnswerSchema`). */
+export interface PushAnswerView {
+  target: PushTargetName;
+  kind: 'event' | 'alert' | 'case' | 'observables';
+  /** The event's, alert's or case's id in the platform (empty for OpenCTI). */
+  id: string;
+  /** Its page in the platform: upstream text, a link only when it is http(s). */
+  link?: string;
+  created: boolean;
+  added: number;
+  existing: number;
+  indicators?: number;
+  selected: number;
+  withheld: number;
+  /** All of it in one line; it may quote the platform: text, never markup. */
+  message: string;
+}
+
 export interface HistoryView {
   query: string;
   page: number;

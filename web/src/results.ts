@@ -19,6 +19,9 @@
  * an engine withheld from an observable (its ceilings are below the marking) shows `withheld` and
  * why, in the table and the cards: not sent is not failed.
  *
+ * Once complete, a "Send to ..." button for each platform the server pushes to (issue 37; MISP,
+ * OpenCTI, TheHive), under the progress line: web/src/push-buttons.ts.
+ *
  * On a phone the first result comes first: the view tabs and the text filter stay, the secondary
  * controls (type and verdict filters, next steps, copy and downloads) fold into one menu behind
  * "More"; on wider screens they sit in the toolbar with the rest and the button is not drawn.
@@ -29,6 +32,7 @@ import { el, errorNotice, mainElement, replace } from './dom.js';
 import { emailAuthLine } from './email-auth.js';
 import { defang, formatBytes, formatDuration, formatTime, plural } from './format.js';
 import { markingLabels } from './marking.js';
+import { pushButtons } from './push-buttons.js';
 import { renderCards } from './results-cards.js';
 import { renderGraph } from './results-graph.js';
 import { renderTable, type SortState } from './results-table.js';
@@ -93,6 +97,8 @@ const marking = el('p', { class: 'analysis-marking', id: 'analysis-marking', hid
 const progressBar = el('progress', { id: 'progress-bar', max: 1, value: 0, 'aria-labelledby': 'progress-text' });
 const progressText = el('span', { id: 'progress-text' }, 'Loading…');
 const status = el('div', { class: 'progress', id: 'analysis-status', role: 'status', 'aria-live': 'polite', 'data-complete': 'false' }, progressBar, progressText);
+/** "Send to MISP" and the rest, once the analysis is complete (issue 37). */
+const push = pushButtons(id);
 
 const viewButtons = VIEWS.map((v) => {
   const button = el('button', { type: 'button', class: 'tab', 'data-view': v.name, 'aria-pressed': String(v.name === state.view) }, v.label);
@@ -149,7 +155,7 @@ moreToggle.addEventListener('click', () => {
 
 function layout(): HTMLElement {
   return el('section', { class: 'panel results' },
-    el('div', { class: 'results-head' }, title, marking, meta, emailAuth, status),
+    el('div', { class: 'results-head' }, title, marking, meta, emailAuth, status, push.element),
     el('div', { class: 'toolbar' },
       el('div', { class: 'tabs', role: 'group', 'aria-label': 'View' }, viewButtons),
       el('div', { class: 'filter' }, filter, shownCount),
@@ -241,6 +247,7 @@ function renderHeader(data: AnalysisView): void {
     ? `Complete: ${plural(data.observables.length, 'observable')}, ${plural(data.progress.total, 'lookup')} in ${formatDuration(data.duration_ms)}`
     : `Running: ${data.progress.done} of ${plural(data.progress.total, 'lookup')} done · ${observablesDone} of ${plural(data.observables.length, 'observable')} complete`;
   status.dataset['complete'] = String(data.complete);
+  push.update(data.complete);
   status.classList.toggle('complete', data.complete);
   document.title = data.complete ? `oas · analysis ${id.slice(0, 8)}` : `(${observablesDone}/${data.observables.length}) oas · analysis ${id.slice(0, 8)}`;
   for (const { link, format, file } of exportLinks) {
