@@ -148,7 +148,7 @@ describe('the results page\'s "Send to" buttons', { skip, timeout: 120_000 }, ()
     await page.check('#push-all');
     assert.match(await button.getAttribute('title') ?? '', /every observable/);
     await button.click();
-    await page.waitForFunction(`/ found: \\d+ attributes? added, \\d+ already there/.test(document.querySelector('#push-lines .push-line')?.textContent ?? '')`);
+    await page.locator('#push-lines .push-line', { hasText: / found: \d+ attributes? added, \d+ already there/ }).waitFor();
     assert.match(await line.innerText(), new RegExp(`^MISP event ${event.id} found: `));
     assert.equal(await page.locator('#push-lines .push-line').count(), 1);
     assert.equal(misp.events.length, 1, 'the same event');
@@ -207,7 +207,7 @@ describe('the results page\'s "Send to" buttons', { skip, timeout: 120_000 }, ()
     });
     await page.goto(`${server.url}/results/${id}`);
     await page.locator('#analysis-status[data-complete="false"]').waitFor();
-    await page.waitForFunction(`document.querySelector('#progress-text')?.textContent?.startsWith('Running')`);
+    await page.locator('#progress-text', { hasText: /^Running/ }).waitFor();
     assert.equal(await page.locator('#push-misp').count(), 0, 'no button while it runs');
     await complete(page);
     await page.locator('#push-misp').waitFor();
@@ -230,7 +230,7 @@ describe('the results page\'s "Send to" buttons', { skip, timeout: 120_000 }, ()
     const line = page.locator('#push-lines .push-line[data-target="misp"]');
 
     await page.click('#push-misp');
-    await page.waitForFunction(`document.querySelector('#push-lines .push-line')?.textContent?.includes('bold')`);
+    await page.locator('#push-lines .push-line', { hasText: 'bold' }).waitFor();
     assert.equal(await line.locator('.push-message').innerText(), hostile);
     assert.equal(await line.locator('a').count(), 0, 'a javascript: link is no link');
 
@@ -240,7 +240,7 @@ describe('the results page\'s "Send to" buttons', { skip, timeout: 120_000 }, ()
     assert.equal(await line.locator('a').count(), 0);
 
     await page.click('#push-misp');
-    await page.waitForFunction(`document.querySelector('#push-lines .push-line')?.textContent?.includes('event 8')`);
+    await page.locator('#push-lines .push-line', { hasText: 'event 8' }).waitFor();
     // An http(s) address is a link, as the URL parser reads it: its quote and markup escaped, never attributes.
     const href = await line.locator('a.push-link').getAttribute('href');
     assert.ok(href?.startsWith('https://misp.example/events/view/8%22%3E%3Cimg'), href ?? '');
