@@ -13,7 +13,6 @@
  * a setting its own settings schema checks is imported for real, so the schema checks it; an
  * analysis imports for real the engines it may run (src/app.ts).
  */
-import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -115,25 +114,37 @@ function readCache(): DeclaredEngine[] | undefined {
   }
 }
 
-/** One cache file per installation (its compiled `engines/` directory). */
+/**
+ * One cache file per installation (its compiled `engines/` directory), named by a short FNV-1a
+ * hash of that path: a name, not a check (the fingerprint inside is compared whole). No
+ * node:crypto for it: `oas engines` loads none (issue 33).
+ */
 function cachePath(): string {
   const cacheHome = process.env.XDG_CACHE_HOME || join(process.env.HOME || homedir(), '.cache');
-  const install = createHash('sha256').update(ENGINES_DIR).digest('hex').slice(0, 16);
-  return join(cacheHome, 'oas', `engine-declarations-${install}.json`);
+  return join(cacheHome, 'oas', `engine-declarations-${fnv1a(ENGINES_DIR)}.json`);
 }
 
-/** Size and modification time of every compiled engine and of the engine contract's modules. */
+/** 64-bit FNV-1a of a text, as 16 hex digits. */
+function fnv1a(text: string): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const byte of Buffer.from(text)) hash = BigInt.asUintN(64, (hash ^ BigInt(byte)) * 0x100000001b3n);
+  return hash.toString(16).padStart(16, '0');
+}
+
+/**
+ * Node's version, then the size and modification time of every compiled engine and of the engine
+ * contract's modules: compared whole with the cache's.
+ */
 function fingerprint(): string {
-  const hash = createHash('sha256');
-  hash.update(`${process.version}\n`);
+  const lines = [process.version];
   for (const dir of [ENGINES_DIR, ENGINE_SRC_DIR]) {
     for (const name of readdirSync(dir).sort()) {
       if (!name.endsWith('.js')) continue;
       const stat = statSync(join(dir, name));
-      hash.update(`${dir}${name}\0${stat.size}\0${stat.mtimeMs}\n`);
+      lines.push(`${dir}${name}\0${stat.size}\0${stat.mtimeMs}`);
     }
   }
-  return hash.digest('hex');
+  return lines.join('\n');
 }
 
 function schemaKeysOf(definition: EngineDefinition): string[] {

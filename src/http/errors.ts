@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { createRequire } from 'node:module';
 
 /**
  * Failures of upstream calls. Every message is one line, written for the analyst, and carries no
@@ -27,9 +27,20 @@ export class HttpStatusError extends UpstreamError {
   }
 }
 
+/**
+ * Node's status texts, read from node:http when a status error is first made: node:http (its
+ * client, server and agent modules) is not loaded at start for this (`oas engines`, a cached
+ * `oas analyze`: issue 33).
+ */
+let statusTexts: Record<number, string | undefined> | undefined;
+const statusText = (status: number): string => {
+  statusTexts ??= (createRequire(import.meta.url)('node:http') as typeof import('node:http')).STATUS_CODES;
+  return statusTexts[status] ?? '';
+};
+
 /** `HTTP 403 Forbidden[: detail]`, the status text filled in. */
 export function statusError(status: number, detail?: string, retryAfterMs?: number): HttpStatusError {
-  return new HttpStatusError(status, STATUS_CODES[status] ?? '', retryAfterMs, detail);
+  return new HttpStatusError(status, statusText(status), retryAfterMs, detail);
 }
 
 export class TimeoutError extends UpstreamError {
