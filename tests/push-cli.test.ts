@@ -125,6 +125,17 @@ describe('oas push', () => {
     assert.deepEqual(opencti.observables.map((o) => o.value).sort(), ['45.33.32.156', '8.8.8.8', 'evil.example.com']);
   });
 
+  test('the team\'s own observables (TLP:RED) stay out of a target whose max_tlp is lower, and the line says so', async () => {
+    const mixed = await analysis('evil[.]example[.]com and 10.1.2.3', '--tlp', 'GREEN');
+    const run = await oas('push', 'thehive', mixed, '--all', '--json');
+    assert.equal(run.code, 0, run.stderr);
+    const answer = JSON.parse(run.stdout) as Record<string, unknown>;
+    assert.deepEqual([answer['selected'], answer['withheld']], [1, 1]);
+    assert.match(String(answer['message']), /\(1 of the team's own observables withheld: TLP:RED is above the target's max_tlp\)$/);
+    const alert = thehive.alerts.find((a) => a.sourceRef === mixed)!;
+    assert.deepEqual(alert.observables.map((o) => o.data), ['evil.example.com']);
+  });
+
   test('refused before anything is sent: exit 2, one line naming what to fix', async () => {
     const red = await analysis('evil[.]example[.]com', '--tlp', 'RED');
     const before = { misp: misp.events.length, thehive: thehive.alerts.length };
@@ -178,7 +189,7 @@ describe('oas push', () => {
     const results = JSON.parse(run.stdout) as { observable: string }[];
     assert.deepEqual(results.map((r) => r.observable), ['evil.example.com', '45.33.32.156']);
     assert.match(run.stderr, /TheHive alert \S+ created: 2 observables added/);
-    assert.equal(thehive.alerts.length, 2);
+    assert.equal(thehive.alerts.length, 3);
     const calls = intel.hits('GET /intel/*').length;
     const refused = await oas('analyze', 'evil[.]example[.]com', '-e', 'intel', '--push', 'nowhere');
     assert.equal(refused.code, 2);

@@ -16,6 +16,7 @@ import { engineLines } from '../export/common.js';
 import { storedVerdict } from '../analysis/rows.js';
 import { tlpLabel, tlpRank, type Tlp } from '../marking/levels.js';
 import { observableMarking, markingSettings } from '../marking/policy.js';
+import type { Observable } from '../observables/types.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { AnalysisHeader, StoredResult } from '../store/analysis-store.js';
 import { VERDICTS, worse, type Verdict } from '../verdict/verdict.js';
@@ -160,8 +161,8 @@ interface Selection {
 
 /** The observables at or above `min`, in the analysis's order, and the worst verdict of all. */
 async function select(services: PushServices, header: AnalysisHeader, min: Verdict, maxTlp: Tlp): Promise<Selection> {
-  const { internalScope } = markingSettings(services.config);
-  const analysisMarking = { tlp: header.tlp ?? 'AMBER', pap: header.pap ?? 'GREEN' } as const;
+  const { internalScope, defaultMarking } = markingSettings(services.config);
+  const analysisMarking = { tlp: header.tlp ?? defaultMarking.tlp, pap: header.pap ?? defaultMarking.pap };
   const items: PushObservable[] = [];
   let withheld = 0;
   let worst: Verdict = 'unknown';
@@ -181,7 +182,8 @@ async function select(services: PushServices, header: AnalysisHeader, min: Verdi
       const type = (result.type ?? observable?.type) as PushObservable['type'];
       const value = result.observable ?? observable?.value;
       if (!value || !type) continue;
-      if (tlpRank('RED') > tlpRank(maxTlp) && observableMarking(analysisMarking, { value, type } as never, internalScope).internal) {
+      const target: Observable = { value, type };
+      if (tlpRank('RED') > tlpRank(maxTlp) && observableMarking(analysisMarking, target, internalScope).internal) {
         withheld++;
         continue;
       }
