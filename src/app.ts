@@ -14,6 +14,7 @@ import type { UserStore } from './store/users.js';
 import type { AuditLog } from './fs/audit-log.js';
 import type { EventSink } from './automation/events.js';
 import type { Webhooks } from './automation/webhooks.js';
+import type { Allowlist } from './marking/allowlist.js';
 
 // Start-up cost: `oas engines` needs only the settings (loadSettings); SQLite, the runner and the
 // HTTP client are imported by createApp, and the HTTP transport (its connection pool) is created
@@ -70,6 +71,26 @@ type SettingsOptions = Omit<LoadOptions, 'engines' | 'custom'>;
 
 /** What makes the engines of `custom_engines` (src/custom/engines.ts), once a configuration defines some. */
 type CustomFactory = NonNullable<LoadOptions['custom']>;
+
+/**
+ * The runner's allowlist (issue 38) from the setting `allowlist`: src/marking/allowlist.ts (and
+ * ipaddr.js) loaded only when it has entries, or for a server or worker, which may be given some
+ * on a reload. An entry naming nothing an allowlist holds is a configuration error.
+ */
+let allowlistModule: typeof import('./marking/allowlist.js') | undefined;
+async function allowlistOf(config: Config, mayReload: boolean): Promise<Allowlist | undefined> {
+  if (config.allowlist.length > 0 || mayReload) allowlistModule ??= await import('./marking/allowlist.js');
+  return allowlistNow(config);
+}
+function allowlistNow(config: Config): Allowlist | undefined {
+  if (config.allowlist.length === 0) return undefined;
+  if (!allowlistModule) throw new ConfigError('allowlist: set at a reload of a process started without one; restart it');
+  try {
+    return allowlistModule.configuredAllowlist(config.allowlist);
+  } catch (error) {
+    throw new ConfigError(`invalid "${(error as Error).message.replace(/^(allowlist\.\d+\.value): /, '$1": ')}`);
+  }
+}
 
 /**
  * The maker of custom engines when the configuration defines some, else undefined. Start-up cost:
@@ -198,7 +219,7 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   const storage = redis && role !== 'cli' ? undefined : await openStorage(config.data_dir);
   const cache = redis?.keyvs ?? storage!;
   let transport: HttpTransport | undefined;
-  const marks = markingSettings(config);
+  const marks = { ...markingSettings(config), allowlist: await allowlistOf(config, role !== 'cli') };
   const runner = new EngineRunner({
     catalog: catalog.engines,
     services: {
@@ -255,7 +276,7 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
       return webhooks ?? NO_EVENTS;
     },
     apply: (next) => {
-      const nextMarks = markingSettings(next.config);
+      const nextMarks = { ...markingSettings(next.config), allowlist: allowlistNow(next.config) };
       const replaced = current.runner.withSettings({
         catalog: next.catalog.engines,
         engineSettings: next.config.engines,

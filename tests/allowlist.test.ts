@@ -78,9 +78,9 @@ describe('what an entry covers', () => {
     entry('44d88612fea8a8f36de82e1278abb02f'),
     entry('*.expired.example', { expires: '2026-11-28T00:00:00.000Z' }),
     entry('1.1.1.1', { expires: '2026-11-28T00:00:00.000Z' }),
-  ], NOW);
+  ]);
 
-  const covered = (observable: Observable) => list.match(observable)?.value;
+  const covered = (observable: Observable) => list.match(observable, NOW)?.value;
 
   test('exact values, case-insensitively where the type is', () => {
     assert.equal(covered(o('IPv4', '8.8.8.8')), '8.8.8.8');
@@ -110,10 +110,12 @@ describe('what an entry covers', () => {
   test('an expired entry covers nothing', () => {
     assert.equal(covered(o('IPv4', '1.1.1.1')), undefined);
     assert.equal(covered(o('FQDN', 'www.expired.example')), undefined);
-    assert.equal(list.size, 7);
+    assert.equal(covered(o('IPv4', '8.8.8.8')), '8.8.8.8');
+    assert.equal(list.match(o('IPv4', '1.1.1.1'), Date.parse('2026-11-27T00:00:00Z'))?.value, '1.1.1.1', 'before its expiry it did');
+    assert.equal(list.size, 9);
   });
 
   test('an empty list covers nothing', () => {
-    assert.equal(new Allowlist([], NOW).match(o('IPv4', '8.8.8.8')), undefined);
+    assert.equal(new Allowlist([]).match(o('IPv4', '8.8.8.8'), NOW), undefined);
   });
 });

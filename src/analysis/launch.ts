@@ -130,6 +130,7 @@ export function launchAnalysis(
     try {
       const [result] = await runner.analyze([observable], selections, {
         ignoreCache: header.ignore_cache,
+        ignoreAllowlist: header.ignore_allowlist,
         marking,
         share,
         onProgress: (p) => {

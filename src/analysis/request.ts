@@ -40,6 +40,8 @@ export interface AnalysisRequest {
   /** Engine ids or aliases, or `@name` for a set of them; undefined means the default engines. */
   engines?: readonly string[] | undefined;
   ignore_cache?: boolean | undefined;
+  /** Analyse even what the allowlist covers (issue 38). */
+  ignore_allowlist?: boolean | undefined;
   /**
    * Its TLP and PAP (issue 34), as written (`TLP:RED`, `red`); absent: the configuration's
    * `default_tlp` and `default_pap`. Another value is an InputError naming the allowed ones.

@@ -140,6 +140,7 @@ export class AnalysisService {
       duration_ms: null,
       engines: prepared.selections.map((s) => s.key),
       ignore_cache: request.ignore_cache ?? false,
+      ...(request.ignore_allowlist ? { ignore_allowlist: true } : {}),
       tlp: prepared.marking.tlp,
       pap: prepared.marking.pap,
       observables: prepared.observables,

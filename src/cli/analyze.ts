@@ -58,7 +58,7 @@ export async function analyzeCommand(words: string[], options: AnalyzeOptions): 
     const files = paths.length > 0
       ? await (await import('./files-in.js')).readInputFiles(paths, app.config, { columns: options.column?.length ? options.column : undefined })
       : undefined;
-    const request = { text: input, files, engines, ignore_cache: options.ignoreCache ?? false, tlp: options.tlp, pap: options.pap };
+    const request = { text: input, files, engines, ignore_cache: options.ignoreCache ?? false, ignore_allowlist: options.ignoreAllowlist, tlp: options.tlp, pap: options.pap };
     const prepared = files
       ? await app.analyses.prepareWith(request, async (text) => (await import('../observables/extract.js')).extractObservables(text))
       : app.analyses.prepare(request);

@@ -57,6 +57,7 @@ function buildProgram(analyzeHelp?: string): Command {
     .option('--file <path>', 'analyze the observables of a file: an e-mail (.eml, .msg), a PDF, a CSV/TSV, JSON or any text; repeatable; "-" reads standard input as a file', collect, [])
     .option('--column <name>', 'with --file, for a CSV/TSV: only this column (repeatable); default every cell', collect, [])
     .option('--ignore-cache', 'query every engine again instead of using cached results')
+    .option('--ignore-allowlist', 'analyse even the observables the allowlist covers (setting allowlist) instead of judging them clean unasked')
     .option('--tlp <level>', 'who may receive what the analysis holds: CLEAR, GREEN, AMBER, AMBER+STRICT or RED (default: setting default_tlp, AMBER); an engine gets the observables only up to its max_tlp')
     .option('--pap <level>', 'what may be done with it: CLEAR, GREEN, AMBER or RED (default: setting default_pap, GREEN); at AMBER or RED nothing reaches the observable\'s own infrastructure')
     .option('--json', 'same as --format json')

@@ -24,6 +24,8 @@ export interface AnalyzeOptions {
   /** `--set a,b`: the engines of these engine sets, sent on as `@a`, `@b`. */
   set?: string;
   ignoreCache?: boolean;
+  /** `--ignore-allowlist` (issue 38): analyse even what the setting allowlist covers. */
+  ignoreAllowlist?: boolean;
   /** `--tlp`, `--pap`: the analysis's marking (issue 34), as written; default: the settings'. */
   tlp?: string;
   pap?: string;

@@ -140,7 +140,7 @@ export async function remoteAnalyzeCommand(words: string[], options: RemoteOptio
     const recorded = marking && recordedMarking(marking);
     const started = new Date().toISOString();
     try {
-      const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false, ...marking };
+      const request = { text: input, engines, ignore_cache: options.ignoreCache ?? false, ...(options.ignoreAllowlist ? { ignore_allowlist: true } : {}), ...marking };
       analysis = await client.analyze(paths.length > 0 ? await fileForm(client, target.api.origin, paths, request, options.column) : request, spinner?.update);
     } finally {
       spinner?.stop();
@@ -202,6 +202,8 @@ interface AnalysisRequest {
   text: string;
   engines: string[];
   ignore_cache: boolean;
+  /** Sent only when asked (`--ignore-allowlist`): an oas server's field, unknown to Cyberbro. */
+  ignore_allowlist?: boolean;
   tlp?: Tlp;
   pap?: Pap;
 }
@@ -249,6 +251,7 @@ async function fileForm(client: RemoteClient, origin: string, paths: readonly st
   for (const path of paths) form.append('file', new Blob([await fileBytes(path, limits)]), path === '-' ? STDIN_NAME : displayName(path));
   form.append('engines', request.engines.join(','));
   form.append('ignore_cache', String(request.ignore_cache));
+  if (request.ignore_allowlist) form.append('ignore_allowlist', 'true');
   if (request.text) form.append('text', request.text);
   if (request.tlp) form.append('tlp', request.tlp);
   if (request.pap) form.append('pap', request.pap);

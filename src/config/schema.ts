@@ -134,6 +134,20 @@ const pushSchema = v.strictObject({
 }, 'expected an object with misp, opencti and thehive, such as { "misp": { "url": "https://misp.example.org" } }');
 export type PushSettings = v.InferOutput<typeof pushSchema>;
 
+/** The setting `allowlist` (issue 38): entries of the configuration, `{ "value", "reason", "expires"? }`. */
+const ALLOW_ENTRY = 'expected an entry such as { "value": "*.corp.example", "reason": "our own domains" } (value, reason, and optionally expires as an ISO 8601 time)';
+const allowlistSchema = v.array(
+  v.strictObject({
+    // Only its shape here: what it names is checked when the runner's allowlist is built
+    // (src/app.ts), so that reading the configuration loads no address parser (start-up, issue 33).
+    value: v.pipe(v.string(ALLOW_ENTRY), v.trim(), v.minLength(1, 'expected a value: an observable, a CIDR range, *.domain or a file hash'), v.maxLength(2048, 'expected a value of at most 2048 characters')),
+    reason: v.pipe(v.string(ALLOW_ENTRY), v.trim(), v.minLength(1, 'expected a reason: why the entry is harmless or the team\'s own')),
+    expires: v.optional(v.pipe(v.string('expected an ISO 8601 time such as 2026-12-31T00:00:00Z'), v.check((text) => /^\d{4}-\d{2}-\d{2}/.test(text) && Number.isFinite(Date.parse(text)), 'expected an ISO 8601 time such as 2026-12-31T00:00:00Z'))),
+  }, ALLOW_ENTRY),
+  'expected a list of entries such as [{ "value": "*.corp.example", "reason": "our own domains" }]',
+);
+export type AllowlistSetting = v.InferOutput<typeof allowlistSchema>;
+
 /** An environment variable's name. */
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENV_MESSAGE = 'expected the name of an environment variable, such as OAS_WEBHOOK_SECRET';
@@ -241,6 +255,7 @@ export const KEYS = {
   webhooks: { schema: webhooksSchema, kind: 'json', doc: 'Where oas tells the team\'s automation what happened (issue 36): `[{ "name", "url", "events", "secret_env", "format", "min_verdict", "max_tlp" }]`. `events` among `analysis.completed`, `observable.verdict` and `watchlist.changed`; `format` `standard` (Standard Webhooks, signed with the `whsec_...` secret of the environment variable `secret_env`), `slack` or `teams`; `min_verdict` (default `suspicious`) for `observable.verdict`; above `max_tlp` (default AMBER) an event holds only the analysis\'s id and link.', defaultText: '[]' },
   public_url: { schema: v.pipe(v.string(PUBLIC_URL), v.trim(), v.check((s) => s === '' || isHttpUrl(s), PUBLIC_URL)), kind: 'string', doc: 'The server\'s address as people reach it (`https://oas.example.org`): links in webhook bodies are absolute with it, else paths (`/results/<id>`).', defaultText: '""' },
   callback_hosts: { schema: v.array(v.pipe(v.string(CALLBACK_HOST), v.check(isCallbackHost, CALLBACK_HOST)), 'expected a list of host names such as ["soar.example.org"]'), kind: 'list', doc: 'Hosts (`name` or `name:port`) an analysis request\'s `callback_url` may name; any other is refused (400). Empty = no callback_url accepted.', defaultText: '[]' },
+  allowlist: { schema: allowlistSchema, kind: 'json', doc: 'What the team knows to be its own or harmless (issue 38): `[{ "value", "reason", "expires"? }]`, each value an observable, a CIDR range (`10.20.0.0/16`), a domain with everything under it (`*.corp.example`) or a file hash. An allowlisted observable is sent to no engine and judged clean (`ignore_allowlist`, `--ignore-allowlist`: analysed as usual). `expires`: an ISO 8601 time past which the entry no longer applies.', defaultText: '[]' },
   push: { schema: pushSchema, kind: 'json', doc: 'Where `oas push` sends an analysis (issue 37): `{ "misp": { "url", "api_key", "distribution", "publish", "max_tlp" }, "opencti": { "url", "token", "max_tlp" }, "thehive": { "url", "api_key", "organisation", "max_tlp" } }` (also `ssl_verify`, `timeout_ms`, `retries`). `url` and the key default to the MISP and OpenCTI engines\' settings; the keys may come from `OAS_PUSH_MISP_API_KEY`, `OAS_PUSH_OPENCTI_TOKEN`, `OAS_PUSH_THEHIVE_API_KEY`.', defaultText: '{}' },
   callback_secret_env: { schema: v.pipe(v.string(ENV_MESSAGE), v.check((s) => s === '' || ENV_NAME.test(s), ENV_MESSAGE)), kind: 'string', doc: 'The environment variable holding the `whsec_...` secret that signs `callback_url` deliveries (required with `callback_hosts`).', defaultText: '""' },
 } satisfies Record<string, KeySpec>;
@@ -292,6 +307,7 @@ export interface Config {
   callback_hosts: string[];
   callback_secret_env: string;
   push: PushSettings;
+  allowlist: AllowlistSetting;
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -343,6 +359,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callback_hosts: [],
     callback_secret_env: '',
     push: {},
+    allowlist: [],
   };
 }
 

@@ -26,8 +26,8 @@ export interface AllowEntry {
   reason: string;
   /** Who added it: a user's name, `cli:<account>`, or `config` for the configuration's entries. */
   by: string;
-  /** When it was added (ISO 8601). */
-  at: string;
+  /** When it was added (ISO 8601); absent for an entry of the configuration. */
+  at?: string | undefined;
   /** When it stops applying (ISO 8601), or null for never. */
   expires: string | null;
 }
@@ -133,10 +133,11 @@ function exactKey(observable: Observable): string {
 const shown = (text: string) => (text.length > 80 ? `${text.slice(0, 80)}…` : text);
 
 /**
- * The entries that apply at `now` (expired ones are left out), asked observable by observable:
- * exact values in a Map, domain patterns by walking up the host's labels, CIDR ranges last (a
- * short list in practice). Built once per analysis; `match` allocates nothing for an observable
- * no entry covers but the host's suffixes of a domain or URL.
+ * The entries, asked observable by observable: exact values in a Map, domain patterns by walking
+ * up the host's labels, CIDR ranges last (a short list in practice). An entry past its expiry
+ * covers nothing (asked at each match: a server keeps its list for days). Built when the entries
+ * change; `match` allocates nothing for an observable no entry covers but the host's suffixes of
+ * a domain or URL.
  */
 export class Allowlist {
   private readonly exact = new Map<string, AllowEntry>();
@@ -144,10 +145,9 @@ export class Allowlist {
   private readonly ranges: { range: [ipaddr.IPv4 | ipaddr.IPv6, number]; entry: AllowEntry }[] = [];
   readonly size: number;
 
-  constructor(entries: readonly AllowEntry[], now: number = Date.now()) {
+  constructor(entries: readonly AllowEntry[]) {
     let size = 0;
     for (const entry of entries) {
-      if (!isActive(entry, now)) continue;
       let parsed: AllowValue;
       try {
         parsed = parseAllowValue(entry.value);
@@ -162,15 +162,16 @@ export class Allowlist {
     this.size = size;
   }
 
-  /** The entry that covers `observable`, or undefined: an exact entry first, then a domain pattern, then a range. */
-  match(observable: Observable): AllowEntry | undefined {
+  /** The entry that covers `observable` at `now`, or undefined: an exact entry first, then a domain pattern, then a range. */
+  match(observable: Observable, now: number = Date.now()): AllowEntry | undefined {
     if (this.size === 0) return undefined;
-    const exact = this.exact.get(exactKey(observable));
+    const live = (entry: AllowEntry | undefined) => (entry && isActive(entry, now) ? entry : undefined);
+    const exact = live(this.exact.get(exactKey(observable)));
     if (exact) return exact;
     const host = observable.type === 'FQDN' || observable.type === 'URL' ? hostOf(observable) : null;
     if (host && this.domains.size > 0 && ipVersion(host) === 0) {
       for (let name = host; name.includes('.'); name = name.slice(name.indexOf('.') + 1)) {
-        const entry = this.domains.get(name);
+        const entry = live(this.domains.get(name));
         if (entry) return entry;
       }
     }
@@ -183,9 +184,25 @@ export class Allowlist {
         return undefined;
       }
       for (const { range, entry } of this.ranges) {
-        if (parsed.kind() === range[0].kind() && parsed.match(range as never)) return entry;
+        if (parsed.kind() === range[0].kind() && parsed.match(range as never) && live(entry)) return entry;
       }
     }
     return undefined;
   }
+}
+
+/**
+ * The allowlist of the configuration's entries (`allowlist`, their author `config`); an entry that
+ * names nothing an allowlist can hold throws AllowlistError naming it (`allowlist.2.value: ...`).
+ */
+export function configuredAllowlist(entries: readonly { value: string; reason: string; expires?: string | undefined }[]): Allowlist {
+  const kept: AllowEntry[] = entries.map((entry, index) => {
+    try {
+      parseAllowValue(entry.value);
+    } catch (error) {
+      throw new AllowlistError(`allowlist.${index}.value: ${(error as Error).message}`);
+    }
+    return { value: entry.value, reason: entry.reason, by: 'config', expires: entry.expires ? new Date(Date.parse(entry.expires)).toISOString() : null };
+  });
+  return new Allowlist(kept);
 }

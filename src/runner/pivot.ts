@@ -46,6 +46,15 @@ observable: Observable,
   const result: ObservableResult = { observable: observable.value, type: observable.type, reversed_success: false };
   if (observable.found_in) result.found_in = observable.found_in;
   for (const { key } of selections) result[key] = null;
+  // On the allowlist (issue 38): no engine is sent it, each says why; its verdict is clean.
+  const allowed = options.ignoreAllowlist ? undefined : caller.allowlist?.match(observable);
+  if (allowed) {
+    result.allowlisted = { value: allowed.value, reason: allowed.reason, by: allowed.by, ...(allowed.expires ? { expires: allowed.expires } : {}) };
+    const why = `allowlisted: ${allowed.reason}`;
+    result.withheld = Object.fromEntries(selections.map(({ key }) => [key, why]));
+    for (const { key } of selections) onKeyDone(key);
+    return reorder(result, selections);
+  }
   const selected = uniqueEngines(selections);
   // One scope for every call of this observable that has no dependencies (most of them).
   const scope: CallScope = { ignoreCache: options.ignoreCache ?? false, signal: options.signal, dependencies: undefined, onWait, cacheable: true, share: options.share };
@@ -269,5 +278,6 @@ function reorder(result: ObservableResult, selections: readonly Selection[]): Ob
   for (const { key } of selections) out[key] = result[key];
   if (result.errors) out.errors = result.errors;
   if (result.withheld) out.withheld = result.withheld;
+  if (result.allowlisted) out.allowlisted = result.allowlisted;
   return out;
 }

@@ -6,6 +6,11 @@ export interface ObservableResult {
   type: ObservableType;
   /** Where the observable was found in the file(s) it came from (issue 35); absent for a pasted text. */
   found_in?: string[];
+  /**
+   * The allowlist's entry that covers it (issue 38): then no engine was sent it (each is
+   * `withheld` with `allowlisted: <reason>`) and its verdict is clean. Absent otherwise.
+   */
+  allowlisted?: { value: string; reason: string; by: string; expires?: string };
   /** True when the observable was resolved to at least one address or name during this analysis. */
   reversed_success: boolean;
   /** The IP that IP-only engines ran on for a domain or URL, when they did. */
@@ -21,4 +26,4 @@ export interface ObservableResult {
   [engineKey: string]: unknown;
 }
 
-export const RESERVED_KEYS = new Set(['observable', 'type', 'found_in', 'reversed_success', 'reversed_ip', 'errors', 'withheld']);
+export const RESERVED_KEYS = new Set(['observable', 'type', 'found_in', 'reversed_success', 'reversed_ip', 'errors', 'withheld', 'allowlisted']);

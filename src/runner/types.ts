@@ -59,6 +59,8 @@ export interface AnalyzeOptions {
    * None: the configuration's `default_tlp` and `default_pap`.
    */
   marking?: Marking | undefined;
+  /** Analyse even what the allowlist covers (issue 38: `ignore_allowlist`). */
+  ignoreAllowlist?: boolean | undefined;
   onProgress?: (progress: Progress) => void;
   /** Told as soon as each observable's result is final. */
   onObservable?: (index: number, result: ObservableResult) => void;

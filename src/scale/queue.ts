@@ -33,6 +33,8 @@ export interface ObservableJob {
   /** The engine names as the caller gave them (the result's keys). */
   engines: string[];
   ignore_cache: boolean;
+  /** Analyse even what the allowlist covers (issue 38); absent: the allowlist applies. */
+  ignore_allowlist?: boolean;
   /** Observables in the analysis: when this many have a result, it is complete. */
   total: number;
   /** Who started the analysis (`started_by`), for the fair order of the engines' slots. */
@@ -102,7 +104,7 @@ export function queueDispatcher(link: RedisLink, store: Pick<RedisAnalysisStore,
         const others = (await store.runningOf(owner)) - 1;
         await current.addBulk(header.observables.map((observable, index) => ({
           name: 'observable',
-          data: { analysis: header.id, index, observable: observable.found_in ? { value: observable.value, type: observable.type, found_in: observable.found_in } : { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, total, owner, ...recordedMarking(header) },
+          data: { analysis: header.id, index, observable: observable.found_in ? { value: observable.value, type: observable.type, found_in: observable.found_in } : { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, ...(header.ignore_allowlist ? { ignore_allowlist: true } : {}), total, owner, ...recordedMarking(header) },
           // The rest: the queue's JOB_OPTIONS.
           opts: { jobId: jobId(header.id, index), priority: jobPriority(index, others) },
         })));

@@ -181,7 +181,7 @@ async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalo
   try {
     const share = shareOf({ id: job.analysis, started_by: job.owner });
     // The analysis's marking: an engine above its TLP/PAP ceiling is not called here either.
-    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache, share, marking: recordedMarking(job) })) as [ObservableResult];
+    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache, ignoreAllowlist: job.ignore_allowlist, share, marking: recordedMarking(job) })) as [ObservableResult];
   } catch (error) {
     // Never expected (engine failures are results), but an accepted analysis must finish.
     result = { observable: job.observable.value, type: job.observable.type, ...foundIn(job), reversed_success: false, errors: { analysis: `internal error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` } };

@@ -35,6 +35,7 @@ export const analyzeRequestSchema = v.pipe(
       v.description('Engine ids or aliases, and `@name` for an engine set of the configuration (setting engine_sets).'),
     ),
     ignore_cache: v.optional(v.pipe(v.boolean('"ignore_cache" must be true or false'), v.description('Ask every engine again instead of using cached results.'))),
+    ignore_allowlist: v.optional(v.pipe(v.boolean('"ignore_allowlist" must be true or false'), v.description('Analyse even the observables the allowlist covers (setting allowlist), instead of judging them clean unasked.'))),
     // Read by the analysis (issue 34): a word that is no level is refused there, naming the levels.
     tlp: v.optional(v.pipe(v.string('"tlp" must be a string: CLEAR, GREEN, AMBER, AMBER+STRICT or RED'), v.description('Who may receive what the analysis holds: CLEAR, GREEN, AMBER, AMBER+STRICT or RED (default: setting default_tlp). An engine gets the observables only up to its max_tlp.'))),
     pap: v.optional(v.pipe(v.string('"pap" must be a string: CLEAR, GREEN, AMBER or RED'), v.description('What may be done with it: CLEAR, GREEN, AMBER or RED (default: setting default_pap).'))),
@@ -48,6 +49,7 @@ export const analyzeRequestSchema = v.pipe(
 export const analyzeFormFieldsSchema = v.object({
   engines: v.optional(v.pipe(v.string(), v.description('Comma-separated engine ids, aliases or `@sets` (default: the default engines).'))),
   ignore_cache: v.optional(v.pipe(v.string(), v.description('`true`, `1`, `on` or `yes` (any case) to ask every engine again; anything else no.'))),
+  ignore_allowlist: v.optional(v.pipe(v.string(), v.description('`true`, `1`, `on` or `yes` (any case) to analyse even what the allowlist covers; anything else no.'))),
   tlp: v.optional(v.pipe(v.string(), v.description('As in the JSON request.'))),
   pap: v.optional(v.pipe(v.string(), v.description('As in the JSON request.'))),
   text: v.optional(v.pipe(v.string(), v.description('More observables, analysed with the files\'.'))),
@@ -116,7 +118,16 @@ const resultEntries = {
   reversed_success: v.pipe(v.boolean(), v.description('true when the observable was resolved to at least one address or name during this analysis.')),
   reversed_ip: v.optional(v.pipe(v.string(), v.description('The IP that IP-only engines ran on for a domain or URL, when they did.'))),
   errors: v.optional(engineLines('Engine key -> one line saying why that engine failed; absent when none failed.')),
-  withheld: v.optional(engineLines('Engine key -> one line saying why that engine was not sent the observable (its TLP/PAP ceiling, the team\'s own networks or domains); its key is null. Absent when none was.')),
+  withheld: v.optional(engineLines('Engine key -> one line saying why that engine was not sent the observable (its TLP/PAP ceiling, the team\'s own networks or domains, the allowlist); its key is null. Absent when none was.')),
+  allowlisted: v.optional(v.pipe(
+    v.strictObject({
+      value: v.pipe(v.string(), v.description('The entry: the observable, a CIDR range, `*.domain` or a hash.')),
+      reason: v.string(),
+      by: v.pipe(v.string(), v.description('Who added it (`config` for the setting allowlist).')),
+      expires: v.optional(v.pipe(v.string(), v.description('When it stops applying (ISO 8601).'))),
+    }),
+    v.description('The allowlist\'s entry that covers the observable (setting allowlist): no engine was sent it and its verdict is clean. Absent otherwise, or with ignore_allowlist.'),
+  )),
 };
 
 /** One element of `GET {prefix}results/{id}` (the spec's "Analysis result"): its own keys, then one per engine. */

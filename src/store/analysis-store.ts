@@ -31,6 +31,8 @@ export interface AnalysisHeader {
   /** Engine names as the caller gave them (they are the result keys). */
   engines: string[];
   ignore_cache: boolean;
+  /** Analysed even what the allowlist covers (issue 38); absent: the allowlist applied. */
+  ignore_allowlist?: boolean;
   /** Its TLP and PAP (issue 34): what its engines were allowed to receive. Absent in older records. */
   tlp?: Tlp;
   pap?: Pap;

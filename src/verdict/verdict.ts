@@ -75,6 +75,8 @@ export function verdictFrom(evidence: ReadonlyMap<string, Evidence>): Observable
 
 /** The verdict of one observable's result, from the engines of `catalog` (by result key). */
 export function verdictOf(result: ObservableResult, catalog: Catalog): ObservableVerdict {
+  // On the allowlist (issue 38): clean, by who put it there and why.
+  if (result.allowlisted) return { verdict: 'clean', reasons: [`allowlisted by ${result.allowlisted.by}: ${result.allowlisted.reason}`] };
   return verdictFrom(evidenceByKey(result, catalog));
 }
 
