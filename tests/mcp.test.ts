@@ -315,7 +315,7 @@ describe('oas mcp: the tools', () => {
     assert.match(await invalid(mcp, 'analyze', { text: 'example.com', engines: 'reverse_dns' }), /"engines" must be a list of strings/);
     assert.match(await invalid(mcp, 'analyze', { text: 'example.com', engines: [] }), /"engines" must name at least one engine/);
     assert.match(await invalid(mcp, 'analyze', { text: 'example.com', ignore_cache: 'yes' }), /"ignore_cache" must be true or false/);
-    assert.match(await invalid(mcp, 'analyze', { text: 'example.com', wait: 5 }), /unknown argument "wait" \(arguments: text, file_base64, file_name, engines, ignore_cache, tlp, pap, wait_seconds, callback_url\)/);
+    assert.match(await invalid(mcp, 'analyze', { text: 'example.com', wait: 5 }), /unknown argument "wait" \(arguments: text, file_base64, file_name, engines, ignore_cache, ignore_allowlist, tlp, pap, wait_seconds, callback_url\)/);
     assert.match(await invalid(mcp, 'get_results', {}), /"analysis_id" is required/);
     assert.match(await invalid(mcp, 'get_results', { analysis_id: '../etc/passwd' }), /"analysis_id" must be an analysis id/);
     assert.match(await invalid(mcp, 'get_results', { analysis_id: 'x', observables: 'a' }), /"observables" must be a list of strings/);

@@ -53,6 +53,8 @@ export interface StartRequest {
   file?: ToolFile | undefined;
   engines?: string[] | undefined;
   ignore_cache?: boolean | undefined;
+  /** Analyse even what the allowlist covers (issue 38). */
+  ignore_allowlist?: boolean | undefined;
   tlp?: string | undefined;
   pap?: string | undefined;
   /** Where the server also posts analysis.completed (issue 36): checked against its setting callback_hosts. */

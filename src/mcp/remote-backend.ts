@@ -62,12 +62,13 @@ export function remoteBackend(target: RemoteTarget, token: string | undefined, l
       if (request.callback_url !== undefined && !Array.isArray(((await client.catalogView()) as { engines?: unknown } | undefined)?.engines)) {
         throw new ToolError(`not sent: the server at ${target.api.origin} is not an oas server (no /ui/engines) and takes no callback_url`);
       }
-      if (request.file === undefined) return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking, ...callback });
+      const allowlist = request.ignore_allowlist ? { ignore_allowlist: true } : {};
+      if (request.file === undefined) return client.submit({ text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...allowlist, ...marking, ...callback });
       const view = (await client.catalogView()) as { engines?: unknown } | undefined;
       if (!Array.isArray(view?.engines)) {
         throw new ToolError(`not sent: the server at ${target.api.origin} is not an oas server (no /ui/engines) and takes no file; run oas mcp without --server to read the file here`);
       }
-      return client.submitForm(analysisForm(request.file, { text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...marking, ...callback }));
+      return client.submitForm(analysisForm(request.file, { text: request.text, engines, ignore_cache: request.ignore_cache ?? false, ...allowlist, ...marking, ...callback }));
     }),
     state: (id) => withClient(async (client) => {
       const seen = await client.check(id);
@@ -144,11 +145,12 @@ async function remotePush(target: RemoteTarget, token: string | undefined, reque
 }
 
 /** The multipart form of an oas server's `POST {prefix}analyze` with a file: the `file` part, `engines` comma-separated, and the other fields. */
-function analysisForm(file: ToolFile, fields: { text: string; engines: string[]; ignore_cache: boolean; tlp?: Tlp; pap?: Pap; callback_url?: string }): FormData {
+function analysisForm(file: ToolFile, fields: { text: string; engines: string[]; ignore_cache: boolean; ignore_allowlist?: boolean; tlp?: Tlp; pap?: Pap; callback_url?: string }): FormData {
   const form = new FormData();
   form.append('file', new Blob([file.bytes]), file.name);
   form.append('engines', fields.engines.join(','));
   form.append('ignore_cache', String(fields.ignore_cache));
+  if (fields.ignore_allowlist) form.append('ignore_allowlist', 'true');
   if (fields.tlp) form.append('tlp', fields.tlp);
   if (fields.pap) form.append('pap', fields.pap);
   if (fields.text.trim() !== '') form.append('text', fields.text);

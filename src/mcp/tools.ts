@@ -147,6 +147,7 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
           ...FILE_PROPERTIES,
           engines: { type: 'array', items: { type: 'string' }, description: 'Engine ids or service names (list_engines), or "@name" for an engine set; the default engines when absent.' },
           ignore_cache: { type: 'boolean', description: 'Ask every engine again instead of using answers cached in the last 24 hours.' },
+          ignore_allowlist: { type: 'boolean', description: 'Analyse even the observables the team\'s allowlist covers (otherwise they are judged clean and sent to no engine).' },
           tlp: { type: 'string', enum: [...TLP_LEVELS], description: 'Who may receive what the text holds (TLP 2.0); an engine is sent the observables only up to its max_tlp (TLP:RED: only engines the team runs). Default: the server\'s default_tlp (AMBER unless configured).' },
           pap: { type: 'string', enum: [...PAP_LEVELS], description: 'What may be done with it (PAP); at AMBER or RED nothing reaches the observables\' own infrastructure (no DNS resolution). Default: the server\'s default_pap (GREEN unless configured).' },
           wait_seconds: { type: 'number', minimum: 0, maximum: WAIT_MAX_S, default: WAIT_DEFAULT_S, description: `How long to wait for the analysis (default ${WAIT_DEFAULT_S}, at most ${WAIT_MAX_S}); when it is not complete by then, the answer says how to continue.` },
@@ -172,13 +173,14 @@ export function tools(backend: McpBackend, options: ToolOptions): Tool[] {
           file_name: v.optional(text('file_name')),
           engines: v.optional(v.pipe(names('engines'), v.minLength(1, '"engines" must name at least one engine (or leave it out for the default engines)'))),
           ignore_cache: v.optional(v.boolean('"ignore_cache" must be true or false')),
+          ignore_allowlist: v.optional(v.boolean('"ignore_allowlist" must be true or false')),
           tlp: v.optional(v.string('"tlp" must be a string: CLEAR, GREEN, AMBER, AMBER+STRICT or RED')),
           pap: v.optional(v.string('"pap" must be a string: CLEAR, GREEN, AMBER or RED')),
           wait_seconds: v.optional(v.pipe(v.number('"wait_seconds" must be a number'), v.minValue(0, `"wait_seconds" must be from 0 to ${WAIT_MAX_S}`), v.maxValue(WAIT_MAX_S, `"wait_seconds" must be from 0 to ${WAIT_MAX_S}`))),
           callback_url: v.optional(v.string('"callback_url" must be a URL string such as https://soar.example.org/hooks/oas')),
-        }), args, ['text', 'file_base64', 'file_name', 'engines', 'ignore_cache', 'tlp', 'pap', 'wait_seconds', 'callback_url']);
+        }), args, ['text', 'file_base64', 'file_name', 'engines', 'ignore_cache', 'ignore_allowlist', 'tlp', 'pap', 'wait_seconds', 'callback_url']);
         const given = await textAndFile(input, options, true);
-        const { id, link } = await backend.start({ text: given.text, file: given.file, engines: input.engines, ignore_cache: input.ignore_cache, tlp: input.tlp, pap: input.pap, ...(input.callback_url !== undefined ? { callback_url: input.callback_url } : {}) });
+        const { id, link } = await backend.start({ text: given.text, file: given.file, engines: input.engines, ignore_cache: input.ignore_cache, ...(input.ignore_allowlist ? { ignore_allowlist: true } : {}), tlp: input.tlp, pap: input.pap, ...(input.callback_url !== undefined ? { callback_url: input.callback_url } : {}) });
         const waitS = input.wait_seconds ?? WAIT_DEFAULT_S;
         const deadline = Date.now() + waitS * 1000;
         let state = await backend.state(id);
