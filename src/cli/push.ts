@@ -7,10 +7,9 @@
  * the target, what failed and what to check. Also run by `oas analyze --push TARGET` once its
  * analysis is done (`pushAfterAnalysis`).
  */
-import { userInfo } from 'node:os';
 import type { App } from '../app.js';
 import type { Config } from '../config/schema.js';
-import type { AuditLog } from '../fs/audit-log.js';
+import { openAuditLog, osUser, type AuditLog } from '../fs/audit-log.js';
 import type { PushReport } from '../push/service.js';
 import { reportJson, sentence } from '../push/report.js';
 import { inertLine, jsonInert } from '../text/inert.js';
@@ -58,7 +57,7 @@ async function pushAndSay(
 ): Promise<number> {
   const { pushAnalysis, PushRefusedError } = await import('../push/service.js');
   const { PushError } = await import('../push/types.js');
-  const audit = await auditOf(app.config);
+  const audit = auditOf(app.config);
   try {
     const report = await pushAnalysis({ config: app.config, catalog: app.catalog, transport: app.transport, analyses: app.analyses }, request);
     audited(audit, request.target, request.analysisId, 'success', report);
@@ -74,25 +73,19 @@ async function pushAndSay(
   }
 }
 
-async function auditOf(config: Config): Promise<AuditLog> {
-  const { openAuditLog } = await import('../fs/audit-log.js');
+/** The audit trail of the configuration's audit_log, as `oas users` opens it. */
+function auditOf(config: Config): AuditLog {
   return openAuditLog(config.audit_log, { prepare: false });
 }
 
 /** `results_pushed`: the target, the analysis, the counts; never an observable. */
 function audited(log: AuditLog, target: string, analysisId: string, outcome: 'success' | 'failure', report?: PushReport, reason?: string): void {
-  let osUser: string | null = null;
-  try {
-    osUser = userInfo().username;
-  } catch {
-    // none known
-  }
   log.write({
     action: 'results_pushed',
     outcome,
     user: null,
     client: 'cli',
-    os_user: osUser,
+    os_user: osUser(),
     target: target.slice(0, 20),
     analysis_id: /^[0-9a-f-]{36}$/i.test(analysisId) ? analysisId : undefined,
     ...(report ? { kind: report.outcome.kind, id: report.outcome.id, created: report.outcome.created, added: report.outcome.added, existing: report.outcome.existing, selected: report.selected, withheld: report.withheld } : {}),

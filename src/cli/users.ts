@@ -4,10 +4,9 @@
  * store keeps only its hash. `list` never shows a token. Users live where the server keeps its data
  * (the SQLite file of data_dir, or Redis with redis_url), so a running server sees them at once.
  */
-import { userInfo } from 'node:os';
 import { openUsers } from '../app.js';
 import type { Config } from '../config/schema.js';
-import type { AuditAction, AuditLog } from '../fs/audit-log.js';
+import { osUser, type AuditAction, type AuditLog } from '../fs/audit-log.js';
 import { hashToken, newToken, ROLES, USER_NAME, type Role, type UserStore } from '../store/users.js';
 import { inertLine, jsonInert } from '../text/inert.js';
 import { EXIT_OK, UsageError } from './errors.js';
@@ -53,14 +52,6 @@ function audit(log: AuditLog, action: UsersAction, name: string, role: Role | un
   const kind = AUDITED[action];
   if (!kind) return;
   log.write({ action: kind, outcome, user: name, client: 'cli', os_user: osUser(), ...(role ? { role } : {}), ...(reason ? { reason } : {}) });
-}
-
-function osUser(): string | null {
-  try {
-    return userInfo().username;
-  } catch {
-    return null;
-  }
 }
 
 async function run(users: UserStore, action: UsersAction, name: string, role: Role | undefined, options: UsersOptions): Promise<number> {

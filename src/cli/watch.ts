@@ -5,14 +5,13 @@
  * (now, here, to its end) and `remove NAME`. `oas serve` runs them on schedule. Errors are one
  * line, exit 2 for bad input; what comes from outside (observables, reasons) is written inert.
  */
-import { userInfo } from 'node:os';
 import type { App } from '../app.js';
 import type { WatchlistService } from '../automation/watchlist-service.js';
 import type { WatchlistStore } from '../automation/watchlist-store.js';
 import { checkName, type Watchlist, type WatchlistRun } from '../automation/watchlist.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import type { AuditAction, AuditLog } from '../fs/audit-log.js';
+import { openAuditLog, osUser, type AuditAction, type AuditLog } from '../fs/audit-log.js';
 import { USER_NAME } from '../store/users.js';
 import { inertLine, jsonInert } from '../text/inert.js';
 import { EXIT_OK, UsageError } from './errors.js';
@@ -57,7 +56,7 @@ async function runHere(action: 'add' | 'run', name: string, words: string[], opt
   const { config } = loadConfig(settings);
   // With Redis: the analyses go where the servers' are (Redis), and run in this process.
   const app = await createApp(settings, { role: config.redis_url ? 'worker' : 'cli' });
-  const audit = await auditOf(app.config);
+  const audit = auditOf(app.config);
   try {
     await app.scale?.link.whenReady(5_000);
     const { watchlistsOf, closeWatchlists } = await import('../automation/watchlists-app.js');
@@ -146,7 +145,7 @@ async function readOrRemove(action: 'list' | 'show' | 'remove', name: string | u
       process.stdout.write(options.json ? `${jsonInert(JSON.stringify(watchlist, null, 2))}\n` : `${showText(watchlist)}\n`);
       return EXIT_OK;
     }
-    const audit = await auditOf(config);
+    const audit = auditOf(config);
     if (!(await store.remove(name!))) {
       write(audit, 'watchlist_removed', name!, 'failure', { reason: 'watchlist not found' });
       throw new UsageError(unknown(name!));
@@ -186,20 +185,14 @@ async function openStore(config: Config): Promise<{ store: WatchlistStore; link?
   return { store: sqliteWatchlists(storage.analysesTable), close: () => storage.close() };
 }
 
-async function auditOf(config: Config): Promise<AuditLog> {
-  const { openAuditLog } = await import('../fs/audit-log.js');
+/** The audit trail of the configuration's audit_log, as `oas users` opens it. */
+function auditOf(config: Config): AuditLog {
   return openAuditLog(config.audit_log, { prepare: false });
 }
 
 /** A line of the audit trail: `client` cli, the account that ran the command, the watchlist. */
 function write(log: AuditLog, action: AuditAction, name: string, outcome: 'success' | 'failure', fields: Record<string, string | readonly string[] | undefined>): void {
-  let osUser: string | null = null;
-  try {
-    osUser = userInfo().username;
-  } catch {
-    // none known
-  }
-  log.write({ action, outcome, user: null, client: 'cli', os_user: osUser, watchlist: name, ...fields });
+  log.write({ action, outcome, user: null, client: 'cli', os_user: osUser(), watchlist: name, ...fields });
 }
 
 function unknown(name: string): string {

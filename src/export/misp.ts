@@ -10,7 +10,7 @@
  * (a cloud drive, a pastebin) must not flag the whole host for detection.
  */
 import type { Catalog } from '../engine/catalog.js';
-import { getDomain } from '../observables/tldts.js';
+import { isRegistrableDomain } from '../observables/host.js';
 import type { ObservableResult } from '../runner/result.js';
 import { worse, type Verdict } from '../verdict/verdict.js';
 import { chunked, clip, isoMillis, judged, plainText, type ExportSource, type Judged } from './common.js';
@@ -45,11 +45,6 @@ export function mispType(result: Pick<ObservableResult, 'observable' | 'type'>):
     default:
       return { type: 'text', category: 'Other' };
   }
-}
-
-function isRegistrableDomain(host: string): boolean {
-  const domain = getDomain(host, { allowPrivateDomains: true });
-  return domain === null || domain === host.toLowerCase();
 }
 
 /** The attribute of one observable. */

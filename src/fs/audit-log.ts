@@ -19,6 +19,7 @@
  * first failure is named once on stderr (`warn`), and later lines are tried again.
  */
 import { closeSync, fchmodSync, fstatSync, openSync, constants, writeSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { maskUrlSecrets } from '../http/redact.js';
 import { inertLine } from '../text/inert.js';
@@ -203,4 +204,13 @@ function reasonOf(error: unknown): string {
   if (code === 'ENOSPC') return 'no space left on the device';
   if (code === 'EROFS') return 'read-only file system';
   return code ? `${code}: ${message.replace(/^[A-Z]+: /, '')}` : message;
+}
+
+/** The account that ran a command on the server's machine (`os_user` of `oas users`, `oas watch`, `oas push` lines), or null when none is known. */
+export function osUser(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null;
+  }
 }

@@ -8,7 +8,6 @@ import { InputError } from '../analysis/request.js';
 import type { AnalysisService } from '../analysis/service.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
-import type { HttpTransport } from '../http/client.js';
 import type { PushServices } from '../push/service.js';
 import { inertLine } from '../text/inert.js';
 import type { AnalysisOrigin } from '../store/analysis-store.js';
@@ -25,11 +24,10 @@ export interface LocalBackendOptions {
   /** The server's address, for absolute links; undefined over stdio. */
   site?: string | undefined;
   /**
-   * What a push reads, as of now (`/mcp`: the app's configuration, catalog, analyses and HTTP
-   * transport, replaced by a reload). Absent (`oas mcp`): this backend's configuration, catalog
-   * and analyses, and a transport made for the push from the configuration and closed after it.
+   * What a push reads, as of now: the app's configuration, catalog, analyses and HTTP transport
+   * (replaced by a reload on `/mcp`).
    */
-  pushServices?: (() => PushServices) | undefined;
+  pushServices: () => PushServices;
 }
 
 export function localBackend(options: LocalBackendOptions): McpBackend {
@@ -74,10 +72,8 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
         import('../push/types.js'),
         import('../push/report.js'),
       ]);
-      let owned: HttpTransport | undefined;
-      const services = options.pushServices?.() ?? { config, catalog, analyses, transport: (owned = await transportFor(config)) };
       try {
-        const report = await pushAnalysis(services, {
+        const report = await pushAnalysis(options.pushServices(), {
           target: request.target,
           analysisId: request.analysis_id,
           event_id: request.event_id,
@@ -90,19 +86,11 @@ export function localBackend(options: LocalBackendOptions): McpBackend {
         // Refused before anything was sent, or the platform failed: one line naming the target and what to check.
         if (error instanceof PushRefusedError || error instanceof PushError) throw new ToolError(inertLine(error.message));
         throw error;
-      } finally {
-        await owned?.close();
       }
     },
     engines: async () => localListing(catalog, config),
     webUrl: link,
   };
-}
-
-/** An HTTP transport as the app makes its own (proxy_url, ssl_verify, dns_servers), for one push. */
-async function transportFor(config: Config): Promise<HttpTransport> {
-  const { HttpTransport } = await import('../http/client.js');
-  return new HttpTransport({ proxyUrl: config.proxy_url, sslVerify: config.ssl_verify, dnsServers: config.dns_servers });
 }
 
 /** A tool's file read here within the API's limits (max_upload_bytes, file_parse_timeout_ms), off the thread; loaded when a file comes. */

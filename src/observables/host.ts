@@ -120,6 +120,17 @@ export function registrableDomain(host: string): string | null {
   return getDomain(host, { allowPrivateDomains: false }) ?? null;
 }
 
+/**
+ * Whether a name is its own registrable domain (`example.com`, `example.co.uk`, a private suffix's
+ * `x.blogspot.com`) or has none under the public suffix list, rather than a longer host name:
+ * MISP's `domain` and TheHive's `domain` data type, against `hostname` and `fqdn`.
+ */
+export function isRegistrableDomain(host: string): boolean {
+  const name = host.replace(/\.$/, '').toLowerCase();
+  const domain = getDomain(name, { allowPrivateDomains: true });
+  return domain === null || domain === name;
+}
+
 /** The DNS name for a PTR lookup: reversed octets under in-addr.arpa, nibbles under ip6.arpa. */
 export function reverseName(ip: string): string {
   const addr = ipaddr.parse(ip.replace(/%.*$/, ''));

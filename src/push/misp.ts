@@ -58,6 +58,7 @@ import {
   type PushTarget,
   type TargetSettings,
 } from './types.js';
+import { platformHost } from './wording.js';
 
 const LABEL = TARGET_LABELS.misp;
 /** MISP's threat levels: 1 High, 2 Medium, 3 Low, 4 Undefined. */
@@ -163,7 +164,7 @@ class MispPush {
     private readonly context: PushContext,
   ) {
     this.settings = context.settings;
-    this.host = hostOf(context.settings.url);
+    this.host = platformHost(context.settings.url);
     this.items = dedupe(request.items);
   }
 
@@ -594,14 +595,6 @@ export function describeErrors(errors: unknown): string {
 
 function asRecord(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return clip(plainText(url), 80);
-  }
 }
 
 export const mispTarget: PushTarget = {

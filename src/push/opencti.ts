@@ -67,6 +67,8 @@ import {
   type PushTarget,
   type TargetSettings,
 } from './types.js';
+import { httpUrl } from '../automation/links.js';
+import { platformHost, plural } from './wording.js';
 
 const LABEL = 'OpenCTI';
 
@@ -460,19 +462,10 @@ async function findMarkings(session: Session, tlp: Tlp | undefined, pap: Pap | u
   return markings;
 }
 
-/** The link back to the analysis when it is absolute (`public_url` set), else undefined. */
-export function absoluteLink(link: string): string | undefined {
-  try {
-    const url = new URL(link);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** The external reference to the analysis: found (by url, or source_name + external_id) or made. */
 async function ensureReference(session: Session, analysis: PushAnalysis, tally: Tally): Promise<string> {
-  const url = absoluteLink(analysis.link);
+  const url = httpUrl(analysis.link);
   const filters = url
     ? [{ key: ['url'], values: [url] }]
     : [{ key: ['source_name'], values: [REFERENCE_SOURCE] }, { key: ['external_id'], values: [analysis.id] }];
@@ -554,7 +547,6 @@ function shown(item: PushObservable): string {
 
 // ---------------------------------------------------------------- wording
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** What was done, for the outcome and before a failure: `3 observables added, 1 already there`. */
 function doneText(tally: Tally): string {
@@ -573,13 +565,6 @@ function progressText(tally: Tally): string {
   return `${parts.join(', ')}, then `;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 /** The platform's page listing observables. */
 export function observablesPage(url: string): string {
@@ -591,7 +576,7 @@ export function observablesPage(url: string): string {
 async function push(request: PushRequest, context: PushContext): Promise<PushOutcome> {
   const { settings, http } = context;
   const base = settings.url.replace(/\/+$/, '');
-  const session: Session = { endpoint: `${base}/graphql`, host: hostOf(base), settings, http };
+  const session: Session = { endpoint: `${base}/graphql`, host: platformHost(base), settings, http };
   const mapped = request.items.flatMap((item) => {
     const mapping = mappingOf(item.type);
     return mapping ? [{ item, mapping }] : [];

@@ -21,6 +21,7 @@ import type { ObservableResult } from '../runner/result.js';
 import type { AnalysisHeader, StoredResult } from '../store/analysis-store.js';
 import { VERDICTS, worse, type Verdict } from '../verdict/verdict.js';
 import { resultsLink } from '../automation/links.js';
+import { atLeast } from '../automation/analysis-events.js';
 import { targetSettings } from './settings.js';
 import { PUSH_TARGETS, TARGET_LABELS, type PushAnalysis, type PushObservable, type PushOutcome, type PushTarget, type PushTargetId, type TargetSettings } from './types.js';
 
@@ -94,10 +95,6 @@ export function parseMinVerdict(value: string | undefined): Verdict {
   if ((VERDICTS as readonly string[]).includes(verdict)) return verdict as Verdict;
   throw new PushRefusedError(`min_verdict "${value.slice(0, 40)}" is no verdict: use ${[...VERDICTS].reverse().join(', ')}`, 400);
 }
-
-/** Verdicts from the least to the most severe. */
-const ORDER: readonly Verdict[] = ['unknown', 'clean', 'suspicious', 'malicious'];
-const atLeast = (verdict: Verdict, min: Verdict) => ORDER.indexOf(verdict) >= ORDER.indexOf(min);
 
 /**
  * Before an analysis meant to be pushed runs (`oas analyze --push`): the target is known and

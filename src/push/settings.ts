@@ -27,6 +27,14 @@ export function credentialSetting(target: PushTargetId): string {
   return `push.${target}.${setting} or ${env}`;
 }
 
+/** The push targets' own keys (setting and environment), for what must never be shown (MCP's redaction). */
+export function pushSecrets(config: Config, env: NodeJS.ProcessEnv = process.env): string[] {
+  return (['misp', 'opencti', 'thehive'] as const).flatMap((target) => {
+    const { setting, env: variable } = CREDENTIAL[target];
+    return [text(env[variable]), text((config.push?.[target] as Record<string, unknown> | undefined)?.[setting])];
+  }).filter((key) => key !== '');
+}
+
 /** Whether a target has a URL and a key (its own, or the engine's). */
 export function isConfigured(config: Config, target: PushTargetId, env: NodeJS.ProcessEnv = process.env): boolean {
   return typeof resolve(config, target, env) !== 'string';

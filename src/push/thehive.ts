@@ -45,9 +45,12 @@ import { jsonObject, parseJson } from '../http/client.js';
 import { HttpStatusError, statusError, UpstreamError } from '../http/errors.js';
 import type { HttpResponse, RequestOptions } from '../engine/contract.js';
 import type { Pap, Tlp } from '../marking/levels.js';
-import { getDomain } from '../observables/tldts.js';
+import { isRegistrableDomain } from '../observables/host.js';
 import type { ObservableType } from '../observables/types.js';
 import type { Verdict } from '../verdict/verdict.js';
+import { clip } from '../export/common.js';
+import { httpUrl } from '../automation/links.js';
+import { platformHost, plural } from './wording.js';
 import { PushError, type PushContext, type PushObservable, type PushOutcome, type PushRequest, type PushTarget } from './types.js';
 
 /** The alert's `type` and `source`: fixed, so that `sourceRef` (the analysis id) finds it again. */
@@ -95,12 +98,6 @@ export function theHiveDataType(type: ObservableType, value: string): string {
   }
 }
 
-/** A name that is its own registrable domain (or has none under the public suffix list). */
-function isRegistrableDomain(host: string): boolean {
-  const name = host.replace(/\.$/, '').toLowerCase();
-  const domain = getDomain(name, { allowPrivateDomains: true });
-  return domain === null || domain === name;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Upstream text made inert for TheHive's Markdown.
@@ -113,9 +110,6 @@ export function oneLine(text: string): string {
     .trim();
 }
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
 
 /**
  * `text` as a Markdown code span on one line: literal in CommonMark and GFM (no link, autolink,
@@ -131,19 +125,10 @@ export function codeSpan(text: string, max = MAX_REASON): string {
 
 /** The analysis's link as a Markdown link when it is an absolute http(s) URL, else as a code span. */
 function markdownLink(label: string, link: string): string {
-  const href = absoluteLink(link);
+  const href = httpUrl(link)?.replace(/[<>]/g, encodeURIComponent);
   return href ? `[${label}](<${href}>)` : `${label}: ${codeSpan(link)}`;
 }
 
-/** `link` serialised by the URL parser (spaces, quotes and angle brackets escaped) when http(s). */
-function absoluteLink(link: string): string | undefined {
-  try {
-    const url = new URL(link);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href.replace(/[<>]/g, encodeURIComponent) : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // What is sent.
@@ -158,9 +143,6 @@ interface TheHiveObservable {
   pap?: number;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
 
 function markingText(request: PushRequest): string {
   const { tlp, pap } = request.analysis;
@@ -260,7 +242,7 @@ function alertTags(request: PushRequest): string[] {
 
 function alertBody(request: PushRequest, observables: TheHiveObservable[]): Record<string, unknown> {
   const { analysis } = request;
-  const link = absoluteLink(analysis.link);
+  const link = httpUrl(analysis.link)?.replace(/[<>]/g, encodeURIComponent);
   const date = Date.parse(analysis.created_at);
   return {
     type: ALERT_TYPE,
@@ -490,16 +472,9 @@ function progressText(progress: Progress): string {
   return `${progress.container}, ${counts.added} of ${plural(counts.total - counts.existing, 'missing observable')} added${there}, then `;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 function pushError(context: PushContext, progress: Progress, failure: Failure): PushError {
-  const line = `TheHive at ${hostOf(context.settings.url)}: ${progressText(progress)}${failure.what} (${failure.hint})`;
+  const line = `TheHive at ${platformHost(context.settings.url)}: ${progressText(progress)}${failure.what} (${failure.hint})`;
   return new PushError('thehive', context.http.redact(line), failure.status);
 }
 

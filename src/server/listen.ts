@@ -30,6 +30,7 @@ import { redisGate, unavailableResponse } from './redis-gate.js';
 import { requireRole } from './require-role.js';
 import { createWatchlistApi } from './watchlists.js';
 import { createPushApi } from './push.js';
+import { pushSecrets } from '../push/settings.js';
 import { watchlistsOf } from '../automation/watchlists-app.js';
 import type { WatchlistService } from '../automation/watchlist-service.js';
 
@@ -221,13 +222,7 @@ export function secretValues(config: Config, catalog: Catalog): string[] {
     }
   }
   // The push targets' keys (issue 37), from the setting and their environment variables.
-  for (const [target, settings] of Object.entries(config.push ?? {})) {
-    for (const [name, value] of Object.entries(settings ?? {})) {
-      if (typeof value === 'string' && value && /key|token/i.test(name)) secrets.add(value);
-    }
-    const fromEnv = process.env[`OAS_PUSH_${target.toUpperCase()}_${target === 'opencti' ? 'TOKEN' : 'API_KEY'}`];
-    if (fromEnv) secrets.add(fromEnv);
-  }
+  for (const key of pushSecrets(config)) secrets.add(key);
   return [...secrets];
 }
 

@@ -12,6 +12,7 @@ import { bodyLimit } from 'hono/body-limit';
 import * as v from 'valibot';
 import type { PushServices } from '../push/service.js';
 import { pushRequestSchema } from '../push/request.js';
+import { jsonBody } from './json-body.js';
 import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 
 export interface PushApiOptions {
@@ -31,16 +32,9 @@ export function createPushApi(options: PushApiOptions): Hono {
     c.header('Cache-Control', 'no-store');
     const id = c.req.param('id');
     const fields = (target: string | undefined) => ({ origin: originOf(c), target, analysis_id: auditedId(id) });
-    if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
-      return c.json({ error: 'Content-Type must be application/json (a {"target", "event_id", "case_id", "min_verdict", "all"} object)' }, 415);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(await c.req.text());
-    } catch {
-      return c.json({ error: 'request body is not valid JSON' }, 400);
-    }
-    const parsed = v.safeParse(pushRequestSchema, body);
+    const read = await jsonBody(c, '{"target", "event_id", "case_id", "min_verdict", "all"}');
+    if (read instanceof Response) return read;
+    const parsed = v.safeParse(pushRequestSchema, read.body);
     if (!parsed.success) {
       const issue = parsed.issues[0];
       const at = issue.path?.map((p) => String(p.key)).join('.');

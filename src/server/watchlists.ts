@@ -10,6 +10,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { InputError, TooManyObservablesError } from '../analysis/request.js';
 import { WatchlistExistsError, type WatchlistService } from '../automation/watchlist-service.js';
 import { WATCHLIST_NAME } from '../automation/watchlist.js';
+import { jsonBody } from './json-body.js';
 import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 
 export interface WatchlistApiOptions {
@@ -45,15 +46,9 @@ export function createWatchlistApi(options: WatchlistApiOptions): Hono {
 
   app.post(base, bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json({ error: `request body larger than ${options.maxBodyBytes} bytes` }, 413) }), async (c) => {
     noStore(c);
-    if (!/^application\/json\s*(;|$)/i.test(c.req.header('content-type') ?? '')) {
-      return c.json({ error: 'Content-Type must be application/json (a {"name", "text", "engines", "every", "tlp", "pap"} object)' }, 415);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(await c.req.text());
-    } catch {
-      return c.json({ error: 'request body is not valid JSON' }, 400);
-    }
+    const read = await jsonBody(c, '{"name", "text", "engines", "every", "tlp", "pap"}');
+    if (read instanceof Response) return read;
+    const { body } = read;
     const name = typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string' ? (body as { name: string }).name : undefined;
     const named = name !== undefined && WATCHLIST_NAME.test(name) ? name : undefined;
     try {
