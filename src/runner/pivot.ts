@@ -279,5 +279,7 @@ function reorder(result: ObservableResult, selections: readonly Selection[]): Ob
   if (result.errors) out.errors = result.errors;
   if (result.withheld) out.withheld = result.withheld;
   if (result.allowlisted) out.allowlisted = result.allowlisted;
+  if (result.mark) out.mark = result.mark;
+  if (result.seen !== undefined) out.seen = result.seen;
   return out;
 }

@@ -11,6 +11,16 @@ export interface ObservableResult {
    * `withheld` with `allowlisted: <reason>`) and its verdict is clean. Absent otherwise.
    */
   allowlisted?: { value: string; reason: string; by: string; expires?: string };
+  /**
+   * The analyst's mark on the observable when it was analysed (issue 38): its verdict replaces the
+   * engines' (kept as `computed_verdict` beside the verdict). Absent when none applied.
+   */
+  mark?: ObservableMark;
+  /**
+   * The earlier analyses of this store that held the observable (issue 38), as the analysis began;
+   * null when none did. Absent in results of older versions.
+   */
+  seen?: SeenBefore | null;
   /** True when the observable was resolved to at least one address or name during this analysis. */
   reversed_success: boolean;
   /** The IP that IP-only engines ran on for a domain or URL, when they did. */
@@ -26,4 +36,27 @@ export interface ObservableResult {
   [engineKey: string]: unknown;
 }
 
-export const RESERVED_KEYS = new Set(['observable', 'type', 'found_in', 'reversed_success', 'reversed_ip', 'errors', 'withheld', 'allowlisted']);
+/** An analyst's verdict on an observable (issue 38: `oas mark`, POST /api/marks). */
+export interface ObservableMark {
+  verdict: 'malicious' | 'suspicious' | 'clean' | 'false_positive';
+  note: string;
+  /** Who marked it: a user's name, `cli:<account>`. */
+  by: string;
+  /** When, ISO 8601. */
+  at: string;
+  /** When it stops applying, ISO 8601; null: never. */
+  expires: string | null;
+}
+
+/** The earlier analyses that held an observable (issue 38). */
+export interface SeenBefore {
+  count: number;
+  /** When the first and the last of them started, ISO 8601. */
+  first: string;
+  last: string;
+  /** The observable's verdict in the last of them. */
+  last_verdict: string;
+  last_analysis_id: string;
+}
+
+export const RESERVED_KEYS = new Set(['observable', 'type', 'found_in', 'reversed_success', 'reversed_ip', 'errors', 'withheld', 'allowlisted', 'mark', 'seen']);
