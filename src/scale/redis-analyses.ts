@@ -11,12 +11,17 @@
  *                           work it out then)
  *   oas:analyses            sorted set of ids by creation time (the history, newest first)
  *   oas:analyses:running    set of the ids not complete yet
+ *   oas:seen:z:<key>        sorted set: the ids of the analyses that held the observable of this
+ *                           key (`seenKey` of src/store/seen.ts), by their creation time (issue 38)
+ *   oas:seen:v:<key>        hash: analysis id -> the observable's verdict in it
  *
  * Nothing here expires: like the SQLite file, the history is kept until someone deletes it.
  */
 import type { Redis } from 'ioredis';
 import { parseVerdictCounts, SHOWN_OBSERVABLES, storedMarking } from '../store/history.js';
 import type { AnalysisHeader, AnalysisStore, HistoryQuery, ResultRow, RowWrite } from '../store/analysis-store.js';
+import { seenKey, SEEN_LOOKUP_BATCH, type SeenHistory, type SeenRecord } from '../store/seen.js';
+import type { SeenBefore } from '../runner/result.js';
 import type { HistoryItemView, HistoryView } from '../view/types.js';
 
 export const KEY_PREFIX = 'oas:';
@@ -49,6 +54,22 @@ export class RedisAnalysisStore implements AnalysisStore {
 
   private get running(): string {
     return `${this.prefix}analyses:running`;
+  }
+
+  /** The analyses that held the observable of this key, by creation time. */
+  private seenTimes(key: string): string {
+    return `${this.prefix}seen:z:${key}`;
+  }
+
+  /** Its verdict in each of them. */
+  private seenVerdicts(key: string): string {
+    return `${this.prefix}seen:v:${key}`;
+  }
+
+  /** Adds a record's two writes to a MULTI or a pipeline. */
+  private addSeen(batch: { zadd(key: string, score: number, member: string): unknown; hset(key: string, field: string, value: string): unknown }, record: SeenRecord): void {
+    batch.zadd(this.seenTimes(record.value), Date.parse(record.at) || 0, record.analysis_id);
+    batch.hset(this.seenVerdicts(record.value), record.analysis_id, record.verdict);
   }
 
   /** The header's hash fields and its place in the history. */
@@ -100,7 +121,10 @@ export class RedisAnalysisStore implements AnalysisStore {
   }
 
   async remove(id: string): Promise<void> {
-    await exec(this.redis.multi().del(this.key(id), this.rowsKey(id), this.verdictsKey(id)).zrem(this.index, id).srem(this.running, id));
+    const header = await this.getHeader(id);
+    const multi = this.redis.multi().del(this.key(id), this.rowsKey(id), this.verdictsKey(id)).zrem(this.index, id).srem(this.running, id);
+    for (const key of new Set(header?.observables.map((o) => seenKey(o.value, o.type)))) multi.zrem(this.seenTimes(key), id).hdel(this.seenVerdicts(key), id);
+    await exec(multi);
   }
 
   async getHeader(id: string): Promise<AnalysisHeader | undefined> {
@@ -136,10 +160,57 @@ export class RedisAnalysisStore implements AnalysisStore {
    * of the analysis have one now (atomically: of two workers finishing the last two observables,
    * exactly one sees them all).
    */
-  async addRow(id: string, index: number, text: string, verdict: string): Promise<number> {
+  async addRow(id: string, index: number, text: string, verdict: string, seen?: SeenRecord): Promise<number> {
     const multi = this.redis.multi().hset(this.rowsKey(id), String(index), text).hset(this.verdictsKey(id), String(index), verdict).hlen(this.rowsKey(id));
+    // With it, that the analysis held the observable (issue 38), in the same transaction.
+    if (seen) this.addSeen(multi, seen);
     const [, , count] = (await exec(multi)) as [number, number, number];
     return count;
+  }
+
+  /**
+   * The earlier analyses that held each key (issue 38): one Lua script per few hundred keys, each
+   * key two sorted-set and one hash lookup inside Redis (a sorted set's size, its first and last
+   * members: never read whole).
+   */
+  async seenBefore(keys: readonly string[], exclude = ''): Promise<Map<string, SeenBefore>> {
+    const found = new Map<string, SeenBefore>();
+    const unique = [...new Set(keys)];
+    for (let i = 0; i < unique.length; i += SEEN_LOOKUP_BATCH) {
+      const chunk = unique.slice(i, i + SEEN_LOOKUP_BATCH);
+      const redisKeys = chunk.flatMap((key) => [this.seenTimes(key), this.seenVerdicts(key)]);
+      const reply = (await this.redis.eval(SEEN_BEFORE, redisKeys.length, ...redisKeys, exclude)) as (string | number)[];
+      chunk.forEach((key, k) => {
+        const [count, first, last, id, verdict] = reply.slice(k * 5, k * 5 + 5);
+        if (!count) return;
+        found.set(key, { count: Number(count), first: isoOf(first), last: isoOf(last), last_verdict: String(verdict || 'unknown'), last_analysis_id: String(id) });
+      });
+    }
+    return found;
+  }
+
+  async recordSeen(records: readonly SeenRecord[]): Promise<void> {
+    for (let i = 0; i < records.length; i += WRITE_ROWS) {
+      const pipeline = this.redis.pipeline();
+      for (const record of records.slice(i, i + WRITE_ROWS)) this.addSeen(pipeline, record);
+      await exec(pipeline);
+    }
+  }
+
+  async observableHistory(key: string, limit: number): Promise<SeenHistory> {
+    const count = Math.max(0, Math.floor(limit));
+    const [total, listed] = (await exec(this.redis.pipeline().zcard(this.seenTimes(key)).zrevrange(this.seenTimes(key), 0, count - 1, 'WITHSCORES'))) as [number, string[]];
+    const ids = count === 0 ? [] : listed.filter((_, i) => i % 2 === 0);
+    const verdicts = ids.length > 0 ? await this.redis.hmget(this.seenVerdicts(key), ...ids) : [];
+    return { total, items: ids.map((id, i) => ({ analysis_id: id, at: isoOf(listed[i * 2 + 1]), verdict: verdicts[i] ?? 'unknown' })) };
+  }
+
+  /** When the analysis began (from its history summary: never the whole header); undefined when unknown. */
+  async createdAt(id: string): Promise<string | undefined> {
+    const text = await this.redis.hget(this.key(id), 'summary');
+    if (text === null) return undefined;
+    const at = (JSON.parse(text) as Partial<Summary>).created_at;
+    return typeof at === 'string' ? at : undefined;
   }
 
   async hasRow(id: string, index: number): Promise<boolean> {
@@ -262,6 +333,39 @@ export class RedisAnalysisStore implements AnalysisStore {
     return { query: q.query, page: q.page, per_page: q.perPage, total, items };
   }
 }
+
+/** A sorted set's score (ms since the epoch) as ISO 8601. */
+function isoOf(score: string | number | undefined): string {
+  const ms = Number(score);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : '';
+}
+
+/**
+ * KEYS: per key its sorted set and hash (src/store/seen.ts); ARGV[1]: the analysis to leave out
+ * ('' for none). Per key five values: count (0: none), first and last score, the last's id and
+ * its verdict. The one left out is at most one member: the two first and two last members are
+ * enough to skip it.
+ */
+const SEEN_BEFORE = `
+local out = {}
+local skip = ARGV[1]
+for i = 1, #KEYS, 2 do
+  local n = redis.call('ZCARD', KEYS[i])
+  if skip ~= '' and n > 0 and redis.call('ZSCORE', KEYS[i], skip) then n = n - 1 end
+  if n <= 0 then
+    out[#out + 1] = 0; out[#out + 1] = ''; out[#out + 1] = ''; out[#out + 1] = ''; out[#out + 1] = ''
+  else
+    local firsts = redis.call('ZRANGE', KEYS[i], 0, 1, 'WITHSCORES')
+    local first = firsts[1] == skip and firsts[4] or firsts[2]
+    local lasts = redis.call('ZRANGE', KEYS[i], -2, -1, 'WITHSCORES')
+    local id, score = lasts[#lasts - 1], lasts[#lasts]
+    if id == skip then id, score = lasts[1], lasts[2] end
+    out[#out + 1] = n; out[#out + 1] = first; out[#out + 1] = score; out[#out + 1] = id
+    out[#out + 1] = redis.call('HGET', KEYS[i + 1], id) or ''
+  end
+end
+return out
+`;
 
 /** The history's order: creation time. */
 function createdScore(header: AnalysisHeader): number {

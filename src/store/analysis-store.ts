@@ -6,10 +6,11 @@
 import type { Pap, Tlp } from '../marking/levels.js';
 import type { Observable } from '../observables/types.js';
 import type { AnalysisSource } from '../files/types.js';
-import type { ObservableResult } from '../runner/result.js';
+import type { ObservableResult, SeenBefore } from '../runner/result.js';
 import type { Progress } from '../runner/types.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import type { HistoryView, VerdictCountsView } from '../view/types.js';
+import type { SeenHistory, SeenRecord } from './seen.js';
 
 /** Who started an analysis: `oas analyze` or `oas serve` (its API). */
 export type AnalysisOrigin = 'cli' | 'server';
@@ -123,4 +124,14 @@ export interface AnalysisStore {
   remove(id: string): Promise<void>;
   /** One page of the history, newest first; `labelOf` turns an engine key into its label. */
   history(query: HistoryQuery, labelOf: (key: string) => string): Promise<HistoryView>;
+  /**
+   * "Seen before" (issue 38, src/store/seen.ts): for each observable key (`seenKey`), the analyses
+   * but `excludeAnalysisId` that held it (count, first, last, the last one's verdict and id); a
+   * key none held is absent. Batched: a few hundred keys per query, never one per key.
+   */
+  seenBefore(keys: readonly string[], excludeAnalysisId?: string): Promise<Map<string, SeenBefore>>;
+  /** Notes that these analyses held these observables (written again: replaced). */
+  recordSeen(records: readonly SeenRecord[]): Promise<void>;
+  /** The analyses that held the observable of key `key`, newest first, at most `limit`. */
+  observableHistory(key: string, limit: number): Promise<SeenHistory>;
 }

@@ -1,10 +1,12 @@
 /**
  * Analyses in the SQLite file (the default): each header a record of the `analyses` Keyv table,
- * each finished observable a row of `analysis_results` (storage.ts), its verdict beside it. Reads
+ * each finished observable a row of `analysis_results` (storage.ts), its verdict beside it, and
+ * which analyses held which observable in `observable_seen` (seen.ts). Reads
  * run in SQLite, so a poll, a page of results or the history never loads more than it shows.
  */
 import type { AnalysisHeader, AnalysisStore } from './analysis-store.js';
 import { historyPage } from './history.js';
+import { seenKey, sqliteForgetSeen, sqliteRecordSeen, sqliteSeenBefore, sqliteSeenHistory } from './seen.js';
 import { ANALYSIS_RESULTS_TABLE, type Storage } from './storage.js';
 
 /** Rows per INSERT statement (4 parameters each: under SQLite's oldest limit of 999). */
@@ -50,9 +52,14 @@ export function sqliteAnalysisStore(storage: Storage): AnalysisStore {
       return rows.map((row) => (JSON.parse(row.value) as { value: AnalysisHeader }).value);
     },
     remove: async (id) => {
+      const header = (await storage.analyses.get(id)) as AnalysisHeader | undefined;
+      if (header) await sqliteForgetSeen(table, id, header.created_at, header.observables.map((o) => seenKey(o.value, o.type)));
       await table.query(`DELETE FROM ${ANALYSIS_RESULTS_TABLE} WHERE id = ?`, id);
       await storage.analyses.delete(id);
     },
     history: (query, labelOf) => historyPage(storage, query, labelOf),
+    seenBefore: (keys, exclude) => sqliteSeenBefore(table, keys, exclude),
+    recordSeen: (records) => sqliteRecordSeen(table, records),
+    observableHistory: (key, limit) => sqliteSeenHistory(table, key, limit),
   };
 }

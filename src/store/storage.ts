@@ -1,7 +1,8 @@
 /**
  * The one SQLite file in the data directory, shared by `oas analyze` and `oas serve`.
  * Three Keyv stores, one table each: engine results (with TTL), analyses, engine-private data;
- * and one plain table beside the analyses, `analysis_results`, one row per finished observable.
+ * and plain tables beside the analyses: `analysis_results`, one row per finished observable, and
+ * `observable_seen`, which analyses held which observable (src/store/seen.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import Keyv from 'keyv';
 import { ConfigError } from '../config/load.js';
 import { BatchedKeyvSqlite } from './batched-sqlite.js';
 import { ensurePrivateDir, ensurePrivateFile, narrow, warnIfShared } from '../fs/private.js';
+import { createSeenTable } from './seen.js';
 
 export const DATABASE_FILE = 'oas.sqlite';
 
@@ -184,7 +186,9 @@ async function openDatabase(path: string): Promise<Storage> {
   const engineData = keyv(engineTable);
   await Promise.all([
     analysesTable.query(`CREATE TABLE IF NOT EXISTS ${ANALYSIS_RESULTS_TABLE} (id TEXT NOT NULL, idx INTEGER NOT NULL, value TEXT NOT NULL, verdict TEXT, PRIMARY KEY (id, idx)) WITHOUT ROWID`)
-      .then(() => addVerdictColumn(analysesTable)),
+      .then(() => addVerdictColumn(analysesTable))
+      // Which analyses held which observable (issue 38), filled from the rows above when new.
+      .then(() => createSeenTable(analysesTable, ANALYSIS_RESULTS_TABLE)),
     engineTable.query('SELECT 1'),
   ]);
   return {
