@@ -2,10 +2,12 @@
  * Running one analysis in this process: its observables through the runner a window at a time,
  * each result's verdict worked out once and saved with it as a row (in batches), its verdicts
  * counted, its engine errors reported, and its header marked complete once every row is written.
+ * Before they run, the earlier analyses that held its observables are looked up once (issue 38):
+ * each result carries them as `seen`, and each finished observable is recorded with its row.
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { Share } from '../runner/fair-queue.js';
-import type { ObservableResult } from '../runner/result.js';
+import type { ObservableResult, SeenBefore } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Progress, Selection } from '../runner/types.js';
 import type { AnalysisHeader, AnalysisStore, RowWrite } from '../store/analysis-store.js';
@@ -14,6 +16,8 @@ import { READ_PAGE, type LiveAnalysis } from './reader.js';
 import { observableVerdict } from './rows.js';
 import { recordedMarking } from '../marking/levels.js';
 import { completedHeader, countRow, countVerdict, noVerdicts, type VerdictCounts } from './verdict-counts.js';
+import { lookUpSeen, seenRecord } from './seen.js';
+import type { SeenRecord } from '../store/seen.js';
 
 const SAVE_INTERVAL_MS = 250;
 /** Finished observables waiting for their save: past this many they are saved at once. */
@@ -83,14 +87,21 @@ export function launchAnalysis(
   // Finished results are queued and written in batches (every SAVE_INTERVAL_MS, or at once past
   // SAVE_BATCH); each stays in `unsaved` until its row is written.
   let queue: RowWrite[] = [];
+  // Beside each row, that this analysis held its observable (issue 38): written after the rows.
+  let seenQueue: SeenRecord[] = [];
+  const unrecorded: SeenRecord[] = [];
   let saving: Promise<void> = Promise.resolve();
   const save = () => {
     if (queue.length === 0) return;
     const batch = queue;
+    const seenBatch = seenQueue;
     queue = [];
+    seenQueue = [];
     saving = saving.then(() => store.putRows(id, batch)).then(() => {
       for (const row of batch) if (live.unsaved.get(row[0]) === row) live.unsaved.delete(row[0]);
-    }, () => {});
+    }, () => {}).then(() => store.recordSeen(seenBatch)).catch(() => {
+      unrecorded.push(...seenBatch);
+    });
   };
   const timer = setInterval(save, SAVE_INTERVAL_MS);
   timer.unref();
@@ -100,12 +111,16 @@ export function launchAnalysis(
     live.header.progress = { done, total };
     services.progressListener(id)?.({ ...event, done, total });
   };
+  // The earlier analyses that held each observable, looked up before any runs (undefined: not known).
+  let seenOf: ((index: number) => SeenBefore | null) | undefined;
   const finish = (index: number, result: ObservableResult) => {
+    if (seenOf) result.seen = seenOf(index);
     // Its verdict, worked out here once: stored beside the result, every reader takes it from there.
     const judged = observableVerdict(result, catalog);
     const row: RowWrite = [index, JSON.stringify(result), verdictText(judged)];
     live.unsaved.set(index, row);
     queue.push(row);
+    seenQueue.push(seenRecord(observables[index]!, header, judged.verdict));
     if (queue.length >= SAVE_BATCH) save();
     countVerdict(verdicts, judged.verdict);
     services.observableListener(id)?.(index, result, judged);
@@ -170,7 +185,14 @@ export function launchAnalysis(
   };
 
   report();
-  const work = Promise.all(Array.from({ length: Math.min(OBSERVABLE_WINDOW, todo.length) }, worker))
+  // Seen before: one lookup for every observable, before any runs (a resumed analysis's own rows
+  // left out).
+  const seenLookup = todo.length > 0 ? lookUpSeen(store, observables, id) : Promise.resolve(undefined);
+  const work = seenLookup
+    .then((found) => {
+      seenOf = found;
+      return Promise.all(Array.from({ length: Math.min(OBSERVABLE_WINDOW, todo.length) }, worker));
+    })
     .then(async () => {
       clearInterval(timer);
       save();
@@ -178,6 +200,7 @@ export function launchAnalysis(
       // A batch whose write failed is still unsaved: written now, or the analysis stays
       // incomplete (and, from the server, resumes at the next start).
       if (live.unsaved.size > 0) await store.putRows(id, [...live.unsaved.values()].sort(([a], [b]) => a - b));
+      if (unrecorded.length > 0) await store.recordSeen(unrecorded);
       if (saved.size > 0) await countSaved(store, catalog, id, saved, verdicts);
       // Every row is written before complete turns true: whoever sees it can read them all.
       const final = completedHeader({ ...header, progress: { done: total, total } }, verdicts, Date.now() - started);

@@ -17,6 +17,8 @@ import type { AnalysisHeader, AnalysisOrigin, AnalysisRecord, AnalysisStore, His
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import type { HistoryView } from '../view/types.js';
 import { launchAnalysis, type EngineErrorEvent, type LaunchServices } from './launch.js';
+import { observableKey } from './seen.js';
+import type { SeenHistory } from '../store/seen.js';
 import { AnalysisReader, type LiveAnalysis } from './reader.js';
 import { prepareAnalysis, prepareAnalysisWith, type AnalysisLimits, type AnalysisRequest, type PreparedAnalysis } from './request.js';
 
@@ -200,6 +202,14 @@ export class AnalysisService {
   /** One page of the history, newest first. */
   history(query: HistoryQuery): Promise<HistoryView> {
     return this.reader.history(query);
+  }
+
+  /**
+   * The analyses that held an observable (issue 38: `oas history`, GET /ui/observables/<value>),
+   * newest first, at most `limit`: `value` as written (refanged, compared as `seenKey` does).
+   */
+  observableHistory(value: string, limit: number): Promise<SeenHistory> {
+    return this.store.observableHistory(observableKey(value), limit);
   }
 
   /** Whether the analysis is complete; undefined for an unknown id (see AnalysisReader). */

@@ -1,7 +1,7 @@
 /**
  * The BullMQ queue of engine work (`redis_url`): one job per observable of an accepted analysis,
- * carrying the analysis id and owner, the observable's index and value, and the engine names
- * (never a credential: each worker reads its own configuration). Any worker takes any job; a job
+ * carrying the analysis id and owner, the observable's index and value, the engine names (never a
+ * credential: each worker reads its own configuration) and what earlier analyses said of it. Any worker takes any job; a job
  * whose worker died is taken over by another (BullMQ's stalled-job check), and one that failed
  * for want of Redis is tried again with a growing back-off.
  *
@@ -17,7 +17,9 @@ import type { AnalysisDispatcher } from '../analysis/service.js';
 import type { AnalysisHeader } from '../store/analysis-store.js';
 import type { Observable } from '../observables/types.js';
 import { recordedMarking, type Pap, type Tlp } from '../marking/levels.js';
+import type { SeenBefore } from '../runner/result.js';
 import type { Selection } from '../runner/types.js';
+import { lookUpSeen } from '../analysis/seen.js';
 import type { RedisAnalysisStore } from './redis-analyses.js';
 import type { RedisLink } from './redis.js';
 
@@ -45,6 +47,14 @@ export interface ObservableJob {
    */
   tlp?: Tlp;
   pap?: Pap;
+  /**
+   * The earlier analyses that held the observable (issue 38), looked up for the whole analysis as
+   * its jobs were queued; null: none did. Absent in jobs queued by older versions, or when the
+   * lookup failed: the worker looks it up then.
+   */
+  seen?: SeenBefore | null;
+  /** When the analysis began (its created_at): the date its observables are recorded under. Absent in older jobs. */
+  created_at?: string;
 }
 
 /** BullMQ's largest priority (the lowest): 2^21 - 1. */
@@ -86,7 +96,7 @@ export function jobId(analysis: string, index: number): string {
  * the first analysis (BullMQ checks the Redis version when it opens, which needs Redis up), and
  * opened again after a failure that was Redis's.
  */
-export function queueDispatcher(link: RedisLink, store: Pick<RedisAnalysisStore, 'runningOf'>): AnalysisDispatcher & { close(): Promise<void> } {
+export function queueDispatcher(link: RedisLink, store: Pick<RedisAnalysisStore, 'runningOf' | 'seenBefore'>): AnalysisDispatcher & { close(): Promise<void> } {
   let queue: Queue<ObservableJob> | undefined;
   const open = () => {
     const opened = new Queue<ObservableJob>(QUEUE_NAME, { connection: link.commands, prefix: QUEUE_PREFIX, defaultJobOptions: JOB_OPTIONS });
@@ -102,9 +112,11 @@ export function queueDispatcher(link: RedisLink, store: Pick<RedisAnalysisStore,
       try {
         // The header is stored already: it is one of the owner's running analyses.
         const others = (await store.runningOf(owner)) - 1;
+        // Seen before (issue 38): one lookup for all of its observables, each job carrying its own.
+        const seenOf = await lookUpSeen(store, header.observables, header.id);
         await current.addBulk(header.observables.map((observable, index) => ({
           name: 'observable',
-          data: { analysis: header.id, index, observable: observable.found_in ? { value: observable.value, type: observable.type, found_in: observable.found_in } : { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, ...(header.ignore_allowlist ? { ignore_allowlist: true } : {}), total, owner, ...recordedMarking(header) },
+          data: { analysis: header.id, index, observable: observable.found_in ? { value: observable.value, type: observable.type, found_in: observable.found_in } : { value: observable.value, type: observable.type }, engines, ignore_cache: header.ignore_cache, ...(header.ignore_allowlist ? { ignore_allowlist: true } : {}), total, owner, ...recordedMarking(header), created_at: header.created_at, ...(seenOf ? { seen: seenOf(index) } : {}) },
           // The rest: the queue's JOB_OPTIONS.
           opts: { jobId: jobId(header.id, index), priority: jobPriority(index, others) },
         })));

@@ -8,6 +8,11 @@
  * engine again, and completing is idempotent. So a job taken over after a SIGKILL neither loses
  * nor duplicates an observable.
  *
+ * Each row goes with the record that its analysis held the observable (issue 38, in the same
+ * transaction); its result carries `seen`, what the earlier analyses said of it, as the job
+ * brought it from the queue (looked up for the whole analysis when it was queued), or looked up
+ * here for a job of an older version.
+ *
  * The analysis's webhooks (issue 36, `onCompleted`: src/automation/) are queued by the job that
  * completes it, after the header is marked complete and before the job ends: a job taken over
  * after its worker died there queues them again (they are one delivery each: their ids are the
@@ -24,7 +29,9 @@ import { UnknownEngineError, type Catalog } from '../engine/catalog.js';
 import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Selection } from '../runner/types.js';
-import { verdictText } from '../verdict/verdict.js';
+import { verdictText, type ObservableVerdict } from '../verdict/verdict.js';
+import { seenRecord } from '../analysis/seen.js';
+import { seenKey, type SeenRecord } from '../store/seen.js';
 import { recordedMarking } from '../marking/levels.js';
 import { jobBackoffMs, QUEUE_NAME, QUEUE_PREFIX, type ObservableJob } from './queue.js';
 import type { RedisAnalysisStore } from './redis-analyses.js';
@@ -135,7 +142,9 @@ async function giveUp(job: ObservableJob, error: Error, store: RedisAnalysisStor
   const result: ObservableResult = { observable: job.observable.value, type: job.observable.type, ...foundIn(job), reversed_success: false };
   for (const name of job.engines) result[name] = null;
   result.errors = { analysis: `given up after repeated failures: ${error.message.split('\n')[0]!.slice(0, 200)}` };
-  const count = await store.addRow(job.analysis, job.index, JSON.stringify(result), verdictText(observableVerdict(result, catalog)));
+  if (job.seen !== undefined) result.seen = job.seen;
+  const judged = observableVerdict(result, catalog);
+  const count = await store.addRow(job.analysis, job.index, JSON.stringify(result), verdictText(judged), await recordOf(job, store, judged));
   if (count >= job.total) await complete(job.analysis, store, catalog, onCompleted);
 }
 
@@ -153,8 +162,11 @@ export async function processJob(
     count = await store.rowCount(job.analysis);
   } else {
     const result = await analyse(job, runner, catalog);
+    const seen = job.seen !== undefined ? job.seen : await seenHere(job, store);
+    if (seen !== undefined) result.seen = seen;
     // Its verdict, worked out here once and stored beside it: readers take it from there.
-    count = await store.addRow(job.analysis, job.index, JSON.stringify(result), verdictText(observableVerdict(result, catalog)));
+    const judged = observableVerdict(result, catalog);
+    count = await store.addRow(job.analysis, job.index, JSON.stringify(result), verdictText(judged), await recordOf(job, store, judged));
     if (onEngineError && result.errors) {
       for (const [key, error] of Object.entries(result.errors)) {
         try {
@@ -166,6 +178,22 @@ export async function processJob(
     }
   }
   if (count >= job.total) await complete(job.analysis, store, catalog, onCompleted);
+}
+
+/** What the earlier analyses say of a job's observable, for a job queued without it; undefined when Redis cannot say. */
+async function seenHere(job: ObservableJob, store: RedisAnalysisStore): Promise<ObservableResult['seen']> {
+  const key = seenKey(job.observable.value, job.observable.type);
+  try {
+    return (await store.seenBefore([key], job.analysis)).get(key) ?? null;
+  } catch {
+    return undefined;
+  }
+}
+
+/** That the job's analysis held its observable, judged so (dated from the analysis's header for an older job). */
+async function recordOf(job: ObservableJob, store: RedisAnalysisStore, judged: ObservableVerdict): Promise<SeenRecord | undefined> {
+  const at = job.created_at ?? (await store.createdAt(job.analysis));
+  return at === undefined ? undefined : seenRecord(job.observable, { id: job.analysis, created_at: at }, judged.verdict);
 }
 
 async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalog): Promise<ObservableResult> {
