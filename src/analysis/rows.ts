@@ -1,6 +1,6 @@
 /** One engine's outcome for one observable, and the flat (observable, engine) rows tables show. */
 import type { Catalog } from '../engine/catalog.js';
-import { RESERVED_KEYS, type ObservableResult } from '../runner/result.js';
+import { RESERVED_KEYS, type ObservableResult, type SeenBefore } from '../runner/result.js';
 import { parseVerdict, verdictOf, type ObservableVerdict, type Verdict } from '../verdict/verdict.js';
 
 /** `withheld`: not sent the observable (its TLP/PAP: the result's `withheld`), neither an answer nor a failure. */
@@ -31,6 +31,8 @@ export interface ResultRow extends Outcome {
   reasons: readonly string[];
   /** Where it was found in its file (the result's `found_in`, issue 35); absent for a pasted text. */
   foundIn?: readonly string[] | undefined;
+  /** The earlier analyses that held it (the result's `seen`, issue 38); absent when none did or it is not known. */
+  seen?: SeenBefore | undefined;
 }
 
 /** The engine keys of a result (its selected engines), in order. */
@@ -76,7 +78,7 @@ export function observableRows(result: ObservableResult, catalog: Catalog, judge
   const rows: ResultRow[] = [];
   const { verdict, reasons } = judged;
   const reversedIp = typeof result.reversed_ip === 'string' && result.reversed_ip !== '' ? result.reversed_ip : undefined;
-  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp, ...(result.found_in?.length ? { foundIn: result.found_in } : {}) };
+  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp, ...(result.found_in?.length ? { foundIn: result.found_in } : {}), ...(isSeen(result.seen) ? { seen: result.seen } : {}) };
   for (const key of engineKeys(result)) {
     const outcome = engineOutcome(result, key, catalog);
     if (outcome.status === 'not_applicable') continue;
@@ -86,6 +88,15 @@ export function observableRows(result: ObservableResult, catalog: Catalog, judge
     rows.push({ ...common, engine: '-', service: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });
   }
   return rows;
+}
+
+/** A result's `seen` as oas writes it (a remote server's answer may hold anything there): dates as ISO 8601. */
+export function isSeen(value: unknown): value is SeenBefore {
+  if (typeof value !== 'object' || value === null) return false;
+  const seen = value as Record<string, unknown>;
+  const date = (text: unknown) => typeof text === 'string' && /^\d{4}-\d{2}-\d{2}T[\d:.]+Z$/.test(text);
+  return typeof seen['count'] === 'number' && Number.isInteger(seen['count']) && seen['count'] > 0 && date(seen['first']) && date(seen['last'])
+    && typeof seen['last_verdict'] === 'string' && typeof seen['last_analysis_id'] === 'string';
 }
 
 /**

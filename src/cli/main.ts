@@ -249,6 +249,21 @@ function buildProgram(analyzeHelp?: string): Command {
       process.exitCode = await pushCommand(target, analysisId, opts);
     });
 
+  program
+    .command('history')
+    .description('the analyses that held an observable, newest first, with its verdict in each and the link to its results (issue 38: "seen before")')
+    .argument('<value>', 'the observable (a domain, an IP, a URL, a hash, an e-mail address; defanged or not)')
+    .option('--limit <n>', 'list at most this many analyses (default 50)')
+    .option('--json', 'as JSON: value, total and items (analysis_id, created_at, verdict, link)')
+    .addOption(configOption())
+    .addOption(dataDirOption())
+    .addOption(redisOption('the team\'s analyses live there'))
+    .exitOverride()
+    .action(async (value: string, opts) => {
+      const { historyCommand } = await import('./history.js');
+      process.exitCode = await historyCommand(value, opts);
+    });
+
   const webhooks = program
     .command('webhooks')
     .description('the webhooks of the setting webhooks: test one');

@@ -9,6 +9,7 @@
 import Table from 'cli-table3';
 import type { ResultRow } from '../analysis/rows.js';
 import { inertLine } from '../text/inert.js';
+import { seenText } from '../store/seen.js';
 import { markingLabel, papLabel, tlpLabel, type Marking, type Pap, type Tlp } from '../marking/levels.js';
 import type { Verdict } from '../verdict/verdict.js';
 
@@ -74,13 +75,15 @@ const MIN_SUMMARY = 20;
  *
  * ```
  * suspicious  8.8.8.8  IPv4
+ *             seen 3 times since 2026-11-02, last malicious
  *   - ipapi: Tor exit node
  *   ipapi        AS15169 Google LLC · US, Mountain View · datacenter
  *   reverse_dns  dns.google
  * ```
  *
- * The verdict first, then the observable (whole: a long one wraps), its type and reversed IP; its
- * verdict's reasons; one line per engine with its summary, wrapped under itself. Then the count of
+ * The verdict first, then the observable (whole: a long one wraps), its type and reversed IP; where
+ * it was found and what earlier analyses said of it (`seen`); its verdict's reasons; one line per
+ * engine with its summary, wrapped under itself. Then the count of
  * each verdict and the caller's footer. No line is longer than the width (`columns`, the
  * terminal's; `COLUMNS` first; else 100), with or without colour.
  */
@@ -109,6 +112,8 @@ export function renderTable(given: readonly ResultRow[], columns?: number, optio
     else lines.push(...wrapWords(meta, width, indent, indent));
     // Where it was found in its file (issue 35).
     if (first.foundIn?.length) lines.push(...wrapWords(`found in: ${first.foundIn.join('; ')}`, width, indent, indent));
+    // What the earlier analyses of the store said of it (issue 38).
+    if (first.seen) lines.push(...wrapWords(inertLine(seenText(first.seen)), width, indent, indent));
     // Why: the verdict's reasons, each engine named as in the lines below (a reason that only
     // repeats its engine's summary, "bad_asn: AS15169 not listed", is left to that line).
     const names = new Map(group.map((r) => [r.engine, label(r)]));

@@ -2,7 +2,9 @@
  * "Seen before" (issue 38): which analyses held which observable, kept beside the analyses (the
  * SQLite file's `observable_seen` table here, Redis's keys in src/scale/redis-analyses.ts), so
  * that an analysis can say of each of its observables how often the team's store held it before,
- * since when, and what it was judged the last time; and `oas history VALUE` can list them.
+ * since when, and what it was judged the last time (`seenText`, the line every surface shows); and
+ * `oas history VALUE` can list them. Nothing here is loaded but types: the CLI's layout takes
+ * `seenText` from here without loading a store.
  *
  * The index is keyed by the observable as oas compares it: case-insensitive, except a URL, whose
  * path and query are not (`seenKey`). Only ASCII letters are lowered, as SQLite's lower() does,
@@ -43,6 +45,13 @@ export interface SeenHistory {
 export function seenKey(value: string, type?: string): string {
   const url = type === undefined ? /^[a-z][a-z0-9+.-]*:\/\//i.test(value) : type === 'URL';
   return url ? value : value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
+/** `seen 3 times since 2026-11-02, last malicious`; `seen once, on 2026-11-02, clean` for one. */
+export function seenText(seen: SeenBefore): string {
+  const day = (iso: string) => iso.slice(0, 10);
+  if (seen.count === 1) return `seen once, on ${day(seen.first)}, ${seen.last_verdict}`;
+  return `seen ${seen.count} times since ${day(seen.first)}, last ${seen.last_verdict}`;
 }
 
 export const SEEN_TABLE = 'observable_seen';
