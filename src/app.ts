@@ -14,7 +14,7 @@ import type { UserStore } from './store/users.js';
 import type { AuditLog } from './fs/audit-log.js';
 import type { EventSink } from './automation/events.js';
 import type { Webhooks } from './automation/webhooks.js';
-import type { Allowlist } from './marking/allowlist.js';
+import type { KnowledgeSources, TeamKnowledge } from './analysis/knowledge.js';
 
 // Start-up cost: `oas engines` needs only the settings (loadSettings); SQLite, the runner and the
 // HTTP client are imported by createApp, and the HTTP transport (its connection pool) is created
@@ -35,6 +35,8 @@ export interface App {
   analyses: AnalysisService;
   /** The team's users (the SQLite file, or Redis with `redis_url`). */
   users: UserStore;
+  /** What the team already knows (issue 38): the allowlist and the analysts' marks. */
+  knowledge: TeamKnowledge;
   /** The audit trail (setting audit_log; a server's and a worker's: local commands write none but `oas users`'). */
   audit: AuditLog;
   /**
@@ -73,23 +75,36 @@ type SettingsOptions = Omit<LoadOptions, 'engines' | 'custom'>;
 type CustomFactory = NonNullable<LoadOptions['custom']>;
 
 /**
- * The runner's allowlist (issue 38) from the setting `allowlist`: src/marking/allowlist.ts (and
- * ipaddr.js) loaded only when it has entries, or for a server or worker, which may be given some
- * on a reload. An entry naming nothing an allowlist holds is a configuration error.
+ * The setting `allowlist` (issue 38) checked: an entry naming nothing an allowlist holds is a
+ * configuration error. src/marking/allowlist.ts (and ipaddr.js) is loaded only when it has
+ * entries, or for a server or worker, which may be given some on a reload.
  */
 let allowlistModule: typeof import('./marking/allowlist.js') | undefined;
-async function allowlistOf(config: Config, mayReload: boolean): Promise<Allowlist | undefined> {
+async function checkAllowlist(config: Config, mayReload: boolean): Promise<void> {
   if (config.allowlist.length > 0 || mayReload) allowlistModule ??= await import('./marking/allowlist.js');
-  return allowlistNow(config);
+  checkAllowlistNow(config);
 }
-function allowlistNow(config: Config): Allowlist | undefined {
-  if (config.allowlist.length === 0) return undefined;
+function checkAllowlistNow(config: Config): void {
+  if (config.allowlist.length === 0) return;
   if (!allowlistModule) throw new ConfigError('allowlist: set at a reload of a process started without one; restart it');
   try {
-    return allowlistModule.configuredAllowlist(config.allowlist);
+    allowlistModule.configuredAllowlist(config.allowlist);
   } catch (error) {
     throw new ConfigError(`invalid "${(error as Error).message.replace(/^(allowlist\.\d+\.value): /, '$1": ')}`);
   }
+}
+
+/**
+ * Where the team's allowlist and marks are (issue 38): Redis with `redis_url` (every command of
+ * the team, `oas analyze` included, shares them), else the SQLite file of data_dir.
+ */
+async function knowledgeLists(link: RedisLink | undefined, storage: Storage | undefined): Promise<Pick<KnowledgeSources, 'allowlist' | 'marks'>> {
+  if (link) {
+    const { redisTeamList } = await import('./scale/redis-team-lists.js');
+    return { allowlist: redisTeamList(link.commands, 'allowlist'), marks: redisTeamList(link.commands, 'marks') };
+  }
+  const { sqliteTeamList } = await import('./store/team-lists.js');
+  return { allowlist: sqliteTeamList(storage!.analysesTable, 'allowlist'), marks: sqliteTeamList(storage!.analysesTable, 'marks') };
 }
 
 /**
@@ -219,7 +234,8 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   const storage = redis && role !== 'cli' ? undefined : await openStorage(config.data_dir);
   const cache = redis?.keyvs ?? storage!;
   let transport: HttpTransport | undefined;
-  const marks = { ...markingSettings(config), allowlist: await allowlistOf(config, role !== 'cli') };
+  await checkAllowlist(config, role !== 'cli');
+  const marks = markingSettings(config);
   const runner = new EngineRunner({
     catalog: catalog.engines,
     services: {
@@ -242,6 +258,9 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
   const { sqliteAnalysisStore } = await import('./store/sqlite-analyses.js');
   const store = redis?.store ?? sqliteAnalysisStore(storage!);
   const analyses = new AnalysisService(catalog, runner, store, { maxObservables: config.max_observables, defaultMarking: marks.defaultMarking, callbackHosts: config.callback_hosts }, role === 'server' ? redis?.dispatcher : undefined, create.observers?.analyses);
+  const { TeamKnowledge } = await import('./analysis/knowledge.js');
+  const knowledge = new TeamKnowledge({ ...(await knowledgeLists(redis?.link, storage)), configured: () => current.config.allowlist });
+  analyses.knowledge = knowledge;
   const users = redis ? (await import('./scale/redis-users.js')).redisUsers(redis.link.commands) : (await import('./store/users.js')).sqliteUsers(storage!.analysesTable);
   // Local commands write no audit trail: the trail's module is a server's (and a worker's, whose
   // webhook deliveries are audited) only.
@@ -262,6 +281,7 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
     scale: redis ? { link: redis.link, store: redis.store } : undefined,
     analyses,
     users,
+    knowledge,
     audit,
     get transport() {
       return transport ??= new HttpTransport({ proxyUrl: config.proxy_url, sslVerify: config.ssl_verify, dnsServers: config.dns_servers });
@@ -276,7 +296,8 @@ export async function createApp(options: SettingsOptions, create: CreateOptions 
       return webhooks ?? NO_EVENTS;
     },
     apply: (next) => {
-      const nextMarks = { ...markingSettings(next.config), allowlist: allowlistNow(next.config) };
+      checkAllowlistNow(next.config);
+      const nextMarks = markingSettings(next.config);
       const replaced = current.runner.withSettings({
         catalog: next.catalog.engines,
         engineSettings: next.config.engines,
@@ -363,4 +384,21 @@ async function redisAnswering(url: string): Promise<RedisLink> {
     throw error;
   }
   return link;
+}
+
+/**
+ * The team's allowlist and marks alone (`oas allow`, `oas mark`): from Redis with `redis_url`, else
+ * the SQLite file in `data_dir`; nothing else is opened but the audit trail, at its first line.
+ */
+export async function openKnowledge(options: SettingsOptions): Promise<{ config: Config; knowledge: TeamKnowledge; audit: AuditLog; close(): Promise<void> }> {
+  const { config } = loadConfig(options);
+  await checkAllowlist(config, false);
+  const [{ openAuditLog }, { TeamKnowledge }] = await Promise.all([import('./fs/audit-log.js'), import('./analysis/knowledge.js')]);
+  const link = config.redis_url ? await redisAnswering(config.redis_url) : undefined;
+  const storage = link ? undefined : await (await import('./store/storage.js')).openStorage(config.data_dir);
+  const knowledge = new TeamKnowledge({ ...(await knowledgeLists(link, storage)), configured: () => config.allowlist });
+  return { config, knowledge, audit: openAuditLog(config.audit_log, { prepare: false }), close: async () => {
+    await storage?.close();
+    await link?.close();
+  } };
 }

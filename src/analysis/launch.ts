@@ -10,6 +10,7 @@ import type { Share } from '../runner/fair-queue.js';
 import type { ObservableResult, SeenBefore } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Progress, Selection } from '../runner/types.js';
+import type { Observable } from '../observables/types.js';
 import type { AnalysisHeader, AnalysisStore, RowWrite } from '../store/analysis-store.js';
 import { verdictText, type ObservableVerdict } from '../verdict/verdict.js';
 import { READ_PAGE, type LiveAnalysis } from './reader.js';
@@ -18,6 +19,7 @@ import { recordedMarking } from '../marking/levels.js';
 import { completedHeader, countRow, countVerdict, noVerdicts, type VerdictCounts } from './verdict-counts.js';
 import { lookUpSeen, seenRecord } from './seen.js';
 import type { SeenRecord } from '../store/seen.js';
+import { NO_KNOWLEDGE, type KnowledgeSnapshot } from './knowledge.js';
 
 const SAVE_INTERVAL_MS = 250;
 /** Finished observables waiting for their save: past this many they are saved at once. */
@@ -60,6 +62,11 @@ export interface LaunchServices {
    * src/server/pacer.ts). Without, every observable of the window starts at once.
    */
   pace?(share: Share): (() => void) | Promise<() => void>;
+  /**
+   * What the team knows as the analysis starts (issue 38): the allowlist its observables are
+   * checked against, the analysts' marks they carry. None: nothing.
+   */
+  knowledge?(): Promise<KnowledgeSnapshot>;
 }
 
 /**
@@ -139,6 +146,7 @@ export function launchAnalysis(
 
   // An older record has none: the configuration's defaults.
   const marking = recordedMarking(header);
+  let knowledge: KnowledgeSnapshot = NO_KNOWLEDGE;
   const runOne = async (index: number) => {
     const observable = observables[index]!;
     let counted = 0;
@@ -146,6 +154,7 @@ export function launchAnalysis(
       const [result] = await runner.analyze([observable], selections, {
         ignoreCache: header.ignore_cache,
         ignoreAllowlist: header.ignore_allowlist,
+        allowlist: knowledge.allowlist,
         marking,
         share,
         onProgress: (p) => {
@@ -154,6 +163,7 @@ export function launchAnalysis(
           report(p);
         },
       });
+      withMark(result!, knowledge, observable);
       finish(index, result!);
     } catch (error) {
       // Never expected (engine failures are results), but an accepted analysis must finish.
@@ -186,10 +196,11 @@ export function launchAnalysis(
 
   report();
   // Seen before: one lookup for every observable, before any runs (a resumed analysis's own rows
-  // left out).
+  // left out), side by side with the team's knowledge.
   const seenLookup = todo.length > 0 ? lookUpSeen(store, observables, id) : Promise.resolve(undefined);
-  const work = seenLookup
-    .then((found) => {
+  const work = Promise.all([services.knowledge?.() ?? NO_KNOWLEDGE, seenLookup])
+    .then(([known, found]) => {
+      knowledge = known;
       seenOf = found;
       return Promise.all(Array.from({ length: Math.min(OBSERVABLE_WINDOW, todo.length) }, worker));
     })
@@ -209,6 +220,12 @@ export function launchAnalysis(
     })
     .finally(() => clearInterval(timer));
   return { live, done: work };
+}
+
+/** The analyst's mark on the observable, if one applies (issue 38): carried in its result. */
+export function withMark(result: ObservableResult, knowledge: KnowledgeSnapshot, observable: Observable): void {
+  const mark = knowledge.markOf(observable);
+  if (mark) result.mark = mark;
 }
 
 /** Counts the verdicts of the results saved before a restart (indices `saved`), a page at a time. */

@@ -31,6 +31,11 @@ export interface ResultRow extends Outcome {
   reasons: readonly string[];
   /** Where it was found in its file (the result's `found_in`, issue 35); absent for a pasted text. */
   foundIn?: readonly string[] | undefined;
+  /**
+   * When an analyst's mark decided the verdict (issue 38): the engines' verdict, and whether the
+   * mark says false positive (the engines' verdict is then shown struck through).
+   */
+  computed?: { verdict: Verdict; falsePositive: boolean } | undefined;
   /** The earlier analyses that held it (the result's `seen`, issue 38); absent when none did or it is not known. */
   seen?: SeenBefore | undefined;
 }
@@ -78,7 +83,8 @@ export function observableRows(result: ObservableResult, catalog: Catalog, judge
   const rows: ResultRow[] = [];
   const { verdict, reasons } = judged;
   const reversedIp = typeof result.reversed_ip === 'string' && result.reversed_ip !== '' ? result.reversed_ip : undefined;
-  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp, ...(result.found_in?.length ? { foundIn: result.found_in } : {}), ...(isSeen(result.seen) ? { seen: result.seen } : {}) };
+  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp, ...(result.found_in?.length ? { foundIn: result.found_in } : {}), ...(isSeen(result.seen) ? { seen: result.seen } : {}),
+    ...(judged.computed ? { computed: { verdict: judged.computed.verdict, falsePositive: result.mark?.verdict === 'false_positive' } } : {}) };
   for (const key of engineKeys(result)) {
     const outcome = engineOutcome(result, key, catalog);
     if (outcome.status === 'not_applicable') continue;

@@ -19,6 +19,7 @@ import type { HistoryView } from '../view/types.js';
 import { launchAnalysis, type EngineErrorEvent, type LaunchServices } from './launch.js';
 import { observableKey } from './seen.js';
 import type { SeenHistory } from '../store/seen.js';
+import { NO_KNOWLEDGE, type TeamKnowledge } from './knowledge.js';
 import { AnalysisReader, type LiveAnalysis } from './reader.js';
 import { prepareAnalysis, prepareAnalysisWith, type AnalysisLimits, type AnalysisRequest, type PreparedAnalysis } from './request.js';
 
@@ -82,8 +83,12 @@ export class AnalysisService {
       observableListener: (id) => this.observableListeners.get(id),
       engineErrorListener: () => this.onEngineError,
       pace: (share) => this.pace?.(share) ?? NO_PACE,
+      knowledge: () => this.knowledge?.snapshot() ?? Promise.resolve(NO_KNOWLEDGE),
     };
   }
+
+  /** What the team already knows (issue 38): each analysis takes a snapshot as it starts. None: nothing. */
+  knowledge: TeamKnowledge | undefined;
 
   /**
    * A configuration reloaded (SIGHUP): the analyses started from now on select their engines from

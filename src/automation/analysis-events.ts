@@ -100,6 +100,8 @@ export async function* verdictEvents(
             type: result.type ?? observable?.type,
             verdict: judged.verdict,
             reasons: judged.reasons,
+            // An analyst's mark decided (issue 38): the mark (its note) and the engines' verdict.
+            ...(judged.computed ? { computed_verdict: judged.computed, mark: result.mark } : {}),
             ...(foundIn?.length ? { found_in: foundIn } : {}),
           },
         },

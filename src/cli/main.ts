@@ -191,6 +191,35 @@ function buildProgram(analyzeHelp?: string): Command {
   usersOptions(users.command('remove').description('remove a user; its token stops working at once').argument('<name>')).action(usersAction('remove', true));
   users.exitOverride();
 
+  // What the team already knows (issue 38): the allowlist and the analysts' marks.
+  const knowledgeAction = (action: string) => async (...args: unknown[]) => {
+    const { knowledgeCommand } = await import('./knowledge.js');
+    const words = args.filter((arg): arg is string => typeof arg === 'string');
+    const opts = args.find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg)) as Record<string, unknown>;
+    const remove = action === 'mark' && opts.remove !== undefined;
+    const value = remove ? String(opts.remove) : words[0];
+    process.exitCode = await knowledgeCommand(remove ? 'unmark' : action as 'allow', { value, verdict: words[1] }, opts);
+  };
+  const knowledgeOptions = (command: Command) => command.addOption(configOption()).addOption(dataDirOption()).addOption(redisOption('the team\'s allowlist and marks live there')).exitOverride();
+  const allow = program
+    .command('allow')
+    .description('the allowlist: observables, ranges (10.20.0.0/16), domains (*.corp.example) and hashes the team knows to be its own or harmless, sent to no engine and judged clean (add, list, remove)');
+  knowledgeOptions(allow.command('add').description('add an entry (or replace its reason and expiry)').argument('<value>', 'an observable, a CIDR range, *.domain or a file hash')
+    .option('--reason <text>', 'why it is harmless or the team\'s own (required)')
+    .option('--expires <when>', 'when it stops applying: a duration (90s, 10m, 12h, 30d) or an ISO 8601 time')).action(knowledgeAction('allow'));
+  knowledgeOptions(allow.command('list').description('every entry: the configuration\'s (by config) and those added since').option('--json', 'as JSON')).action(knowledgeAction('allowlist'));
+  knowledgeOptions(allow.command('remove').description('remove an entry added at run time').argument('<value>')).action(knowledgeAction('unallow'));
+  allow.exitOverride();
+  knowledgeOptions(program
+    .command('mark')
+    .description('mark an observable malicious, suspicious, clean or false_positive, with a note: later analyses show the mark as its verdict, the engines\' beside it')
+    .argument('[value]', 'the observable')
+    .argument('[verdict]', 'malicious, suspicious, clean or false_positive')
+    .option('--note <text>', 'what the team established (required)')
+    .option('--expires <when>', 'when it stops applying: a duration (90s, 10m, 12h, 30d) or an ISO 8601 time')
+    .option('--remove <value>', 'remove the mark on this observable instead')).action(knowledgeAction('mark'));
+  knowledgeOptions(program.command('marks').description('every analyst\'s mark: value, verdict, note, who, when, expiry').option('--json', 'as JSON')).action(knowledgeAction('marks'));
+
   const watch = program
     .command('watch')
     .description('watchlists: observables analysed again on a schedule by oas serve, each run compared with the one before (add, list, show, run, remove)');

@@ -61,6 +61,7 @@ const BOLD = '\u001b[1m';
 const CYAN = '\u001b[36m';
 const RED = '\u001b[31m';
 const RESET = '\u001b[0m';
+const STRIKE = '\u001b[9m';
 
 /** "suspicious", the longest verdict: the observable starts after it and two spaces. */
 const VERDICT_WIDTH = 10;
@@ -120,6 +121,12 @@ export function renderTable(given: readonly ResultRow[], columns?: number, optio
     const summaries = new Set(group.map((r) => `${r.engine}: ${r.summary}`));
     for (const reason of first.reasons) {
       if (!summaries.has(reason)) lines.push(...wrapWords(relabel(reason, names), width, '  - ', '    '));
+    }
+    // An analyst's mark decided (issue 38): what the engines said, struck through for a false positive.
+    if (first.computed) {
+      const { verdict: said, falsePositive } = first.computed;
+      const shown = !falsePositive ? said : color ? `${STRIKE}${said}${RESET}` : `~~${said}~~`;
+      lines.push(`${indent}the engines said ${shown}${falsePositive ? ' (a false positive, as marked)' : ''}`);
     }
     // One line per engine.
     for (const row of group) lines.push(...engineLines(label(row), row, labelWidth, width, color));

@@ -13,6 +13,8 @@ import { jsonChunks as resultsJson } from '../analysis/output.js';
 
 /** A result element with its verdict `judged` (the key names are not engine names: no engine is called so). */
 export function withVerdict<T extends ObservableResult>(result: T, judged: ObservableVerdict): T & { verdict: string; reasons: string[] } {
+  // An analyst's mark decided (issue 38): the engines' verdict beside it.
+  if (judged.computed) return { ...result, verdict: judged.verdict, reasons: judged.reasons, computed_verdict: judged.computed };
   return { ...result, verdict: judged.verdict, reasons: judged.reasons };
 }
 

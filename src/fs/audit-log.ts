@@ -42,6 +42,10 @@ export const AUDIT_ACTIONS = [
   'watchlist_run',
   'webhook_delivery',
   'results_pushed',
+  'allowlist_added',
+  'allowlist_removed',
+  'mark_added',
+  'mark_removed',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -112,7 +112,11 @@ export function isActive(entry: Pick<AllowEntry, 'expires'>, now: number = Date.
   return entry.expires === null || Date.parse(entry.expires) > now;
 }
 
-/** The key an exact entry and an observable are compared by: case-insensitive where the type is. */
+/** The key an exact entry, a mark and an observable are compared by: case-insensitive where the type is. */
+export function observableKey(observable: Observable): string {
+  return exactKey(observable);
+}
+
 function exactKey(observable: Observable): string {
   switch (observable.type) {
     case 'FQDN':
@@ -191,18 +195,22 @@ export class Allowlist {
   }
 }
 
+/** The configuration's entries as the allowlist keeps them (their author `config`). */
+export function configuredEntries(entries: readonly { value: string; reason: string; expires?: string | undefined }[]): AllowEntry[] {
+  return entries.map((entry) => ({ value: entry.value, reason: entry.reason, by: 'config', expires: entry.expires ? new Date(Date.parse(entry.expires)).toISOString() : null }));
+}
+
 /**
  * The allowlist of the configuration's entries (`allowlist`, their author `config`); an entry that
  * names nothing an allowlist can hold throws AllowlistError naming it (`allowlist.2.value: ...`).
  */
 export function configuredAllowlist(entries: readonly { value: string; reason: string; expires?: string | undefined }[]): Allowlist {
-  const kept: AllowEntry[] = entries.map((entry, index) => {
+  entries.forEach((entry, index) => {
     try {
       parseAllowValue(entry.value);
     } catch (error) {
       throw new AllowlistError(`allowlist.${index}.value: ${(error as Error).message}`);
     }
-    return { value: entry.value, reason: entry.reason, by: 'config', expires: entry.expires ? new Date(Date.parse(entry.expires)).toISOString() : null };
   });
-  return new Allowlist(kept);
+  return new Allowlist(configuredEntries(entries));
 }

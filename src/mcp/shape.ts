@@ -12,9 +12,10 @@
  * anyone's too (a sender writes the link text, the attachment's name): quoted the same way, with
  * FILE_UNTRUSTED saying so.
  */
-import { engineKeys, engineOutcome } from '../analysis/rows.js';
+import { engineKeys, engineOutcome, isSeen } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
-import type { ObservableResult } from '../runner/result.js';
+import type { ObservableResult, SeenBefore } from '../runner/result.js';
+import { seenText } from '../store/seen.js';
 import { jsonInert } from '../text/inert.js';
 import { verdictOf, type ObservableVerdict } from '../verdict/verdict.js';
 
@@ -39,20 +40,24 @@ export interface ObservableBrief {
   engines: Record<string, string>;
   /** Where it was found in the file it came from (absent for a pasted text's). */
   found_in?: string[];
+  /** The engines' verdict when an analyst's mark decided `verdict` (issue 38; the mark is the first reason). */
+  computed_verdict?: string;
+  /** The earlier analyses of the store that held it (issue 38); absent when none did. */
+  seen?: SeenBefore;
 }
 
 const LINE_MAX = 200;
 
 /** One observable for the model: its verdict (`judged`, the stored one, else worked out here), reasons and engine lines. */
 export function briefOf(result: ObservableResult, catalog: Catalog, judged?: ObservableVerdict): ObservableBrief {
-  const { verdict, reasons } = judged ?? verdictOf(result, catalog);
+  const { verdict, reasons, computed } = judged ?? verdictOf(result, catalog);
   const engines: Record<string, string> = {};
   for (const key of engineKeys(result)) {
     const line = engineOutcome(result, key, catalog).summary.replace(/\s+/g, ' ').trim();
     engines[key] = line.length > LINE_MAX ? `${line.slice(0, LINE_MAX - 1)}…` : line;
   }
   const foundIn = Array.isArray(result.found_in) ? result.found_in.filter((place): place is string => typeof place === 'string') : [];
-  return { observable: result.observable, type: result.type, verdict, reasons: [...reasons], engines, ...(foundIn.length > 0 ? { found_in: foundIn } : {}) };
+  return { observable: result.observable, type: result.type, verdict, reasons: [...reasons], ...(computed ? { computed_verdict: computed.verdict } : {}), engines, ...(foundIn.length > 0 ? { found_in: foundIn } : {}), ...(isSeen(result.seen) ? { seen: result.seen } : {}) };
 }
 
 /**
@@ -62,17 +67,31 @@ export function briefOf(result: ObservableResult, catalog: Catalog, judged?: Obs
  * ```
  * "8.8.8.8" (IPv4): malicious
  *   found in: "Received header 2"
+ *   seen 3 times since 2026-11-02, last malicious (last analysis "5d0c...")
  *   why: "intel: score 92/100 (c2)"
  *   intel: "92/100, c2"
  * ```
  */
 export function briefText(briefs: readonly ObservableBrief[]): string {
   return briefs.map((b) => [
-    `${quoted(b.observable)} (${b.type}): ${b.verdict}`,
+    // An analyst's mark decided: the engines' verdict beside it (the mark, with its note, is the first "why").
+    `${quoted(b.observable)} (${b.type}): ${b.verdict}${b.computed_verdict ? ` (marked by an analyst; the engines said ${b.computed_verdict})` : ''}`,
     ...(b.found_in ? [`  found in: ${placesText(b.found_in)}`] : []),
+    // Our own words and dates; the id and a remote server's verdict quoted as anything else.
+    ...(b.seen ? [`  ${seenLine(b.seen)}`] : []),
     ...b.reasons.map((r) => `  why: ${quoted(r)}`),
     ...Object.entries(b.engines).map(([key, line]) => `  ${key}: ${quoted(line)}`),
   ].join('\n')).join('\n\n');
+}
+
+/** `seen 3 times since 2026-11-02, last malicious (last analysis "<id>")`, what is not ours quoted. */
+function seenLine(seen: SeenBefore): string {
+  return `${seenText({ ...seen, last_verdict: quotedVerdict(seen.last_verdict) })} (last analysis ${quoted(seen.last_analysis_id)})`;
+}
+
+/** A verdict of ours as it is; anything else (a remote server's text) quoted. */
+function quotedVerdict(verdict: string): string {
+  return /^(malicious|suspicious|clean|unknown)$/.test(verdict) ? verdict : quoted(verdict);
 }
 
 /** Places of a file, each a quoted JSON string: `"Received header 2", "row 3, column ip"`. */

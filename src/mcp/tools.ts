@@ -125,6 +125,7 @@ const OBSERVABLES_OUT = {
       type: { type: 'string' },
       verdict: { type: 'string', enum: ['malicious', 'suspicious', 'clean', 'unknown'] },
       reasons: { type: 'array', items: { type: 'string' } },
+      computed_verdict: { type: 'string', enum: ['malicious', 'suspicious', 'clean', 'unknown'], description: 'When an analyst\'s mark decided verdict (its note is the first reason): the verdict the engines gave.' },
       engines: { type: 'object', additionalProperties: { type: 'string' }, description: 'engine key -> one line: its summary, "no data", or "error: ..."' },
       found_in: { type: 'array', items: { type: 'string' }, description: 'Where it was found in the file (untrusted text from the file); absent for a text\'s observables.' },
     },

@@ -17,7 +17,6 @@ import { HttpStatusError, InvalidHostError, TimeoutError, UpstreamError } from '
 import { redact } from '../http/redact.js';
 import type { Observable } from '../observables/types.js';
 import { ceilingsOf, InternalScope, withholdReason, type Ceilings, type Marking } from '../marking/policy.js';
-import type { Allowlist } from '../marking/allowlist.js';
 import type { CallObserver, CallOutcomeKind, WaitEvent } from './types.js';
 import type { Share } from './fair-queue.js';
 import { Quota, QuotaExhaustedError, type EngineQuota, type QuotaFactory } from './quota.js';
@@ -44,8 +43,6 @@ export interface CallerOptions {
   internalScope?: InternalScope | undefined;
   /** The marking of an analysis that names none (`default_tlp`, `default_pap`); default TLP:AMBER, PAP:GREEN. */
   defaultMarking?: Marking | undefined;
-  /** What the team knows to be its own or harmless (issue 38): an observable it covers is sent to no engine. */
-  allowlist?: Allowlist | undefined;
 }
 
 const DEFAULT_MARKING: Marking = { tlp: 'AMBER', pap: 'GREEN' };
@@ -107,7 +104,6 @@ export class EngineCaller {
   /** What is the team's own, and the marking of an analysis that names none. */
   readonly internalScope: InternalScope;
   readonly defaultMarking: Marking;
-  readonly allowlist: Allowlist | undefined;
   /** Per engine: why it cannot run (undefined: it can), and its secrets, from its settings. */
   private readonly missing = new Map<string, string | undefined>();
   private readonly secrets = new Map<string, readonly string[]>();
@@ -128,7 +124,6 @@ export class EngineCaller {
     this.global = global;
     this.internalScope = options.internalScope ?? new InternalScope();
     this.defaultMarking = options.defaultMarking ?? DEFAULT_MARKING;
-    this.allowlist = options.allowlist;
   }
 
   /**

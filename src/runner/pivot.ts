@@ -47,7 +47,7 @@ observable: Observable,
   if (observable.found_in) result.found_in = observable.found_in;
   for (const { key } of selections) result[key] = null;
   // On the allowlist (issue 38): no engine is sent it, each says why; its verdict is clean.
-  const allowed = options.ignoreAllowlist ? undefined : caller.allowlist?.match(observable);
+  const allowed = options.ignoreAllowlist ? undefined : options.allowlist?.match(observable);
   if (allowed) {
     result.allowlisted = { value: allowed.value, reason: allowed.reason, by: allowed.by, ...(allowed.expires ? { expires: allowed.expires } : {}) };
     const why = `allowlisted: ${allowed.reason}`;

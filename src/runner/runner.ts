@@ -24,7 +24,7 @@ export interface RunnerOptions extends CallerOptions {
 }
 
 /** What a new configuration may change in a runner (`withSettings`, on a reload). */
-export type RunnerSettings = Pick<RunnerOptions, 'catalog' | 'engineSettings' | 'timeoutMs' | 'concurrency' | 'cacheTtlSeconds' | 'internalScope' | 'defaultMarking' | 'allowlist'>;
+export type RunnerSettings = Pick<RunnerOptions, 'catalog' | 'engineSettings' | 'timeoutMs' | 'concurrency' | 'cacheTtlSeconds' | 'internalScope' | 'defaultMarking'>;
 
 export class EngineRunner {
   private readonly caller: EngineCaller;

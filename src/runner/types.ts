@@ -3,6 +3,7 @@
  * analysis, and what the runner tells as it goes (counts, and the waits a display may show).
  */
 import type { EngineDefinition } from '../engine/contract.js';
+import type { Allowlist } from '../marking/allowlist.js';
 import type { Marking } from '../marking/policy.js';
 import type { Share } from './fair-queue.js';
 import type { ObservableResult } from './result.js';
@@ -59,6 +60,11 @@ export interface AnalyzeOptions {
    * None: the configuration's `default_tlp` and `default_pap`.
    */
   marking?: Marking | undefined;
+  /**
+   * What the team knows to be its own or harmless (issue 38), as the analysis started: an
+   * observable it covers is sent to no engine. None: nothing is.
+   */
+  allowlist?: Allowlist | undefined;
   /** Analyse even what the allowlist covers (issue 38: `ignore_allowlist`). */
   ignoreAllowlist?: boolean | undefined;
   onProgress?: (progress: Progress) => void;

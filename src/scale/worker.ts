@@ -20,7 +20,8 @@
  */
 import { Worker, type Job } from 'bullmq';
 import type { App } from '../app.js';
-import { shareOf, type EngineErrorEvent } from '../analysis/launch.js';
+import { shareOf, withMark, type EngineErrorEvent } from '../analysis/launch.js';
+import { NO_KNOWLEDGE, type KnowledgeSnapshot, type TeamKnowledge } from '../analysis/knowledge.js';
 import { READ_PAGE } from '../analysis/reader.js';
 import { observableVerdict } from '../analysis/rows.js';
 import { completedHeader, countRow, noVerdicts } from '../analysis/verdict-counts.js';
@@ -48,6 +49,11 @@ export interface WorkerOptions {
   /** BullMQ's lock on a job (setting job_lock_ms); a dead worker's jobs move on after it lapses. */
   lockMs: number;
   onEngineError?: ((event: EngineErrorEvent) => void) | undefined;
+  /**
+   * What the team knows as an analysis's first observable starts here (issue 38): read once per
+   * analysis (`knowledgePerAnalysis`); none: nothing.
+   */
+  knowledge?: ((analysisId: string) => Promise<KnowledgeSnapshot>) | undefined;
   /** Told of each analysis this worker completes, with its stored header (the webhooks); awaited: a failure fails the job, which is tried again. */
   onCompleted?: ((header: AnalysisHeader) => Promise<void> | void) | undefined;
 }
@@ -83,6 +89,7 @@ export function startAppWorker(app: App, logger?: { engineError(entry: EngineErr
     concurrency: app.config.worker_concurrency,
     lockMs: app.config.job_lock_ms,
     onEngineError: logger ? (entry) => logger.engineError(entry) : undefined,
+    knowledge: knowledgePerAnalysis(() => app.analyses.knowledge),
     // The webhooks the app has when the analysis completes (src/automation/attach.ts), if any.
     onCompleted: (header) => app.webhooks?.analysisCompleted(header),
   });
@@ -94,7 +101,7 @@ export function startWorker(options: WorkerOptions): RunningWorker {
   const worker = new Worker<ObservableJob>(QUEUE_NAME, async (job: Job<ObservableJob>) => {
     active++;
     try {
-      await processJob(job.data, store, options.runner, options.catalog, options.onEngineError, options.onCompleted);
+      await processJob(job.data, store, options.runner, options.catalog, options.onEngineError, options.onCompleted, options.knowledge);
     } finally {
       active--;
     }
@@ -156,12 +163,15 @@ export async function processJob(
   catalog: Catalog,
   onEngineError?: (event: EngineErrorEvent) => void,
   onCompleted?: WorkerOptions['onCompleted'],
+  knowledgeOf?: WorkerOptions['knowledge'],
 ): Promise<void> {
   let count: number;
   if (await store.hasRow(job.analysis, job.index)) {
     count = await store.rowCount(job.analysis);
   } else {
-    const result = await analyse(job, runner, catalog);
+    const knowledge = (await knowledgeOf?.(job.analysis)) ?? NO_KNOWLEDGE;
+    const result = await analyse(job, runner, catalog, knowledge);
+    withMark(result, knowledge, job.observable);
     const seen = job.seen !== undefined ? job.seen : await seenHere(job, store);
     if (seen !== undefined) result.seen = seen;
     // Its verdict, worked out here once and stored beside it: readers take it from there.
@@ -196,7 +206,7 @@ async function recordOf(job: ObservableJob, store: RedisAnalysisStore, judged: O
   return at === undefined ? undefined : seenRecord(job.observable, { id: job.analysis, created_at: at }, judged.verdict);
 }
 
-async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalog): Promise<ObservableResult> {
+async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalog, knowledge: KnowledgeSnapshot): Promise<ObservableResult> {
   // Engines this worker does not know (another catalog, an older version) are that engine's error.
   const known = job.engines.filter((name) => catalog.find(name));
   let selections: Selection[] = [];
@@ -209,7 +219,7 @@ async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalo
   try {
     const share = shareOf({ id: job.analysis, started_by: job.owner });
     // The analysis's marking: an engine above its TLP/PAP ceiling is not called here either.
-    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache, ignoreAllowlist: job.ignore_allowlist, share, marking: recordedMarking(job) })) as [ObservableResult];
+    [result] = (await runner.analyze([job.observable], selections, { ignoreCache: job.ignore_cache, ignoreAllowlist: job.ignore_allowlist, allowlist: knowledge.allowlist, share, marking: recordedMarking(job) })) as [ObservableResult];
   } catch (error) {
     // Never expected (engine failures are results), but an accepted analysis must finish.
     result = { observable: job.observable.value, type: job.observable.type, ...foundIn(job), reversed_success: false, errors: { analysis: `internal error: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` } };
@@ -219,6 +229,8 @@ async function analyse(job: ObservableJob, runner: EngineRunner, catalog: Catalo
   const ordered: ObservableResult = { observable: result.observable, type: result.type, ...(result.found_in ? { found_in: result.found_in } : {}), reversed_success: result.reversed_success };
   if (result.reversed_ip !== undefined) ordered.reversed_ip = result.reversed_ip;
   for (const name of job.engines) ordered[name] = result[name] ?? null;
+  if (result.withheld) ordered.withheld = result.withheld;
+  if (result.allowlisted) ordered.allowlisted = result.allowlisted;
   ordered.errors = { ...result.errors, ...Object.fromEntries(unknown.map((name) => [name, 'engine not available on the worker that ran this observable'])) };
   return ordered;
 }
@@ -247,4 +259,27 @@ async function complete(id: string, store: RedisAnalysisStore, catalog: Catalog,
   const wrote = await store.completeOnce(final);
   if (!onCompleted) return;
   await onCompleted(wrote ? final : (await store.getHeader(id)) ?? final);
+}
+
+/** Analyses whose knowledge a worker keeps at once (the oldest is read again if it comes back). */
+const KNOWN_ANALYSES = 64;
+
+/**
+ * The team's knowledge per analysis, read as its first observable starts on this worker and kept
+ * for its others (one read per analysis, not per observable): an analysis sees the lists as they
+ * were when it began here.
+ */
+export function knowledgePerAnalysis(knowledgeOf: () => TeamKnowledge | undefined): (analysisId: string) => Promise<KnowledgeSnapshot> {
+  const known = new Map<string, Promise<KnowledgeSnapshot>>();
+  return (analysisId) => {
+    let snapshot = known.get(analysisId);
+    if (!snapshot) {
+      snapshot = knowledgeOf()?.snapshot() ?? Promise.resolve(NO_KNOWLEDGE);
+      // A read that failed (Redis gone) is not kept: the job fails and is tried again.
+      snapshot.catch(() => known.delete(analysisId));
+      known.set(analysisId, snapshot);
+      if (known.size > KNOWN_ANALYSES) known.delete(known.keys().next().value!);
+    }
+    return snapshot;
+  };
 }

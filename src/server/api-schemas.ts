@@ -128,6 +128,16 @@ const resultEntries = {
     }),
     v.description('The allowlist\'s entry that covers the observable (setting allowlist): no engine was sent it and its verdict is clean. Absent otherwise, or with ignore_allowlist.'),
   )),
+  mark: v.optional(v.pipe(
+    v.strictObject({
+      verdict: v.picklist(['malicious', 'suspicious', 'clean', 'false_positive']),
+      note: v.string(),
+      by: v.pipe(v.string(), v.description('Who marked it: a user\'s name, or `cli:<account>`.')),
+      at: v.pipe(v.string(), v.description('When (ISO 8601).')),
+      expires: v.pipe(v.nullable(v.string()), v.description('When it stops applying (ISO 8601); null: never.')),
+    }),
+    v.description('The analyst\'s mark on the observable when it was analysed (POST {prefix}marks, oas mark): its verdict is the observable\'s (false_positive: clean), the engines\' kept as computed_verdict. Absent when none applied.'),
+  )),
 };
 
 /** One element of `GET {prefix}results/{id}` (the spec's "Analysis result"): its own keys, then one per engine. */

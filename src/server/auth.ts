@@ -430,7 +430,14 @@ export function roleFor(method: string, path: string, prefix: string): Role {
   if (isWatchlistChange(method, path, prefix)) return 'analyst';
   // Pushing an analysis into a platform (issue 37) writes there: an analyst's.
   if (isPush(method, path, prefix)) return 'analyst';
+  // The allowlist and the marks (issue 38): viewers see them, analysts and admins change them.
+  if (isKnowledgeChange(method, path, prefix)) return 'analyst';
   return 'viewer';
+}
+
+/** A change to the allowlist or the marks (issue 38): anything but reading them. */
+function isKnowledgeChange(method: string, path: string, prefix: string): boolean {
+  return !SAFE_METHODS.has(method) && [`${prefix}allowlist`, `${prefix}marks`].some((base) => path === base || path.startsWith(`${base}/`));
 }
 
 /** A change to the watchlists (issue 36): anything but reading them. */
@@ -451,7 +458,8 @@ export function forbiddenMessage(who: Principal, needed: Role, what = needed ===
 function forbidden(c: Context, who: Principal, needed: Role, prefix: string) {
   const what = needed !== 'analyst' ? undefined
     : isWatchlistChange(c.req.method, c.req.path, prefix) ? 'adding, removing or running watchlists needs the analyst or admin role'
-      : isPush(c.req.method, c.req.path, prefix) ? 'pushing results to a platform needs the analyst or admin role' : undefined;
+      : isPush(c.req.method, c.req.path, prefix) ? 'pushing results to a platform needs the analyst or admin role'
+        : isKnowledgeChange(c.req.method, c.req.path, prefix) ? 'changing the allowlist or the marks needs the analyst or admin role' : undefined;
   return c.json({ error: forbiddenMessage(who, needed, what) }, 403, { 'Cache-Control': 'no-store' });
 }
 

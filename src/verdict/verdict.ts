@@ -13,7 +13,7 @@
  */
 import type { Catalog } from '../engine/catalog.js';
 import type { Evidence } from '../engine/contract.js';
-import type { ObservableResult } from '../runner/result.js';
+import type { ObservableMark, ObservableResult } from '../runner/result.js';
 import { RESERVED_KEYS } from '../runner/result.js';
 
 export const VERDICTS = ['malicious', 'suspicious', 'clean', 'unknown'] as const;
@@ -23,6 +23,11 @@ export interface ObservableVerdict {
   verdict: Verdict;
   /** `<engine key>: <reason>`, one per engine that contributed, most severe first. */
   reasons: string[];
+  /**
+   * When an analyst's mark decided the verdict (issue 38): the verdict the engines (or the
+   * allowlist) gave, kept beside it. Absent otherwise.
+   */
+  computed?: { verdict: Verdict; reasons: string[] };
 }
 
 const SEVERITY: Record<Verdict, number> = { malicious: 3, suspicious: 2, clean: 1, unknown: 0 };
@@ -76,8 +81,27 @@ export function verdictFrom(evidence: ReadonlyMap<string, Evidence>): Observable
 /** The verdict of one observable's result, from the engines of `catalog` (by result key). */
 export function verdictOf(result: ObservableResult, catalog: Catalog): ObservableVerdict {
   // On the allowlist (issue 38): clean, by who put it there and why.
-  if (result.allowlisted) return { verdict: 'clean', reasons: [`allowlisted by ${result.allowlisted.by}: ${result.allowlisted.reason}`] };
-  return verdictFrom(evidenceByKey(result, catalog));
+  const computed = result.allowlisted
+    ? { verdict: 'clean' as const, reasons: [`allowlisted by ${result.allowlisted.by}: ${result.allowlisted.reason}`] }
+    : verdictFrom(evidenceByKey(result, catalog));
+  return result.mark ? markedVerdict(result.mark, computed) : computed;
+}
+
+/**
+ * An analyst's mark decides (issue 38): its verdict (`false_positive`: clean), the reason "marked
+ * malicious by alice on 2026-11-20: red-team C2", and the engines' verdict kept as `computed`.
+ */
+export function markedVerdict(mark: ObservableMark, computed: ObservableVerdict): ObservableVerdict {
+  return {
+    verdict: mark.verdict === 'false_positive' ? 'clean' : mark.verdict,
+    reasons: [markReason(mark)],
+    computed: { verdict: computed.verdict, reasons: computed.reasons },
+  };
+}
+
+/** "marked false positive by alice on 2026-11-20: the CDN of our vendor". */
+export function markReason(mark: Pick<ObservableMark, 'verdict' | 'by' | 'at' | 'note'>): string {
+  return `marked ${mark.verdict.replace('_', ' ')} by ${mark.by} on ${mark.at.slice(0, 10)}: ${mark.note}`;
 }
 
 /**
@@ -86,7 +110,9 @@ export function verdictOf(result: ObservableResult, catalog: Catalog): Observabl
  * as the observable finishes; every reader takes it from there (`parseVerdict`).
  */
 export function verdictText(judged: ObservableVerdict): string {
-  return JSON.stringify({ verdict: judged.verdict, reasons: judged.reasons });
+  return JSON.stringify(judged.computed
+    ? { verdict: judged.verdict, reasons: judged.reasons, computed_verdict: judged.computed }
+    : { verdict: judged.verdict, reasons: judged.reasons });
 }
 
 /** A stored verdict (`verdictText`) read back; undefined when none was stored (rows of older versions) or it cannot be read. */
@@ -98,6 +124,14 @@ export function parseVerdict(text: string | null | undefined): ObservableVerdict
   } catch {
     return undefined;
   }
+  const judged = verdictIn(value);
+  if (!judged) return undefined;
+  const computed = verdictIn((value as { computed_verdict?: unknown }).computed_verdict);
+  return computed ? { ...judged, computed } : judged;
+}
+
+/** `{ verdict, reasons }` read from a parsed value, or undefined when it is none. */
+function verdictIn(value: unknown): { verdict: Verdict; reasons: string[] } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { verdict, reasons } = value as { verdict?: unknown; reasons?: unknown };
   if (typeof verdict !== 'string' || !(VERDICTS as readonly string[]).includes(verdict)) return undefined;
