@@ -1,5 +1,6 @@
 /**
- * The graphical front end: the pages (`/`, `/results/<id>`, `/history`, `/watchlists`), their assets, the JSON
+ * The graphical front end: the pages (`/`, `/results/<id>`, `/history`, `/watchlists`,
+ * `/observables/<value>`), their assets, the JSON
  * they read besides the three API endpoints (`/ui/...`), and the exports (`/export/<id>`).
  */
 import { Hono, type Context } from 'hono';
@@ -9,7 +10,7 @@ import type { Catalog } from '../engine/catalog.js';
 import { EXPORT_FILES, EXPORT_FORMATS, exportChunks, exportFileName, isExportFormat } from '../export/index.js';
 import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
-import type { MeView, PushTargetsView } from '../view/types.js';
+import type { MeView, ObservableHistoryView, PushTargetsView } from '../view/types.js';
 import { configuredTargets } from '../push/settings.js';
 import { TARGET_LABELS } from '../push/types.js';
 import { notFound, sendChunks } from './api.js';
@@ -44,6 +45,10 @@ const PER_PAGE_MAX = 100;
 const PAGE_MAX = 1_000_000;
 /** Longest `?q=` of /ui/history (a long URL still fits). */
 const QUERY_MAX = 2000;
+/** Longest observable of /observables/<value> and /ui/observables/<value>. */
+const OBSERVABLE_MAX = 2000;
+/** Most analyses /ui/observables/<value> lists (`?limit=`; default 100). */
+const OBSERVABLE_HISTORY_MAX = 1000;
 
 export function createPages(options: PagesOptions): Hono {
   const { config, catalog, analyses } = options;
@@ -65,6 +70,12 @@ export function createPages(options: PagesOptions): Hono {
   app.get('/', (c) => page(c, renderShell({ title: 'oas · analyze', page: 'index', data })));
   app.get('/history', (c) => page(c, renderShell({ title: 'oas · history', page: 'history', data })));
   app.get('/watchlists', (c) => page(c, renderShell({ title: 'oas · watchlists', page: 'watchlists', data })));
+  // The analyses that held one observable (issue 38), its value URL-encoded in the path.
+  app.get('/observables/:value', (c) => {
+    const value = c.req.param('value');
+    if (value.trim() === '' || value.length > OBSERVABLE_MAX) return page(c, renderShell({ title: 'oas · observable', main: `<section class="panel"><h1>No such observable</h1><p class="muted">Give an observable of at most ${OBSERVABLE_MAX} characters, URL-encoded: <code>/observables/evil.example</code>.</p></section>` }), 404);
+    return page(c, renderShell({ title: 'oas · observable', page: 'observable', data: { ...data, observable: value } }));
+  });
   app.get('/results/:id', async (c) => {
     const record = await analyses.get(c.req.param('id'));
     if (!record) return page(c, notFoundShell(c.req.param('id')), 404);
@@ -118,6 +129,21 @@ export function createPages(options: PagesOptions): Hono {
     // "mine": the analyses the requester started (its name as recorded in started_by).
     const query = { query: q, page: pageNumber, perPage, ...(mine ? { startedBy: whoIs(c).name } : {}) };
     return json(c, await analyses.history(query));
+  });
+  // Seen before (issue 38): the analyses of this store that held an observable, newest first.
+  app.get('/ui/observables/:value', async (c) => {
+    const value = c.req.param('value');
+    if (value.trim() === '') return json(c, { error: 'give the observable after /ui/observables/, URL-encoded' }, 400);
+    if (value.length > OBSERVABLE_MAX) return json(c, { error: `the observable must be at most ${OBSERVABLE_MAX} characters` }, 400);
+    const limit = wholeParam(c, 'limit', 100, OBSERVABLE_HISTORY_MAX);
+    if (isBad(limit)) return json(c, limit, 400);
+    const { total, items } = await analyses.observableHistory(value, limit);
+    const view: ObservableHistoryView = {
+      value,
+      total,
+      items: items.map((item) => ({ analysis_id: item.analysis_id, created_at: item.at, verdict: item.verdict, link: `/results/${item.analysis_id}` })),
+    };
+    return json(c, view);
   });
   // Who the page's user is, so it can offer only what the role allows (a viewer starts no analysis).
   app.get('/ui/me', (c) => {

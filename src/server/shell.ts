@@ -4,7 +4,7 @@
  */
 import { escapeHtml } from './html.js';
 
-export type PageName = 'index' | 'results' | 'history' | 'watchlists';
+export type PageName = 'index' | 'results' | 'history' | 'watchlists' | 'observable';
 
 export interface ShellOptions {
   title: string;

@@ -1,10 +1,11 @@
 /**
  * The live view of an analysis the results page polls: one row per observable (with its verdict,
- * reasons and, for a file's, where it was found), one cell per engine; and the files it was made
- * from with an e-mail's SPF, DKIM and DMARC outcomes (issue 35), for the top of the page.
+ * reasons, what earlier analyses said of it and, for a file's, where it was found), one cell per
+ * engine; and the files it was made from with an e-mail's SPF, DKIM and DMARC outcomes (issue 35),
+ * for the top of the page.
  */
 import type { AnalysisRecord } from '../store/analysis-store.js';
-import { engineOutcome } from '../analysis/rows.js';
+import { engineOutcome, isSeen } from '../analysis/rows.js';
 import type { Evidence } from '../engine/contract.js';
 import { evidenceByKey, verdictFrom } from '../verdict/verdict.js';
 import type { Catalog } from '../engine/catalog.js';
@@ -47,6 +48,7 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
           verdict: null,
           reasons: [],
           cells: record.engines.map((engine) => ({ engine, status: 'pending', summary: 'running…', fields: [] })),
+          seen: null,
         } satisfies ObservableView;
       }
       // Each engine's evidence, read once: the cells' highlights and the graph's flags. The verdict
@@ -65,6 +67,7 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
         reasons,
         cells: record.engines.map((key) => cell(result, key, catalog, evidence.get(key))),
         graph: observableGraph(result, catalog, { verdict, evidence }),
+        seen: isSeen(result.seen) ? result.seen : null,
       } satisfies ObservableView;
     }),
     results: record.results.map((result, index) => (skip(index) ? null : result)),

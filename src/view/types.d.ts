@@ -125,6 +125,32 @@ export interface ObservableView {
   cells: CellView[];
   /** The graph view's nodes and edges for this observable (src/view/graph-view.ts); absent while it runs. */
   graph?: ObservableGraphView;
+  /**
+   * The earlier analyses of the store that held it (issue 38), as this one began: how many, the
+   * first and last (ISO 8601), the last one's verdict and id; null when none did, while it runs, or
+   * for results of older versions.
+   */
+  seen: SeenView | null;
+}
+
+/** The result's `seen` (src/runner/result.ts SeenBefore). */
+export interface SeenView {
+  count: number;
+  first: string;
+  last: string;
+  last_verdict: string;
+  last_analysis_id: string;
+}
+
+/**
+ * GET /ui/observables/<value> (issue 38): the analyses that held an observable, newest first, each
+ * with the observable's verdict there and the link to its results; `total` counts them all.
+ */
+export interface ObservableHistoryView {
+  /** The value asked for, as written. */
+  value: string;
+  total: number;
+  items: { analysis_id: string; created_at: string; verdict: string; link: string }[];
 }
 
 /** What the graph view draws: observables, the IPs they resolve to, ASNs and the engines that flag them. */

@@ -2,11 +2,13 @@
  * The cards view: one card per observable, one section per engine that applies, with the fields
  * that matter and links to the source. Links open in a new tab and carry no referrer. An engine
  * whose answer is a risk signal (suspicious or malicious evidence) is highlighted: its badge spells
- * the level and its reason is shown. An observable of a file says where it was found (`found_in`).
+ * the level and its reason is shown. An observable of a file says where it was found (`found_in`), one
+ * that earlier analyses held how often and how it was judged last (`seen`).
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
 import { foundInList } from './found-in.js';
+import { seenNote } from './seen.js';
 import { riskOf } from './results-table.js';
 import { engineLabels, reasonsList, verdictBadge, type EngineLabels } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
@@ -36,6 +38,7 @@ function renderCard(row: ObservableView, labels: EngineLabels, result: () => unk
         el('span', { class: 'type' }, row.type),
         row.reversed_ip ? el('span', { class: 'sub' }, ` resolved to ${row.reversed_ip}`) : null),
       foundInList(row.found_in),
+      seenNote(row.seen, row.observable),
       row.verdict ? reasonsList(row.reasons, labels) : null,
       el('div', { class: 'row-actions' }, copyButtons(row, result))),
     !row.done ? el('p', { class: 'status-label pending' }, 'running…') : null,

@@ -2,12 +2,14 @@
  * The table view: one row per observable, its verdict (badge and reasons), one column per engine
  * with its one-line summary. A summary that carries a risk signal (the engine's evidence is
  * suspicious or malicious: VPN, Tor, proxy, detections, listed ASN...) is highlighted and starts
- * with a small badge spelling the level. Under an observable of a file, where it was found (`found_in`).
+ * with a small badge spelling the level. Under an observable of a file, where it was found (`found_in`);
+ * under one that earlier analyses held, how often and how it was judged last (`seen`, web/src/seen.ts).
  * Columns sort on click (again to reverse), the header stays in view while scrolling.
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
 import { foundInList } from './found-in.js';
+import { seenNote } from './seen.js';
 import { engineLabels, reasonsList, verdictBadge, VERDICT_RANK, type EngineLabels } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
@@ -68,6 +70,7 @@ function renderRow(row: ObservableView, labels: EngineLabels, result: () => unkn
       el('code', { class: 'obs' }, row.observable),
       row.reversed_ip ? el('div', { class: 'sub' }, `→ ${row.reversed_ip}`) : null,
       foundInList(row.found_in),
+      seenNote(row.seen, row.observable),
       el('div', { class: 'row-actions' }, copyButtons(row, result))),
     el('td', { class: 'verdict-cell', 'data-verdict': row.verdict ?? 'pending' },
       row.verdict ? [verdictBadge(row.verdict), reasonsList(row.reasons, labels)] : el('span', { class: 'status-label pending' }, 'running…')),
