@@ -169,7 +169,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
     const secrets = secretValues(config, app.catalog);
     root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, clientAddress: proxy.clientAddress, audit, redact: (text) => redact(text, secrets) }));
   }
-  root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses, audit }));
+  root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses, audit, knowledge: app.knowledge }));
   root.onError(onError);
   root.notFound((c) => c.json({ error: `not found: ${c.req.method} ${c.req.path}` }, 404));
   return root;

@@ -4,13 +4,15 @@
  * they read besides the three API endpoints (`/ui/...`), and the exports (`/export/<id>`).
  */
 import { Hono, type Context } from 'hono';
+import type { TeamKnowledge } from '../analysis/knowledge.js';
 import type { AnalysisService } from '../analysis/service.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
 import { EXPORT_FILES, EXPORT_FORMATS, exportChunks, exportFileName, isExportFormat } from '../export/index.js';
 import { analysisView, parseHave } from '../view/analysis-view.js';
 import { catalogView } from '../view/catalog-view.js';
-import type { MeView, ObservableHistoryView, PushTargetsView } from '../view/types.js';
+import type { MarkView, MeView, ObservableHistoryView, PushTargetsView } from '../view/types.js';
+import type { AnalysisRecord } from '../store/analysis-store.js';
 import { configuredTargets } from '../push/settings.js';
 import { TARGET_LABELS } from '../push/types.js';
 import { notFound, sendChunks } from './api.js';
@@ -26,6 +28,8 @@ export interface PagesOptions {
   analyses: AnalysisService;
   /** The audit trail (a complete analysis's view and exports read); none by default. */
   audit?: AuditRequest;
+  /** The allowlist and marks (issue 38): an earlier analysis's page says which marks exist since. */
+  knowledge?: TeamKnowledge;
 }
 
 /** Scripts and styles only from oas itself, no inline script, no framing, no other origin. */
@@ -114,7 +118,7 @@ export function createPages(options: PagesOptions): Hono {
       return json(c, { error: `"have" is too long: this analysis has ${record.observables.length} observable(s), at most ${longest} base64url characters` }, 400);
     }
     if (record.complete) audit(c, { ...read, outcome: 'success' });
-    return json(c, analysisView(record, catalog, held));
+    return json(c, analysisView(record, catalog, held, await marksNow(record, held)));
   });
   app.get('/ui/history', async (c) => {
     const pageNumber = wholeParam(c, 'page', 1, PAGE_MAX);
@@ -181,6 +185,16 @@ export function createPages(options: PagesOptions): Hono {
     const source = { id: record.id, created_at: record.created_at, finished_at: record.finished_at, marking: recordedMarking(record), pages: () => analyses.storedResults(record) };
     return sendChunks(c, exportChunks(format, source, catalog));
   });
+
+  /**
+   * The marks on the finished observables this answer sends (issue 38), for `mark_now`; none while
+   * none is sent. A failed read leaves them out: the results still show.
+   */
+  async function marksNow(record: AnalysisRecord, held: ReadonlySet<number>): Promise<Map<string, MarkView> | undefined> {
+    const sent = record.observables.filter((_, index) => record.results[index] != null && !held.has(index));
+    if (!options.knowledge || sent.length === 0) return undefined;
+    return options.knowledge.currentMarks(sent).catch(() => undefined);
+  }
 
   return app;
 }

@@ -9,18 +9,20 @@ import { engineOutcome, isSeen } from '../analysis/rows.js';
 import type { Evidence } from '../engine/contract.js';
 import { evidenceByKey, verdictFrom } from '../verdict/verdict.js';
 import type { Catalog } from '../engine/catalog.js';
-import type { ObservableResult } from '../runner/result.js';
+import type { ObservableMark, ObservableResult } from '../runner/result.js';
 import { genericDetails } from './details.js';
 import { observableGraph } from './graph-view.js';
 import { safeHref } from '../lookup/fields.js';
 import type { AnalysisSource } from '../files/types.js';
-import type { AnalysisView, CellView, DetailFieldView, EvidenceView, ObservableView, EmailAuthView, SourceView } from './types.js';
+import type { AnalysisView, CellView, DetailFieldView, EvidenceView, MarkView, ObservableView, EmailAuthView, SourceView } from './types.js';
 
 /**
  * `have`: indices of finished observables the page already holds; they are left out of
- * `observables` and are null in `results`, so a poll sends only what changed.
+ * `observables` and are null in `results`, so a poll sends only what changed. `marksNow`: the
+ * marks on its observables now (issue 38), by the value the record holds; one its result does not
+ * carry becomes `mark_now` (the analysis is not rewritten: its page says a mark exists since).
  */
-export function analysisView(record: AnalysisRecord, catalog: Catalog, have: ReadonlySet<number> = new Set()): AnalysisView {
+export function analysisView(record: AnalysisRecord, catalog: Catalog, have: ReadonlySet<number> = new Set(), marksNow?: ReadonlyMap<string, MarkView>): AnalysisView {
   const skip = (index: number) => have.has(index) && record.results[index] != null;
   return {
     id: record.id,
@@ -49,13 +51,16 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
           reasons: [],
           cells: record.engines.map((engine) => ({ engine, status: 'pending', summary: 'running…', fields: [] })),
           seen: null,
+          mark: null,
+          computed_verdict: null,
         } satisfies ObservableView;
       }
       // Each engine's evidence, read once: the cells' highlights and the graph's flags. The verdict
       // is the one stored with the result as it finished; only a row of an older version, which
       // has none, gets it from this evidence.
       const evidence = evidenceByKey(result, catalog);
-      const { verdict, reasons } = record.result_verdicts?.[index] ?? verdictFrom(evidence);
+      const judged = record.result_verdicts?.[index] ?? verdictFrom(evidence);
+      const { verdict, reasons } = judged;
       return {
         index,
         observable: result.observable,
@@ -68,11 +73,20 @@ export function analysisView(record: AnalysisRecord, catalog: Catalog, have: Rea
         cells: record.engines.map((key) => cell(result, key, catalog, evidence.get(key))),
         graph: observableGraph(result, catalog, { verdict, evidence }),
         seen: isSeen(result.seen) ? result.seen : null,
+        mark: result.mark ?? null,
+        computed_verdict: judged.computed ?? null,
+        ...markSince(result.mark, marksNow?.get(observable.value)),
       } satisfies ObservableView;
     }),
     results: record.results.map((result, index) => (skip(index) ? null : result)),
     source: sourceView(record.source),
   };
+}
+
+/** `mark_now` when the mark on the observable now is not the one its result carries. */
+function markSince(carried: ObservableMark | undefined, now: MarkView | undefined): { mark_now?: MarkView } {
+  if (!now || (carried && carried.at === now.at && carried.by === now.by && carried.verdict === now.verdict)) return {};
+  return { mark_now: { verdict: now.verdict, note: now.note, by: now.by, at: now.at, expires: now.expires } };
 }
 
 /** The record's files (formats, sizes) and e-mail authentication for the page; null for a pasted text. */

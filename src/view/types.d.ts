@@ -131,6 +131,49 @@ export interface ObservableView {
    * for results of older versions.
    */
   seen: SeenView | null;
+  /**
+   * The analyst's mark that decided its verdict when it was analysed (issue 38): the verdict is the
+   * mark's (false_positive: clean) and `reasons` holds the one line "marked ... by ... on ...: note";
+   * null when none applied or while it runs.
+   */
+  mark: MarkView | null;
+  /** When a mark decided: the verdict and reasons the engines (or the allowlist) gave; null otherwise. */
+  computed_verdict: { verdict: VerdictName; reasons: string[] } | null;
+  /**
+   * Only in GET /ui/analyses/<id>: the mark on the observable now when its result does not carry it
+   * (made since this analysis, which is not rewritten). Absent otherwise.
+   */
+  mark_now?: MarkView;
+}
+
+/** An analyst's verdict on an observable (issue 38: `oas mark`, POST {prefix}marks; src/runner/result.ts ObservableMark). */
+export interface MarkView {
+  verdict: MarkVerdictName;
+  note: string;
+  /** Who marked it: a user's name, `cli:<account>`. */
+  by: string;
+  /** When (ISO 8601). */
+  at: string;
+  /** When it stops applying (ISO 8601); null: never. */
+  expires: string | null;
+}
+
+export type MarkVerdictName = 'malicious' | 'suspicious' | 'clean' | 'false_positive';
+
+/**
+ * An allowlist entry as GET {prefix}allowlist lists it (issue 38): the configuration's first
+ * (`by` is `config`, no `at`, not removable at run time), then those added at run time.
+ */
+export interface AllowEntryView {
+  /** Normalised: `8.8.8.8`, `10.20.0.0/16`, `*.corp.example`, a lower-case hash. */
+  value: string;
+  reason: string;
+  by: string;
+  /** When it was added (ISO 8601); absent for the configuration's entries. */
+  at?: string;
+  expires: string | null;
+  /** False once past its expiry. */
+  active: boolean;
 }
 
 /** The result's `seen` (src/runner/result.ts SeenBefore). */
