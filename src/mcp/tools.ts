@@ -128,6 +128,12 @@ const OBSERVABLES_OUT = {
       computed_verdict: { type: 'string', enum: ['malicious', 'suspicious', 'clean', 'unknown'], description: 'When an analyst\'s mark decided verdict (its note is the first reason): the verdict the engines gave.' },
       engines: { type: 'object', additionalProperties: { type: 'string' }, description: 'engine key -> one line: its summary, "no data", or "error: ..."' },
       found_in: { type: 'array', items: { type: 'string' }, description: 'Where it was found in the file (untrusted text from the file); absent for a text\'s observables.' },
+      seen: {
+        type: 'object',
+        properties: { count: { type: 'integer' }, first: { type: 'string' }, last: { type: 'string' }, last_verdict: { type: 'string' }, last_analysis_id: { type: 'string' } },
+        required: ['count', 'first', 'last', 'last_verdict', 'last_analysis_id'],
+        description: 'The earlier analyses of the server\'s store that held it: how many, when the first and the last began (ISO 8601), its verdict in the last and that analysis\'s id (get_results reads it). Absent when none did.',
+      },
     },
     required: ['observable', 'type', 'verdict', 'reasons', 'engines'],
   },
