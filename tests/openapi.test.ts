@@ -466,6 +466,46 @@ describe('the running server\'s answers', () => {
     misp.role = 'admin';
   });
 
+  test('allowlist and marks (issue 38): add, list, remove, and every refusal, as documented', async () => {
+    const entry = { value: '*.acme-corp.com', reason: 'our own domains', expires: '30d' };
+    assert.equal((await call('post', 'allowlist', 'allowlist', json(entry))).status, 201);
+    assert.equal((await call('post', 'allowlist', 'allowlist', json(entry))).status, 200, 'the same value again: replaced');
+    assert.equal((await call('get', 'allowlist', 'allowlist', { headers: auth(viewerToken) })).status, 200);
+    const mark = { value: '8.8.4.4', verdict: 'malicious', note: 'red-team C2 for exercise X', expires: '90d' };
+    assert.equal((await call('post', 'marks', 'marks', json(mark))).status, 201);
+    assert.equal((await call('post', 'marks', 'marks', json(mark))).status, 200);
+    assert.equal((await call('get', 'marks', 'marks', { headers: auth(viewerToken) })).status, 200);
+    const cases: [string, 'get' | 'post' | 'delete', string, string, Sent, number][] = [
+      ['no domain pattern', 'post', 'allowlist', 'allowlist', refused(json({ value: '*.com', reason: 'x' })), 400],
+      ['no reason', 'post', 'allowlist', 'allowlist', refused(json({ value: '10.0.0.0/8' })), 400],
+      ['not JSON', 'post', 'allowlist', 'allowlist', { headers: { ...auth(), 'content-type': 'application/json' }, body: '{"value": ' }, 400],
+      ['text/plain', 'post', 'allowlist', 'allowlist', { headers: { ...auth(), 'content-type': 'text/plain' }, body: '10.0.0.0/8' }, 415],
+      ['over max_body_bytes', 'post', 'allowlist', 'allowlist', refused(json({ value: '10.0.0.0/8', reason: 'x'.repeat(MAX_BODY) })), 413],
+      ['a viewer adding', 'post', 'allowlist', 'allowlist', json(entry, auth(viewerToken)), 403],
+      ['a viewer removing', 'delete', 'allowlist/{value}', `allowlist/${encodeURIComponent(entry.value)}`, { headers: auth(viewerToken) }, 403],
+      ['no token', 'get', 'allowlist', 'allowlist', { headers: {} }, 401],
+      ['no token', 'post', 'allowlist', 'allowlist', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(entry) }, 401],
+      ['no token', 'delete', 'allowlist/{value}', 'allowlist/x.example', { headers: {} }, 401],
+      ['unknown', 'delete', 'allowlist/{value}', 'allowlist/nothing.example', {}, 404],
+      ['a bad verdict', 'post', 'marks', 'marks', refused(json({ ...mark, verdict: 'evil' })), 400],
+      ['a range', 'post', 'marks', 'marks', refused(json({ ...mark, value: '10.0.0.0/8' })), 400],
+      ['text/plain', 'post', 'marks', 'marks', { headers: { ...auth(), 'content-type': 'text/plain' }, body: '8.8.4.4' }, 415],
+      ['over max_body_bytes', 'post', 'marks', 'marks', refused(json({ ...mark, note: 'x'.repeat(MAX_BODY) })), 413],
+      ['a viewer marking', 'post', 'marks', 'marks', json(mark, auth(viewerToken)), 403],
+      ['a viewer removing', 'delete', 'marks/{value}', 'marks/8.8.4.4', { headers: auth(viewerToken) }, 403],
+      ['no token', 'get', 'marks', 'marks', { headers: {} }, 401],
+      ['no token', 'post', 'marks', 'marks', { headers: { 'content-type': 'application/json' }, body: JSON.stringify(mark) }, 401],
+      ['no token', 'delete', 'marks/{value}', 'marks/8.8.4.4', { headers: {} }, 401],
+      ['unknown', 'delete', 'marks/{value}', 'marks/nothing.example', {}, 404],
+    ];
+    for (const [what, method, template, url, init, status] of cases) {
+      const answer = await call(method, template, url, init);
+      assert.equal(answer.status, status, `${what}: ${JSON.stringify(answer.body)}`);
+    }
+    assert.deepEqual((await call('delete', 'allowlist/{value}', `allowlist/${encodeURIComponent(entry.value)}`)).body, { removed: '*.acme-corp.com' });
+    assert.deepEqual((await call('delete', 'marks/{value}', 'marks/8.8.4.4')).body, { removed: '8.8.4.4' });
+  });
+
   test('every operation\'s success, and the errors the issue names, were seen', () => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const method of Object.keys(operations).filter((m) => (METHODS as readonly string[]).includes(m))) {
