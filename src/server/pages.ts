@@ -1,6 +1,6 @@
 /**
  * The graphical front end: the pages (`/`, `/results/<id>`, `/history`, `/watchlists`,
- * `/observables/<value>`), their assets, the JSON
+ * `/allowlist`, `/observables/<value>`), their assets, the JSON
  * they read besides the three API endpoints (`/ui/...`), and the exports (`/export/<id>`).
  */
 import { Hono, type Context } from 'hono';
@@ -74,6 +74,7 @@ export function createPages(options: PagesOptions): Hono {
   app.get('/', (c) => page(c, renderShell({ title: 'oas · analyze', page: 'index', data })));
   app.get('/history', (c) => page(c, renderShell({ title: 'oas · history', page: 'history', data })));
   app.get('/watchlists', (c) => page(c, renderShell({ title: 'oas · watchlists', page: 'watchlists', data })));
+  app.get('/allowlist', (c) => page(c, renderShell({ title: 'oas · allowlist', page: 'allowlist', data })));
   // The analyses that held one observable (issue 38), its value URL-encoded in the path.
   app.get('/observables/:value', (c) => {
     const value = c.req.param('value');

@@ -4,7 +4,7 @@
  */
 import { escapeHtml } from './html.js';
 
-export type PageName = 'index' | 'results' | 'history' | 'watchlists' | 'observable';
+export type PageName = 'index' | 'results' | 'history' | 'watchlists' | 'allowlist' | 'observable';
 
 export interface ShellOptions {
   title: string;
@@ -20,6 +20,7 @@ const NAV: { href: string; label: string; page: PageName }[] = [
   { href: '/', label: 'Analyze', page: 'index' },
   { href: '/history', label: 'History', page: 'history' },
   { href: '/watchlists', label: 'Watchlists', page: 'watchlists' },
+  { href: '/allowlist', label: 'Allowlist', page: 'allowlist' },
 ];
 
 export function renderShell(options: ShellOptions): string {
