@@ -3,14 +3,16 @@
  * that matter and links to the source. Links open in a new tab and carry no referrer. An engine
  * whose answer is a risk signal (suspicious or malicious evidence) is highlighted: its badge spells
  * the level and its reason is shown. An observable of a file says where it was found (`found_in`), one
- * that earlier analyses held how often and how it was judged last (`seen`).
+ * that earlier analyses held how often and how it was judged last (`seen`); one an analyst marked,
+ * the mark and the engines' verdict beside it, and analysts get a "Mark" action (web/src/marks.ts).
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
 import { foundInList } from './found-in.js';
 import { seenNote } from './seen.js';
 import { riskOf } from './results-table.js';
-import { engineLabels, reasonsList, verdictBadge, type EngineLabels } from './verdict.js';
+import { markButton, verdictNotes } from './marks.js';
+import { engineLabels, verdictBadge, type EngineLabels } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
 const STATUS_LABEL: Record<CellView['status'], string> = {
@@ -39,8 +41,8 @@ function renderCard(row: ObservableView, labels: EngineLabels, result: () => unk
         row.reversed_ip ? el('span', { class: 'sub' }, ` resolved to ${row.reversed_ip}`) : null),
       foundInList(row.found_in),
       seenNote(row.seen, row.observable),
-      row.verdict ? reasonsList(row.reasons, labels) : null,
-      el('div', { class: 'row-actions' }, copyButtons(row, result))),
+      row.verdict ? verdictNotes(row, labels) : null,
+      el('div', { class: 'row-actions' }, copyButtons(row, result), markButton(row))),
     !row.done ? el('p', { class: 'status-label pending' }, 'running…') : null,
     row.done && cells.length === 0 ? el('p', { class: 'muted' }, `No selected engine applies to ${row.type}.`) : null,
     row.done ? cells.map((cell) => renderSection(cell, labels.get(cell.engine) ?? cell.engine)) : null);

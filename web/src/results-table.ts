@@ -4,13 +4,16 @@
  * suspicious or malicious: VPN, Tor, proxy, detections, listed ASN...) is highlighted and starts
  * with a small badge spelling the level. Under an observable of a file, where it was found (`found_in`);
  * under one that earlier analyses held, how often and how it was judged last (`seen`, web/src/seen.ts).
+ * An analyst's mark shows under the verdict with the engines' verdict beside it, and analysts get a
+ * "Mark" action beside the copy buttons (web/src/marks.ts).
  * Columns sort on click (again to reverse), the header stays in view while scrolling.
  */
 import { copyButtons } from './observable-actions.js';
 import { el } from './dom.js';
 import { foundInList } from './found-in.js';
 import { seenNote } from './seen.js';
-import { engineLabels, reasonsList, verdictBadge, VERDICT_RANK, type EngineLabels } from './verdict.js';
+import { markButton, verdictNotes } from './marks.js';
+import { engineLabels, verdictBadge, VERDICT_RANK, type EngineLabels } from './verdict.js';
 import type { AnalysisView, CellView, ObservableView } from '../../src/view/types.js';
 
 export interface SortState {
@@ -71,9 +74,9 @@ function renderRow(row: ObservableView, labels: EngineLabels, result: () => unkn
       row.reversed_ip ? el('div', { class: 'sub' }, `→ ${row.reversed_ip}`) : null,
       foundInList(row.found_in),
       seenNote(row.seen, row.observable),
-      el('div', { class: 'row-actions' }, copyButtons(row, result))),
+      el('div', { class: 'row-actions' }, copyButtons(row, result), markButton(row))),
     el('td', { class: 'verdict-cell', 'data-verdict': row.verdict ?? 'pending' },
-      row.verdict ? [verdictBadge(row.verdict), reasonsList(row.reasons, labels)] : el('span', { class: 'status-label pending' }, 'running…')),
+      row.verdict ? [verdictBadge(row.verdict), verdictNotes(row, labels)] : el('span', { class: 'status-label pending' }, 'running…')),
     el('td', null, el('span', { class: 'type' }, row.type)),
     row.cells.map((cell) => {
       const risk = riskOf(cell);

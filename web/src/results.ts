@@ -22,6 +22,9 @@
  * Once complete, a "Send to ..." button for each platform the server pushes to (issue 37; MISP,
  * OpenCTI, TheHive), under the progress line: web/src/push-buttons.ts.
  *
+ * Analysts' marks (issue 38): an observable a mark decided shows it, the engines' verdict beside it;
+ * one marked since this analysis says so; analysts and admins get "Mark" on each (web/src/marks.ts).
+ *
  * On a phone the first result comes first: the view tabs and the text filter stay, the secondary
  * controls (type and verdict filters, next steps, copy and downloads) fold into one menu behind
  * "More"; on wider screens they sit in the toolbar with the rest and the button is not drawn.
@@ -32,6 +35,7 @@ import { el, errorNotice, mainElement, replace } from './dom.js';
 import { emailAuthLine } from './email-auth.js';
 import { defang, formatBytes, formatDuration, formatTime, plural } from './format.js';
 import { markingLabels } from './marking.js';
+import { loadMarker } from './marks.js';
 import { pushButtons } from './push-buttons.js';
 import { renderCards } from './results-cards.js';
 import { renderGraph } from './results-graph.js';
@@ -376,4 +380,6 @@ window.addEventListener('hashchange', () => {
   if (viewFromHash() !== state.view) switchView(viewFromHash());
 });
 mainElement().appendChild(layout());
+// The Mark buttons are drawn once the role is known (and the rows again after a mark).
+loadMarker(renderContent);
 void poll();
