@@ -27,6 +27,8 @@ const ALERT = [
 const VERDICTS = ['malicious', 'suspicious', 'clean', 'unknown'];
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/;
+/** The line under an observable that earlier analyses held (issue 38): every run after the first has one per block. */
+const SEEN = /^ {12}seen (once, on \d{4}-\d\d-\d\d, |\d+ times since \d{4}-\d\d-\d\d, last )(malicious|suspicious|clean|unknown)$/;
 
 let upstreams: Upstreams;
 let config: ReturnType<typeof configFor>;
@@ -57,6 +59,8 @@ interface Block {
   /** The observable's lines joined back (the text after the verdict column). */
   head: string;
   lines: string[];
+  /** Its "seen ..." line, when earlier analyses held it. */
+  seen: string[];
 }
 
 /** The observables' blocks (verdict first), and the footer's lines (the marking's line above them left out). */
@@ -69,8 +73,9 @@ function parse(stdout: string): { blocks: Block[]; footer: string[] } {
     const verdict = lines[0]!.split(' ')[0]!;
     // The observable starts after the verdict column and goes on on the lines indented as far.
     const column = lines[0]!.length - lines[0]!.slice(verdict.length).trimStart().length;
-    const own = [lines[0]!, ...lines.slice(1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith(' '.repeat(column))))];
-    return { verdict, head: own.map((l) => l.slice(column)).join(''), lines };
+    const own = [lines[0]!, ...lines.slice(1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith(' '.repeat(column)) && !SEEN.test(x)))];
+    // What earlier analyses said of it is a line of its own, set apart (`seen`); the rest as before.
+    return { verdict, head: own.map((l) => l.slice(column)).join(''), lines: lines.filter((l) => !SEEN.test(l)), seen: lines.filter((l) => SEEN.test(l)) };
   });
   return { blocks, footer };
 }
@@ -117,6 +122,8 @@ describe('oas analyze: one block per observable, within the width', () => {
         assert.ok(block.head.startsWith(expected.observable), `whole:\n${block.lines.join('\n')}`);
         assert.ok(block.head.slice(expected.observable.length).trimStart().startsWith(expected.type), `then its type:\n${block.lines.join('\n')}`);
         if (expected.reversed_ip) assert.ok(block.head.includes(`reversed IP ${expected.reversed_ip}`), `reversed IP shown:\n${block.lines.join('\n')}`);
+        // The --json run before this one held every observable: one line says so, under its head.
+        assert.equal(block.seen.length, 1, `seen before:\n${block.lines.join('\n')}`);
       });
       assert.ok(observables.filter((o) => o.reversed_ip).length >= 3, 'domains resolved');
 

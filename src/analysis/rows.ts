@@ -1,6 +1,7 @@
 /** One engine's outcome for one observable, and the flat (observable, engine) rows tables show. */
 import type { Catalog } from '../engine/catalog.js';
 import { RESERVED_KEYS, type ObservableResult, type SeenBefore } from '../runner/result.js';
+import { seenText } from '../store/seen.js';
 import { parseVerdict, verdictOf, type ObservableVerdict, type Verdict } from '../verdict/verdict.js';
 
 /** `withheld`: not sent the observable (its TLP/PAP: the result's `withheld`), neither an answer nor a failure. */
@@ -36,8 +37,11 @@ export interface ResultRow extends Outcome {
    * mark says false positive (the engines' verdict is then shown struck through).
    */
   computed?: { verdict: Verdict; falsePositive: boolean } | undefined;
-  /** The earlier analyses that held it (the result's `seen`, issue 38); absent when none did or it is not known. */
-  seen?: SeenBefore | undefined;
+  /**
+   * What the earlier analyses that held it said (the result's `seen`, issue 38), as one line: `seen
+   * 3 times since 2026-11-02, last malicious`. Absent when none did or it is not known.
+   */
+  seen?: string | undefined;
 }
 
 /** The engine keys of a result (its selected engines), in order. */
@@ -83,7 +87,7 @@ export function observableRows(result: ObservableResult, catalog: Catalog, judge
   const rows: ResultRow[] = [];
   const { verdict, reasons } = judged;
   const reversedIp = typeof result.reversed_ip === 'string' && result.reversed_ip !== '' ? result.reversed_ip : undefined;
-  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp, ...(result.found_in?.length ? { foundIn: result.found_in } : {}), ...(isSeen(result.seen) ? { seen: result.seen } : {}),
+  const common = { observable: result.observable, type: result.type, verdict, reasons, reversedIp, ...(result.found_in?.length ? { foundIn: result.found_in } : {}), ...(isSeen(result.seen) ? { seen: seenText(result.seen) } : {}),
     ...(judged.computed ? { computed: { verdict: judged.computed.verdict, falsePositive: result.mark?.verdict === 'false_positive' } } : {}) };
   for (const key of engineKeys(result)) {
     const outcome = engineOutcome(result, key, catalog);

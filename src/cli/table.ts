@@ -9,7 +9,6 @@
 import Table from 'cli-table3';
 import type { ResultRow } from '../analysis/rows.js';
 import { inertLine } from '../text/inert.js';
-import { seenText } from '../store/seen.js';
 import { markingLabel, papLabel, tlpLabel, type Marking, type Pap, type Tlp } from '../marking/levels.js';
 import type { Verdict } from '../verdict/verdict.js';
 
@@ -114,7 +113,7 @@ export function renderTable(given: readonly ResultRow[], columns?: number, optio
     // Where it was found in its file (issue 35).
     if (first.foundIn?.length) lines.push(...wrapWords(`found in: ${first.foundIn.join('; ')}`, width, indent, indent));
     // What the earlier analyses of the store said of it (issue 38).
-    if (first.seen) lines.push(...wrapWords(inertLine(seenText(first.seen)), width, indent, indent));
+    if (first.seen) lines.push(...wrapWords(first.seen, width, indent, indent));
     // Why: the verdict's reasons, each engine named as in the lines below (a reason that only
     // repeats its engine's summary, "bad_asn: AS15169 not listed", is left to that line).
     const names = new Map(group.map((r) => [r.engine, label(r)]));
@@ -150,6 +149,7 @@ function inertRow(row: ResultRow): ResultRow {
     summary: inertLine(row.summary),
     reasons: row.reasons.map(inertLine),
     foundIn: row.foundIn?.map(inertLine),
+    seen: row.seen && inertLine(row.seen),
   };
 }
 

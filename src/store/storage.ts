@@ -2,7 +2,7 @@
  * The one SQLite file in the data directory, shared by `oas analyze` and `oas serve`.
  * Three Keyv stores, one table each: engine results (with TTL), analyses, engine-private data;
  * and plain tables beside the analyses: `analysis_results`, one row per finished observable, and
- * `observable_seen`, which analyses held which observable (src/store/seen.ts).
+ * `observable_seen`, which analyses held which observable (issue 38, src/store/seen.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -12,7 +12,6 @@ import Keyv from 'keyv';
 import { ConfigError } from '../config/load.js';
 import { BatchedKeyvSqlite } from './batched-sqlite.js';
 import { ensurePrivateDir, ensurePrivateFile, narrow, warnIfShared } from '../fs/private.js';
-import { createSeenTable } from './seen.js';
 
 export const DATABASE_FILE = 'oas.sqlite';
 
@@ -64,6 +63,14 @@ function unescapeText(_key: string, value: unknown): unknown {
  * order, a page at a time. Records of older versions keep their results inside the header.
  */
 export const ANALYSIS_RESULTS_TABLE = 'analysis_results';
+
+/**
+ * Which analyses held which observable (issue 38, "seen before"): `(value, at, id, verdict)`, the
+ * observable's key (`seenKey` of src/store/seen.ts), when the analysis began, its id, the
+ * observable's verdict there. The primary key starts with the key: a lookup is a range of the
+ * index, never a scan. Read and written by src/store/sqlite-analyses.ts.
+ */
+export const SEEN_TABLE = 'observable_seen';
 
 export interface Storage {
   /** Cached engine results, keyed by engine and observable. */
@@ -188,7 +195,7 @@ async function openDatabase(path: string): Promise<Storage> {
     analysesTable.query(`CREATE TABLE IF NOT EXISTS ${ANALYSIS_RESULTS_TABLE} (id TEXT NOT NULL, idx INTEGER NOT NULL, value TEXT NOT NULL, verdict TEXT, PRIMARY KEY (id, idx)) WITHOUT ROWID`)
       .then(() => addVerdictColumn(analysesTable))
       // Which analyses held which observable (issue 38), filled from the rows above when new.
-      .then(() => createSeenTable(analysesTable, ANALYSIS_RESULTS_TABLE)),
+      .then(() => createSeenTable(analysesTable)),
     engineTable.query('SELECT 1'),
   ]);
   return {
@@ -215,5 +222,43 @@ async function addVerdictColumn(table: KeyvSqlite): Promise<void> {
     await table.query(`ALTER TABLE ${ANALYSIS_RESULTS_TABLE} ADD COLUMN verdict TEXT`);
   } catch (error) {
     if (!/duplicate column/i.test(error instanceof Error ? error.message : String(error))) throw error;
+  }
+}
+
+/**
+ * Creates `observable_seen` once, in one transaction with the rows of the analyses already stored:
+ * each result row of `analysis_results` (the observable and type in its JSON, its stored verdict,
+ * or `unknown` for a row of a version that stored none) dated by its analysis's header, keyed as
+ * `seenKey` keys it (SQLite's lower() lowers ASCII letters only, as it does). A database that has
+ * the table is left as it is; two processes opening a new one at once fill it once (the second
+ * waits for the first's transaction, then finds the table). Records of the oldest format, whose
+ * results are inside the header, are not read.
+ */
+async function createSeenTable(table: KeyvSqlite): Promise<void> {
+  const exists = async () => ((await table.query(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${SEEN_TABLE}'`)) as unknown[]).length > 0;
+  if (await exists()) return;
+  await table.query('BEGIN IMMEDIATE');
+  try {
+    if (!(await exists())) {
+      await table.query(`CREATE TABLE ${SEEN_TABLE} (value TEXT NOT NULL, at TEXT NOT NULL, id TEXT NOT NULL, verdict TEXT NOT NULL, PRIMARY KEY (value, at, id)) WITHOUT ROWID`);
+      // Each header's created_at read once (a header holds its observables: it can be large).
+      await table.query(`
+        WITH heads AS MATERIALIZED (
+          SELECT key AS id, json_extract(value, '$.value.created_at') AS at FROM analyses WHERE json_valid(value)
+        ),
+        held AS (
+          SELECT heads.at AS at, r.id AS id, json_extract(r.value, '$.observable') AS observable, json_extract(r.value, '$.type') AS type,
+                 CASE WHEN json_valid(r.verdict) THEN json_extract(r.verdict, '$.verdict') END AS verdict
+            FROM heads CROSS JOIN ${ANALYSIS_RESULTS_TABLE} AS r ON r.id = heads.id
+           WHERE typeof(heads.at) = 'text' AND json_valid(r.value)
+        )
+        INSERT OR IGNORE INTO ${SEEN_TABLE} (value, at, id, verdict)
+        SELECT CASE WHEN type = 'URL' THEN observable ELSE lower(observable) END, at, id, coalesce(verdict, 'unknown')
+          FROM held WHERE typeof(observable) = 'text'`);
+    }
+    await table.query('COMMIT');
+  } catch (error) {
+    await table.query('ROLLBACK').catch(() => {});
+    throw error;
   }
 }
