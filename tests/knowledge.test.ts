@@ -19,9 +19,12 @@ import { userInfo } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { noStack, runOas, type Run } from './helpers/cli.js';
-import { spawnServe, type ServeProcess } from './helpers/serve.js';
+import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const EICAR = '44d88612fea8a8f36de82e1278abb02f';
@@ -172,6 +175,27 @@ describe('what the team already knows: allowlist and marks', { timeout: 180_000 
     assert.match(table, /^clean\s+185\.220\.101\.7/m);
     assert.match(table, /marked false positive by cli:\S+ on \d{4}-\d\d-\d\d: the CDN of our vendor/);
     assert.match(table, /the engines said ~~malicious~~ \(a false positive, as marked\)/);
+
+    // The exports carry the analyst's verdict and the note.
+    for (const format of ['csv', 'stix', 'misp']) {
+      const exported = (await oas(['analyze', '104.16.1.1', '-e', 'intel', '-f', format])).stdout;
+      assert.match(exported, /marked malicious by cli:\S+ on \d{4}-\d\d-\d\d: red-team C2 for exercise X/, format);
+    }
+    // MCP's answer: the mark's verdict, the mark as the first reason, the engines' beside it.
+    const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd: dir, env: { ...process.env } as Record<string, string>, stderr: 'pipe' });
+    const client = new Client({ name: 'oas-tests', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      await client.listTools();
+      const answer = (await client.callTool({ name: 'analyze', arguments: { text: '104.16.1.1', engines: ['intel'] } })) as CallToolResult;
+      const text = answer.content.map((c) => (c.type === 'text' ? c.text : '')).join('');
+      assert.match(text, /"104\.16\.1\.1" \(IPv4\): malicious \(marked by an analyst; the engines said clean\)/);
+      assert.match(text, /why: "marked malicious by cli:\S+ on \d{4}-\d\d-\d\d: red-team C2 for exercise X"/);
+      const observables = (answer.structuredContent as { observables: { verdict: string; computed_verdict?: string }[] }).observables;
+      assert.deepEqual([observables[0]!.verdict, observables[0]!.computed_verdict], ['malicious', 'clean']);
+    } finally {
+      await client.close();
+    }
 
     await oas(['mark', '--remove', '185.220.101.7']);
     assert.equal(byValue(await analyze('185.220.101.7')).get('185.220.101.7')!.verdict, 'malicious', 'removed, the engines decide again');

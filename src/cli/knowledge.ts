@@ -9,7 +9,7 @@ import { openKnowledge } from '../app.js';
 import { KnowledgeInputError, KnowledgeNotFoundError, type ListedEntry, type StoredMark, type TeamKnowledge } from '../analysis/knowledge.js';
 import type { Config } from '../config/schema.js';
 import { osUser, type AuditAction, type AuditLog } from '../fs/audit-log.js';
-import { inertLine, jsonInert } from '../text/inert.js';
+import { inertColumns, inertLine, jsonInert } from '../text/inert.js';
 import { EXIT_OK, UsageError } from './errors.js';
 
 export interface KnowledgeOptions {
@@ -36,7 +36,7 @@ export async function knowledgeCommand(action: KnowledgeAction, args: { value?: 
   if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
   if (options.redis !== undefined) flags.redis_url = options.redis;
   const opened = await openKnowledge({ file: options.config, flags });
-  const fields: Record<string, string> = {};
+  const fields: Record<string, string | boolean> = {};
   try {
     const code = await run(opened.knowledge, action, args, options, fields);
     audit(opened.audit, action, 'success', fields);
@@ -52,19 +52,19 @@ export async function knowledgeCommand(action: KnowledgeAction, args: { value?: 
   }
 }
 
-function audit(log: AuditLog, action: KnowledgeAction, outcome: 'success' | 'failure', fields: Record<string, string>, reason?: string): void {
+function audit(log: AuditLog, action: KnowledgeAction, outcome: 'success' | 'failure', fields: Record<string, string | boolean>, reason?: string): void {
   const kind = AUDITED[action];
   if (!kind) return;
   log.write({ action: kind, outcome, user: cliAuthor(), client: 'cli', os_user: osUser(), ...fields, ...(reason ? { reason } : {}) });
 }
 
-async function run(knowledge: TeamKnowledge, action: KnowledgeAction, args: { value?: string; verdict?: string }, options: KnowledgeOptions, fields: Record<string, string>): Promise<number> {
+async function run(knowledge: TeamKnowledge, action: KnowledgeAction, args: { value?: string; verdict?: string }, options: KnowledgeOptions, fields: Record<string, string | boolean>): Promise<number> {
   const say = (line: string) => process.stderr.write(`oas: ${inertLine(line)}\n`);
   switch (action) {
     case 'allow': {
       if (options.reason === undefined) throw new UsageError('--reason is required: why the team knows it to be harmless or its own');
       const { entry, replaced } = await knowledge.allow({ value: args.value, reason: options.reason, expires: options.expires }, cliAuthor());
-      Object.assign(fields, { value: entry.value, ...(entry.expires ? { expires: entry.expires } : {}) });
+      Object.assign(fields, { value: entry.value, entry_reason: entry.reason, ...(entry.expires ? { expires: entry.expires } : {}), replaced });
       say(`${entry.value} ${replaced ? 'was already on the allowlist: entry replaced' : 'added to the allowlist'}${entry.expires ? `, until ${entry.expires}` : ''}; analyses no longer send it to any engine (--ignore-allowlist does)`);
       return EXIT_OK;
     }
@@ -77,13 +77,14 @@ async function run(knowledge: TeamKnowledge, action: KnowledgeAction, args: { va
     case 'mark': {
       if (options.note === undefined) throw new UsageError('--note is required: what the team established, for the next analyst');
       const { mark, replaced } = await knowledge.mark({ value: args.value, verdict: args.verdict, note: options.note, expires: options.expires }, cliAuthor());
-      Object.assign(fields, { value: mark.value, verdict: mark.verdict, ...(mark.expires ? { expires: mark.expires } : {}) });
+      Object.assign(fields, { value: mark.value, verdict: mark.verdict, note: mark.note, ...(mark.expires ? { expires: mark.expires } : {}), replaced });
       say(`${mark.value} marked ${mark.verdict.replace('_', ' ')}${replaced ? ' (its earlier mark replaced)' : ''}${mark.expires ? ` until ${mark.expires}` : ''}; later analyses show it`);
       return EXIT_OK;
     }
     case 'unmark': {
       const mark = await knowledge.unmark(args.value ?? '').catch(notFound);
       fields.value = mark.value;
+      fields.verdict = mark.verdict;
       say(`${mark.value}: mark removed`);
       return EXIT_OK;
     }
@@ -114,8 +115,6 @@ function print<T>(items: readonly T[], options: KnowledgeOptions, empty: string,
     return EXIT_OK;
   }
   // Values and notes are data: shown inert, their control characters as escapes.
-  const rows = [heading, ...items.map((item) => row(item).map(inertLine))];
-  const widths = heading.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  process.stdout.write(`${rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`);
+  process.stdout.write(`${inertColumns([heading, ...items.map(row)])}\n`);
   return EXIT_OK;
 }

@@ -8,7 +8,7 @@ import { openUsers } from '../app.js';
 import type { Config } from '../config/schema.js';
 import { osUser, type AuditAction, type AuditLog } from '../fs/audit-log.js';
 import { hashToken, newToken, ROLES, USER_NAME, type Role, type UserStore } from '../store/users.js';
-import { inertLine, jsonInert } from '../text/inert.js';
+import { inertColumns, jsonInert } from '../text/inert.js';
 import { EXIT_OK, UsageError } from './errors.js';
 
 export interface UsersOptions {
@@ -91,9 +91,7 @@ async function run(users: UserStore, action: UsersAction, name: string, role: Ro
         return EXIT_OK;
       }
       // A name a trusted proxy gave (single sign-on) is shown inert, its control characters as escapes.
-      const rows = [['Name', 'Role', 'Created', 'Last used'], ...list.map((u) => [u.name, u.role, u.created_at, u.last_used_at ?? 'never'].map(inertLine))];
-      const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-      process.stdout.write(`${rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n')}\n`);
+      process.stdout.write(`${inertColumns([['Name', 'Role', 'Created', 'Last used'], ...list.map((u) => [u.name, u.role, u.created_at, u.last_used_at ?? 'never'])])}\n`);
       return EXIT_OK;
     }
   }

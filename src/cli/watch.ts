@@ -13,7 +13,7 @@ import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { openAuditLog, osUser, type AuditAction, type AuditLog } from '../fs/audit-log.js';
 import { USER_NAME } from '../store/users.js';
-import { inertLine, jsonInert } from '../text/inert.js';
+import { inertColumns, inertLine, jsonInert } from '../text/inert.js';
 import { EXIT_OK, UsageError } from './errors.js';
 import { engineNames } from './output.js';
 
@@ -199,20 +199,14 @@ function unknown(name: string): string {
   return `no watchlist named ${name} (oas watch list shows them)`;
 }
 
-/** Columns padded to their widest cell. */
-function columns(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  return rows.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
-}
-
 function listTable(all: readonly Watchlist[]): string {
   const rows = all.map((w) => {
     const latest = w.runs[0];
     const state = !latest ? 'not run yet' : latest.status === 'running' ? 'running' : latest.status === 'failed' ? 'failed' : latest.baseline ? 'baseline'
       : latest.changes.length === 0 ? 'no change' : `${latest.changes.length + (latest.more_changes ?? 0)} change(s)`;
-    return [w.name, w.every, w.last_run ?? 'never', state, w.owner, `TLP:${w.tlp} PAP:${w.pap}`, w.engines.join(',')].map(inertLine);
+    return [w.name, w.every, w.last_run ?? 'never', state, w.owner, `TLP:${w.tlp} PAP:${w.pap}`, w.engines.join(',')];
   });
-  return columns([['Name', 'Every', 'Last run', 'Last result', 'Owner', 'Marking', 'Engines'], ...rows]);
+  return inertColumns([['Name', 'Every', 'Last run', 'Last result', 'Owner', 'Marking', 'Engines'], ...rows]);
 }
 
 /** A change in one line: `example.com  verdict: clean -> malicious`. */

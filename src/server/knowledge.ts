@@ -49,7 +49,7 @@ export function createKnowledgeApi(options: KnowledgeApiOptions): Hono {
     if (read instanceof Response) return read;
     try {
       const { entry, replaced } = await knowledge.allow(read.body, who(c));
-      audit(c, { action: 'allowlist_added', outcome: 'success', origin: originOf(c), value: entry.value, reason: entry.reason, expires: entry.expires ?? undefined, replaced });
+      audit(c, { action: 'allowlist_added', outcome: 'success', origin: originOf(c), value: entry.value, entry_reason: entry.reason, expires: entry.expires ?? undefined, replaced });
       return c.json(entry, replaced ? 200 : 201);
     } catch (error) {
       return refused(c, 'allowlist_added', error, valueOf(read.body));

@@ -59,3 +59,14 @@ export function inertDocument(text: string): string {
 export function jsonInert(json: string): string {
   return json.replace(JSON_UNSAFE, unicodeEscape);
 }
+
+/**
+ * Rows as columns padded to their widest cell, two spaces apart, each cell one inert line (a
+ * value, a name or a note from outside never breaks the layout or reaches the terminal raw):
+ * the lists of `oas users`, `oas watch`, `oas allow` and `oas marks`.
+ */
+export function inertColumns(rows: readonly (readonly string[])[]): string {
+  const cells = rows.map((row) => row.map(inertLine));
+  const widths = cells[0]!.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  return cells.map((r) => r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd()).join('\n');
+}
