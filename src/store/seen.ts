@@ -1,16 +1,15 @@
 /**
  * "Seen before" (issue 38): which analyses held which observable, kept beside the analyses (the
- * SQLite file's `observable_seen` table: src/store/storage.ts creates it, src/store/sqlite-analyses.ts
- * reads and writes it; Redis's keys in src/scale/redis-analyses.ts), so
- * that an analysis can say of each of its observables how often the team's store held it before,
- * since when, and what it was judged the last time (`seenText`, the line every surface shows); and
- * `oas history VALUE` can list them. Nothing here is loaded but types: the CLI's layout takes
- * `seenText` from here without loading a store.
+ * SQLite file's `observable_seen` table, created and filled by src/store/storage.ts, read and
+ * written by src/store/sqlite-analyses.ts; Redis's keys in src/scale/redis-analyses.ts), so that
+ * an analysis can say of each of its observables how often the team's store held it before, since
+ * when, and what it was judged the last time (`seenText`, the line every surface shows); and
+ * `oas history VALUE` can list them. This module loads nothing: its types, the key and the words.
  *
  * The index is keyed by the observable as oas compares it: case-insensitive, except a URL, whose
  * path and query are not (`seenKey`). Only ASCII letters are lowered, as SQLite's lower() does,
- * so the rows filled from older analyses in SQL (`createSeenTable`) have the same keys as those
- * recorded as analyses finish.
+ * so the rows filled from older analyses in SQL (storage.ts) have the same keys as those recorded
+ * as analyses finish.
  */
 import type { SeenBefore } from '../runner/result.js';
 
