@@ -138,6 +138,16 @@ const resultEntries = {
     }),
     v.description('The analyst\'s mark on the observable when it was analysed (POST {prefix}marks, oas mark): its verdict is the observable\'s (false_positive: clean), the engines\' kept as computed_verdict. Absent when none applied.'),
   )),
+  seen: v.optional(v.pipe(
+    v.nullable(v.strictObject({
+      count: v.pipe(v.number(), v.integer(), v.minValue(1), v.description('How many earlier analyses of this store held it.')),
+      first: v.pipe(v.string(), v.description('When the first of them began (ISO 8601).')),
+      last: v.pipe(v.string(), v.description('When the last of them began (ISO 8601).')),
+      last_verdict: v.pipe(v.string(), v.description('Its verdict in the last of them.')),
+      last_analysis_id: v.pipe(v.string(), v.description('The last of them: its results at GET {prefix}results/<id>.')),
+    })),
+    v.description('The earlier analyses of this store that held the observable (everyone\'s), as this analysis began; null when none did (GET /ui/observables/<value> and oas history VALUE list them). Absent in results of older versions.'),
+  )),
 };
 
 /** One element of `GET {prefix}results/{id}` (the spec's "Analysis result"): its own keys, then one per engine. */
