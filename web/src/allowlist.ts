@@ -118,20 +118,20 @@ function addForm(): HTMLElement {
   field('Reason', reason, 'why it needs no lookup: shown as the reason of its clean verdict'),
   field('Expires', expires, 'optional: a duration (90s, 10m, 12h, 30d) or an ISO 8601 time; empty: never'),
   el('div', { class: 'form-footer' }, submit, el('div', { class: 'form-problem' }, problem)));
-  return el('section', { class: 'panel' }, form);
+  return el('section', { class: 'panel allowlist-panel' }, form);
 }
 
 async function start(): Promise<void> {
   const main = mainElement();
   const me = await getJson<MeView>('/ui/me').catch(() => undefined);
   mayChange = me?.role === 'analyst' || me?.role === 'admin';
-  main.appendChild(el('section', { class: 'panel' },
+  main.appendChild(el('section', { class: 'panel allowlist-panel' },
     el('h1', null, 'Allowlist'),
     el('p', { class: 'muted' }, 'What the team knows to be its own or harmless: an observable an entry covers is sent to no engine and judged clean, with the entry\'s reason.',
       mayChange ? '' : ' Viewers read it; analysts and admins add and remove entries.'),
     summary));
   if (mayChange) main.appendChild(addForm());
-  main.appendChild(el('section', { class: 'panel' }, listProblem, list));
+  main.appendChild(el('section', { class: 'panel allowlist-panel' }, listProblem, list));
   await load();
 }
 
