@@ -258,6 +258,9 @@ export const KEYS = {
   allowlist: { schema: allowlistSchema, kind: 'json', doc: 'What the team knows to be its own or harmless (issue 38): `[{ "value", "reason", "expires"? }]`, each value an observable, a CIDR range (`10.20.0.0/16`), a domain with everything under it (`*.corp.example`) or a file hash. An allowlisted observable is sent to no engine and judged clean (`ignore_allowlist`, `--ignore-allowlist`: analysed as usual). `expires`: an ISO 8601 time past which the entry no longer applies.', defaultText: '[]' },
   push: { schema: pushSchema, kind: 'json', doc: 'Where `oas push` sends an analysis (issue 37): `{ "misp": { "url", "api_key", "distribution", "publish", "max_tlp" }, "opencti": { "url", "token", "max_tlp" }, "thehive": { "url", "api_key", "organisation", "max_tlp" } }` (also `ssl_verify`, `timeout_ms`, `retries`). `url` and the key default to the MISP and OpenCTI engines\' settings; the keys may come from `OAS_PUSH_MISP_API_KEY`, `OAS_PUSH_OPENCTI_TOKEN`, `OAS_PUSH_THEHIVE_API_KEY`.', defaultText: '{}' },
   callback_secret_env: { schema: v.pipe(v.string(ENV_MESSAGE), v.check((s) => s === '' || ENV_NAME.test(s), ENV_MESSAGE)), kind: 'string', doc: 'The environment variable holding the `whsec_...` secret that signs `callback_url` deliveries (required with `callback_hosts`).', defaultText: '""' },
+  misp_modules: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Answer MISP\'s enrichment as a misp-modules server does (issue 39): `GET /modules` and `POST /query` at the root of `oas serve`, without the token (MISP sends none), for the peers of `misp_modules_clients` only.', defaultText: 'false' },
+  misp_modules_clients: { schema: v.array(v.pipe(v.string('expected an address or CIDR range such as 10.0.0.5 or 10.0.0.0/8'), v.check(isAddressOrRange, 'expected an address or CIDR range such as 10.0.0.5 or 10.0.0.0/8')), 'expected a list of addresses and CIDR ranges, such as ["10.0.0.5"]'), kind: 'list', doc: 'Addresses and CIDR ranges of the MISP servers that may call `GET /modules` and `POST /query` (the client address, as for the rate limit: behind `trusted_proxies`, what `X-Forwarded-For` names); any other gets 403.', defaultText: '["127.0.0.1", "::1"]' },
+  misp_modules_timeout_s: { schema: v.pipe(positiveInt, v.maxValue(3600, 'expected a number of seconds from 1 to 3600')), kind: 'int', doc: 'Longest a `POST /query` waits for its analysis; past it MISP gets `{"error": ...}` and the analysis goes on (a later query takes its results from the cache).', defaultText: '30' },
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof KEYS;
@@ -308,6 +311,9 @@ export interface Config {
   callback_secret_env: string;
   push: PushSettings;
   allowlist: AllowlistSetting;
+  misp_modules: boolean;
+  misp_modules_clients: string[];
+  misp_modules_timeout_s: number;
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -360,6 +366,9 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     callback_secret_env: '',
     push: {},
     allowlist: [],
+    misp_modules: false,
+    misp_modules_clients: ['127.0.0.1', '::1'],
+    misp_modules_timeout_s: 30,
   };
 }
 
