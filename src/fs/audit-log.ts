@@ -49,8 +49,11 @@ export const AUDIT_ACTIONS = [
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-/** Where an analysis was started or its results read: the API, the web pages (through the API), MCP. */
-export type AuditOrigin = 'api' | 'web' | 'mcp';
+/**
+ * Where an analysis was started or its results read: the API, the web pages (through the API), MCP,
+ * MISP's enrichment (misp-modules' `POST /query`, issue 39).
+ */
+export type AuditOrigin = 'api' | 'web' | 'mcp' | 'misp';
 
 /** What an action's own fields hold. */
 export type AuditValue = string | number | boolean | null | undefined | readonly string[];
