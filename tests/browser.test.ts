@@ -301,6 +301,7 @@ describe('the front end in Chromium', { skip }, () => {
           [`/results/${analysisId}#cards`, '#analysis-status[data-complete="true"]'],
           [`/results/${analysisId}#json`, '#analysis-status[data-complete="true"]'],
           ['/history', '#history-list tbody tr'],
+          ['/allowlist', '#allowlist-list > *'],
         ];
         for (const [path, ready] of pages) {
           await page.goto(`${server.url}${path}`);
