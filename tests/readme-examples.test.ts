@@ -318,7 +318,9 @@ describe('README examples', () => {
             if (command.includes('/push')) assert.match(ran.stdout, /"target":"misp"/);
             continue;
           }
-          const ran = await bash(command, blockEnv);
+          // A terminal capture is a reader's first run: a data directory of its own, so that the
+          // earlier examples' analyses of the same observables add no "seen" line (issue 38).
+          const ran = await bash(command, example.prints ? { ...blockEnv, OAS_DATA_DIR: tempDir('oas-readme-capture-') } : blockEnv);
           assert.equal(ran.code, 0, `${command}\nstdout: ${ran.stdout.slice(0, 2000)}\nstderr: ${ran.stderr}`);
           // The analysis a command made is the one the block's later `5d0c...` examples name.
           const made = /analysis ([0-9a-f-]{36})/.exec(ran.stdout)?.[1];
