@@ -11,6 +11,7 @@
 import { apiPath, deleteJson, getJson, postJson } from './api.js';
 import { announce, el, errorNotice, mainElement, replace } from './dom.js';
 import { formatTime, plural } from './format.js';
+import { errorText, field, problemLine, submitting } from './small-form.js';
 import type { AllowEntryView, MeView } from '../../src/view/types.js';
 
 const base = apiPath('allowlist');
@@ -18,22 +19,15 @@ const base = apiPath('allowlist');
 const list = el('div', { id: 'allowlist-list' });
 const summary = el('p', { class: 'muted', id: 'allowlist-summary', role: 'status', 'aria-live': 'polite' });
 /** What a Remove answered when it failed (shown above the list). */
-const listProblem = el('p', { class: 'form-error', id: 'allowlist-list-problem', role: 'alert', hidden: true });
+const listProblem = problemLine('allowlist-list-problem');
 let mayChange = false;
-
-const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
-function sayAbove(text: string): void {
-  listProblem.textContent = text;
-  listProblem.hidden = text === '';
-}
 
 async function load(): Promise<void> {
   let entries: AllowEntryView[];
   try {
     entries = await getJson<AllowEntryView[]>(base);
   } catch (error) {
-    replace(list, errorNotice(`Could not load the allowlist: ${message(error)}`));
+    replace(list, errorNotice(`Could not load the allowlist: ${errorText(error)}`));
     return;
   }
   const expired = entries.filter((e) => !e.active).length;
@@ -74,50 +68,34 @@ function entryRow(entry: AllowEntryView): HTMLElement {
 
 async function remove(value: string): Promise<void> {
   if (!window.confirm(`Remove ${value} from the allowlist? Later analyses send it to the engines again.`)) return;
-  sayAbove('');
+  listProblem.say('');
   try {
     await deleteJson(`${base}/${encodeURIComponent(value)}`, { signIn: false });
     announce(`${value} removed from the allowlist`);
   } catch (error) {
-    sayAbove(`Could not remove ${value}: ${message(error)}`);
+    listProblem.say(`Could not remove ${value}: ${errorText(error)}`);
   }
   await load();
 }
 
 /** The form of analysts and admins: value, reason, optional expiry. */
 function addForm(): HTMLElement {
-  const problem = el('p', { class: 'form-error', id: 'allowlist-problem', role: 'alert', hidden: true });
-  const say = (text: string) => {
-    problem.textContent = text;
-    problem.hidden = text === '';
-  };
-  const field = (label: string, input: HTMLElement, hint?: string) => el('label', { class: 'field' }, el('span', { class: 'field-label' }, label), input, hint ? el('span', { class: 'hint' }, hint) : null);
+  const problem = problemLine('allowlist-problem');
   const value = el('input', { id: 'allowlist-value', name: 'value', required: true, maxlength: 2048, autocomplete: 'off', spellcheck: 'false', placeholder: '*.corp.example, 203.0.113.0/24, 8.8.8.8, a file hash' });
   const reason = el('input', { id: 'allowlist-reason', name: 'reason', required: true, maxlength: 1000, autocomplete: 'off' });
   const expires = el('input', { id: 'allowlist-expires', name: 'expires', size: 24, autocomplete: 'off', placeholder: 'never' });
   const submit = el('button', { type: 'submit', id: 'allowlist-add' }, 'Add to the allowlist');
-  const form = el('form', { class: 'allowlist-form', id: 'allowlist-form', onsubmit: (event: Event) => {
-    event.preventDefault();
-    void (async () => {
-      say('');
-      submit.disabled = true;
-      try {
-        const entry = await postJson<AllowEntryView>(base, { value: value.value, reason: reason.value, ...(expires.value.trim() ? { expires: expires.value.trim() } : {}) }, { signIn: false });
-        announce(`${entry.value} added to the allowlist`);
-        form.reset();
-        await load();
-      } catch (error) {
-        say(message(error));
-      } finally {
-        submit.disabled = false;
-      }
-    })();
-  } },
+  const form = el('form', { class: 'allowlist-form', id: 'allowlist-form', onsubmit: submitting(submit, problem, async () => {
+    const entry = await postJson<AllowEntryView>(base, { value: value.value, reason: reason.value, ...(expires.value.trim() ? { expires: expires.value.trim() } : {}) }, { signIn: false });
+    announce(`${entry.value} added to the allowlist`);
+    form.reset();
+    await load();
+  }) },
   el('h2', null, 'Add an entry'),
   field('Value', value, 'an observable (defanged or not), a CIDR range, *.domain (the domain and every name under it) or a file hash'),
   field('Reason', reason, 'why it needs no lookup: shown as the reason of its clean verdict'),
   field('Expires', expires, 'optional: a duration (90s, 10m, 12h, 30d) or an ISO 8601 time; empty: never'),
-  el('div', { class: 'form-footer' }, submit, el('div', { class: 'form-problem' }, problem)));
+  el('div', { class: 'form-footer' }, submit, el('div', { class: 'form-problem' }, problem.element)));
   return el('section', { class: 'panel allowlist-panel' }, form);
 }
 
@@ -131,7 +109,7 @@ async function start(): Promise<void> {
       mayChange ? '' : ' Viewers read it; analysts and admins add and remove entries.'),
     summary));
   if (mayChange) main.appendChild(addForm());
-  main.appendChild(el('section', { class: 'panel allowlist-panel' }, listProblem, list));
+  main.appendChild(el('section', { class: 'panel allowlist-panel' }, listProblem.element, list));
   await load();
 }
 

@@ -17,6 +17,7 @@
  */
 import { apiPath, getJson, postJson } from './api.js';
 import { announce, el } from './dom.js';
+import { field, problemLine, submitting } from './small-form.js';
 import { reasonsList, verdictBadge, type EngineLabels } from './verdict.js';
 import type { MarkVerdictName, MarkView, MeView, ObservableView } from '../../src/view/types.js';
 
@@ -80,44 +81,28 @@ export function markButton(row: ObservableView): HTMLButtonElement | null {
 
 function openDialog(row: ObservableView): void {
   document.getElementById('mark-dialog')?.remove();
-  const field = (label: string, input: HTMLElement, hint?: string) => el('label', { class: 'field' }, el('span', { class: 'field-label' }, label), input, hint ? el('span', { class: 'hint' }, hint) : null);
   const verdict = el('select', { id: 'mark-verdict', name: 'verdict' }, MARK_VERDICTS.map((v) => el('option', { value: v }, spoken(v))));
   const note = el('textarea', { id: 'mark-note', name: 'note', rows: 3, required: true, maxlength: 1000, placeholder: 'e.g. red-team C2 for exercise X' });
   const expires = el('input', { id: 'mark-expires', name: 'expires', autocomplete: 'off', placeholder: 'never' });
-  const problem = el('p', { class: 'form-error', id: 'mark-problem', role: 'alert', hidden: true });
+  const problem = problemLine('mark-problem');
   const submit = el('button', { type: 'submit', class: 'primary', id: 'mark-submit' }, 'Mark');
   const cancel = el('button', { type: 'button', id: 'mark-cancel', onclick: () => dialog.close() }, 'Cancel');
-  const say = (text: string) => {
-    problem.textContent = text;
-    problem.hidden = text === '';
-  };
-  const form = el('form', { class: 'mark-form', id: 'mark-form', onsubmit: (event: Event) => {
-    event.preventDefault();
-    void (async () => {
-      say('');
-      submit.disabled = true;
-      try {
-        const mark = await postJson<MarkView & { value: string }>(apiPath('marks'), { value: row.observable, verdict: verdict.value, note: note.value, ...(expires.value.trim() ? { expires: expires.value.trim() } : {}) }, { signIn: false });
-        row.mark_now = { verdict: mark.verdict, note: mark.note, by: mark.by, at: mark.at, expires: mark.expires };
-        const done = el('p', { class: 'mark-done', id: 'mark-done', role: 'status' },
-          `Marked ${spoken(mark.verdict)}. Later analyses of ${mark.value} will show this mark; this analysis is not rewritten.`);
-        const close = el('button', { type: 'button', id: 'mark-close', onclick: () => dialog.close() }, 'Close');
-        form.replaceWith(el('div', { class: 'mark-form' }, done, el('div', { class: 'form-footer' }, close)));
-        close.focus();
-        announce(`${mark.value} marked ${spoken(mark.verdict)}`);
-        redraw();
-      } catch (error) {
-        say(error instanceof Error ? error.message : String(error));
-      } finally {
-        submit.disabled = false;
-      }
-    })();
-  } },
+  const form = el('form', { class: 'mark-form', id: 'mark-form', onsubmit: submitting(submit, problem, async () => {
+    const mark = await postJson<MarkView & { value: string }>(apiPath('marks'), { value: row.observable, verdict: verdict.value, note: note.value, ...(expires.value.trim() ? { expires: expires.value.trim() } : {}) }, { signIn: false });
+    row.mark_now = { verdict: mark.verdict, note: mark.note, by: mark.by, at: mark.at, expires: mark.expires };
+    const done = el('p', { class: 'mark-done', id: 'mark-done', role: 'status' },
+      `Marked ${spoken(mark.verdict)}. Later analyses of ${mark.value} will show this mark; this analysis is not rewritten.`);
+    const close = el('button', { type: 'button', id: 'mark-close', onclick: () => dialog.close() }, 'Close');
+    form.replaceWith(el('div', { class: 'mark-form' }, done, el('div', { class: 'form-footer' }, close)));
+    close.focus();
+    announce(`${mark.value} marked ${spoken(mark.verdict)}`);
+    redraw();
+  }) },
   field('Verdict', verdict, 'false positive: judged clean, the engines\' verdict shown struck through'),
   field('Note', note, 'why: shown with your name to whoever analyses it next'),
   field('Expires', expires, 'optional: a duration (90s, 10m, 12h, 30d) or an ISO 8601 time; empty: never'),
   el('p', { class: 'hint', id: 'mark-by' }, 'Marked by ', el('strong', null, me?.name ?? 'you'), me ? ` (${me.role})` : null),
-  el('div', { class: 'form-footer' }, el('span', { class: 'mark-buttons' }, submit, ' ', cancel), el('div', { class: 'form-problem' }, problem)));
+  el('div', { class: 'form-footer' }, el('span', { class: 'mark-buttons' }, submit, ' ', cancel), el('div', { class: 'form-problem' }, problem.element)));
   const dialog = el('dialog', { class: 'mark-dialog', id: 'mark-dialog', 'aria-labelledby': 'mark-title' },
     el('h2', { id: 'mark-title' }, 'Mark ', el('code', { class: 'obs' }, row.observable)),
     el('p', { class: 'hint' }, 'Your verdict on it: later analyses show it in place of the engines\' (kept beside it), with your name and the note. This analysis is not rewritten.'),

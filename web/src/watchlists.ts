@@ -12,6 +12,7 @@ import { apiPath, deleteJson, getJson, postJson } from './api.js';
 import { announce, el, errorNotice, mainElement, replace } from './dom.js';
 import { formatTime, plural } from './format.js';
 import { markingLabels } from './marking.js';
+import { field, problemLine, submitting } from './small-form.js';
 import { verdictBadge, VERDICT_NAMES } from './verdict.js';
 import type { CatalogView, MeView, VerdictName, WatchlistChangeView, WatchlistRunView, WatchlistView } from '../../src/view/types.js';
 
@@ -123,12 +124,7 @@ async function remove(name: string): Promise<void> {
 
 /** The form of analysts and admins: name, observables, interval, engines, TLP and PAP. */
 function addForm(catalog: CatalogView | undefined): HTMLElement {
-  const problem = el('p', { class: 'form-error', id: 'watchlist-problem', role: 'alert', hidden: true });
-  const say = (message: string) => {
-    problem.textContent = message;
-    problem.hidden = message === '';
-  };
-  const field = (label: string, input: HTMLElement, hint?: string) => el('label', { class: 'field' }, el('span', { class: 'field-label' }, label), input, hint ? el('span', { class: 'hint' }, hint) : null);
+  const problem = problemLine('watchlist-problem');
   const name = el('input', { id: 'watchlist-name', name: 'name', required: true, maxlength: 64, autocomplete: 'off' });
   const text = el('textarea', { id: 'watchlist-text', name: 'text', rows: 4, required: true, placeholder: 'Domains, IP addresses, URLs, hashes, e-mail addresses (defanged or not)' });
   const every = el('input', { id: 'watchlist-every', name: 'every', required: true, value: '6h', size: 6 });
@@ -138,32 +134,21 @@ function addForm(catalog: CatalogView | undefined): HTMLElement {
   const tlp = levels('watchlist-tlp', catalog?.tlp_levels ?? ['CLEAR', 'GREEN', 'AMBER', 'AMBER+STRICT', 'RED'], catalog?.default_tlp ?? 'AMBER');
   const pap = levels('watchlist-pap', catalog?.pap_levels ?? ['CLEAR', 'GREEN', 'AMBER', 'RED'], catalog?.default_pap ?? 'GREEN');
   const submit = el('button', { type: 'submit', id: 'watchlist-add' }, 'Add watchlist');
-  const form = el('form', { class: 'watchlist-form', id: 'watchlist-form', onsubmit: (event: Event) => {
-    event.preventDefault();
-    void (async () => {
-      say('');
-      submit.disabled = true;
-      const chosen = engines.value.split(',').map((s) => s.trim()).filter(Boolean);
-      try {
-        await postJson(base, { name: name.value.trim(), text: text.value, every: every.value.trim(), ...(chosen.length ? { engines: chosen } : {}), tlp: tlp.value, pap: pap.value }, { signIn: false });
-        announce(`Watchlist ${name.value.trim()} added; its baseline runs now`);
-        form.reset();
-        every.value = '6h';
-        await load();
-      } catch (error) {
-        say(error instanceof Error ? error.message : String(error));
-      } finally {
-        submit.disabled = false;
-      }
-    })();
-  } },
+  const form = el('form', { class: 'watchlist-form', id: 'watchlist-form', onsubmit: submitting(submit, problem, async () => {
+    const chosen = engines.value.split(',').map((s) => s.trim()).filter(Boolean);
+    await postJson(base, { name: name.value.trim(), text: text.value, every: every.value.trim(), ...(chosen.length ? { engines: chosen } : {}), tlp: tlp.value, pap: pap.value }, { signIn: false });
+    announce(`Watchlist ${name.value.trim()} added; its baseline runs now`);
+    form.reset();
+    every.value = '6h';
+    await load();
+  }) },
   el('h2', null, 'Add a watchlist'),
   field('Name', name, 'letters, digits, _ . - (at most 64)'),
   field('Observables', text),
   field('Every', every, 'e.g. 30m, 6h, 1d; at least 5m'),
   field('Engines', engines, 'ids, aliases or @sets, comma-separated; empty: the default engines'),
   field('TLP', tlp), field('PAP', pap),
-  el('div', { class: 'form-footer' }, submit, el('div', { class: 'form-problem' }, problem)));
+  el('div', { class: 'form-footer' }, submit, el('div', { class: 'form-problem' }, problem.element)));
   return el('section', { class: 'panel' }, form);
 }
 
