@@ -21,13 +21,13 @@ import { field, problemLine, submitting } from './small-form.js';
 import { reasonsList, verdictBadge, type EngineLabels } from './verdict.js';
 import type { MarkVerdictName, MarkView, MeView, ObservableView } from '../../src/view/types.js';
 
-export const MARK_VERDICTS: readonly MarkVerdictName[] = ['malicious', 'suspicious', 'clean', 'false_positive'];
+const MARK_VERDICTS: readonly MarkVerdictName[] = ['malicious', 'suspicious', 'clean', 'false_positive'];
 
 /** `false_positive` → `false positive`. */
 const spoken = (verdict: MarkVerdictName) => verdict.replace('_', ' ');
 
 /** "marked malicious by alice on 2026-11-20: <note>", as the server's reason says it; `since`: "... since this analysis: ...". */
-export function markWords(mark: MarkView, since = false): string {
+function markWords(mark: MarkView, since = false): string {
   return `marked ${spoken(mark.verdict)} by ${mark.by} on ${mark.at.slice(0, 10)}${since ? ' since this analysis' : ''}: ${mark.note}`;
 }
 
