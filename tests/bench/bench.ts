@@ -39,6 +39,7 @@ import { fairnessRun } from './fairness.js';
 import { goal, printGoals } from './goals.js';
 import { loadRun } from './load.js';
 import { scaleRun } from './scale.js';
+import { seenRun } from './seen.js';
 import { CPU_TICK_MS, OAS_BIN, cpuMsOf, peakRssKiBOf, runNode, startServer, type ExitStats, type ServerProcess } from './proc.js';
 
 const LATENCY_MS = Number(process.env.BENCH_LATENCY_MS ?? 200);
@@ -565,6 +566,12 @@ title('Pages and extraction (library calls in the bench process)');
 // ---------------------------------------------------------------------------------------------
 // 7b. Files in (issue 35): a 10 MB e-mail and a 200-page PDF, by `oas extract` and by the server.
 await benchFiles(dir, serverConfig, prefix, { row, title });
+
+// ---------------------------------------------------------------------------------------------
+// 7c. Seen before (issue 38): a 10 000-observable analysis with and without 1 000 000 earlier
+// observable rows in the store, SQLite and Redis (seen.ts), the fleet still at its fast latency.
+await setLatency(FAST_LATENCY_MS);
+await seenRun({ settings, latencyMs: FAST_LATENCY_MS, upstreamCounts });
 
 // ---------------------------------------------------------------------------------------------
 // 8. Scale out on Redis (issue 16): 1 and 3 `oas worker` processes on one Redis (scale.ts).
