@@ -4,15 +4,12 @@
  * analyses are (the SQLite file of data_dir, or Redis with redis_url). The value is written as for
  * `oas analyze` (defanged or not); what comes back is written inert.
  */
-import type { Config } from '../config/schema.js';
 import { resultsLink } from '../automation/links.js';
 import { inertLine, jsonInert } from '../text/inert.js';
 import { EXIT_OK, UsageError } from './errors.js';
+import { withTeamApp, type TeamAppOptions } from './team-app.js';
 
-export interface HistoryCommandOptions {
-  config?: string;
-  dataDir?: string;
-  redis?: string;
+export interface HistoryCommandOptions extends TeamAppOptions {
   limit?: string;
   json?: boolean;
 }
@@ -25,17 +22,8 @@ export async function historyCommand(value: string, options: HistoryCommandOptio
   if (value.trim() === '') throw new UsageError('give the observable: oas history VALUE (a domain, an IP, a URL, a hash, an e-mail address)');
   const limit = options.limit === undefined ? DEFAULT_LIMIT : /^\d{1,5}$/.test(options.limit.trim()) ? Number(options.limit) : NaN;
   if (!(limit >= 1 && limit <= MAX_LIMIT)) throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT} (not "${options.limit}")`);
-  const flags: Partial<Config> = {};
-  if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
-  if (options.redis !== undefined) flags.redis_url = options.redis;
-  const settings = { file: options.config, flags };
-  const { loadConfig } = await import('../config/load.js');
-  const { config } = loadConfig(settings);
-  const { createApp } = await import('../app.js');
-  // With Redis: the analyses the servers keep there.
-  const app = await createApp(settings, { role: config.redis_url ? 'worker' : 'cli' });
-  try {
-    await app.scale?.link.whenReady(5_000);
+  // The analyses the servers keep (the SQLite file of data_dir, or Redis).
+  return withTeamApp(options, async (app) => {
     const { total, items } = await app.analyses.observableHistory(value, limit);
     const listed = items.map((item) => ({ analysis_id: item.analysis_id, created_at: item.at, verdict: item.verdict, link: resultsLink(app.config.public_url, item.analysis_id) }));
     if (options.json) {
@@ -52,7 +40,5 @@ export async function historyCommand(value: string, options: HistoryCommandOptio
     for (const item of listed) lines.push(`  ${inertLine(item.created_at)}  ${inertLine(item.verdict).padEnd(width)}  ${inertLine(item.link)}`);
     process.stdout.write(`${lines.join('\n')}\n`);
     return EXIT_OK;
-  } finally {
-    await app.close();
-  }
+  });
 }

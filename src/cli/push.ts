@@ -14,6 +14,7 @@ import type { PushReport } from '../push/service.js';
 import { reportJson, sentence } from '../push/report.js';
 import { inertLine, jsonInert } from '../text/inert.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, oneLine } from './errors.js';
+import { withTeamApp } from './team-app.js';
 
 export interface PushCommandOptions {
   config?: string;
@@ -27,21 +28,8 @@ export interface PushCommandOptions {
 }
 
 export async function pushCommand(target: string, analysisId: string, options: PushCommandOptions): Promise<number> {
-  const flags: Partial<Config> = {};
-  if (options.dataDir !== undefined) flags.data_dir = options.dataDir;
-  if (options.redis !== undefined) flags.redis_url = options.redis;
-  const settings = { file: options.config, flags };
-  const { loadConfig } = await import('../config/load.js');
-  const { config } = loadConfig(settings);
-  const { createApp } = await import('../app.js');
-  // With Redis: the analysis is read where the servers keep theirs.
-  const app = await createApp(settings, { role: config.redis_url ? 'worker' : 'cli' });
-  try {
-    await app.scale?.link.whenReady(5_000);
-    return await pushAndSay(app, { target, analysisId, event_id: options.event, case_id: options.case, min_verdict: options.minVerdict, all: options.all }, options.json === true);
-  } finally {
-    await app.close();
-  }
+  // The analysis is read where the servers keep theirs.
+  return withTeamApp(options, (app) => pushAndSay(app, { target, analysisId, event_id: options.event, case_id: options.case, min_verdict: options.minVerdict, all: options.all }, options.json === true));
 }
 
 /** `oas analyze --push TARGET`: the analysis just done, pushed; its line on standard error (standard output holds the results). */
