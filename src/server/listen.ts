@@ -3,7 +3,7 @@ import { uploadLimits } from '../files/upload.js';
 import { markingSettings } from '../marking/policy.js';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { getPath } from 'hono/utils/url';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { App } from '../app.js';
@@ -83,7 +83,8 @@ export interface HttpOptions {
 /**
  * The whole HTTP surface, in the order a request meets it: the metrics' count, the request log,
  * an unread upload drained before the answer (see drain-body.ts), /healthz and /readyz (public,
- * health.ts), the Host check (421), CORS (closed unless `cors_origins`), the token (401, when
+ * health.ts), the Host check (421), CORS (closed unless `cors_origins`), MISP's enrichment
+ * (`misp_modules`: its own clients, no token), the token (401, when
  * `api_token` is set) with the sign-in pages, the analyses' rate limit (429), /metrics (the
  * admin's, require-role.ts), then the spec's three endpoints and the pages.
  */
@@ -111,6 +112,26 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   root.use('*', hostGuard(allowedHosts(config.host, config.allowed_hosts)));
   const cors = corsFor(config.cors_origins);
   if (cors) root.use('*', cors);
+  if (config.misp_modules) {
+    // MISP's enrichment (issue 39): GET /modules and POST /query for the clients of
+    // misp_modules_clients (403 for any other), before the token: MISP sends none. Loaded at the
+    // first such request (src/server/misp-modules.ts).
+    let misp: Promise<MiddlewareHandler> | undefined;
+    root.use('*', async (c, next) => {
+      if (c.req.path !== '/modules' && c.req.path !== '/query') return next();
+      misp ??= import('./misp-modules.js').then((m) => m.mispModulesRoutes({
+        services: () => ({ config: app.config, catalog: app.catalog, analyses: app.analyses }),
+        version: options.version ?? '0',
+        clients: config.misp_modules_clients,
+        clientAddress: proxy.clientAddress,
+        limiter: () => keep.analyses?.limiter,
+        maxBodyBytes: config.max_body_bytes,
+        audit,
+        onError,
+      }));
+      return (await misp)(c, next);
+    });
+  }
   {
     // Always installed: `api_token`, or a user of `oas users` (added even while the server runs),
     // or a trusted proxy's header makes authentication required; without any, the server is
