@@ -316,6 +316,9 @@ describe('README examples', () => {
             if (command.includes('callback_url')) assert.ok(id, `the callback example is accepted: ${ran.stdout}`);
             if (command.includes('/api/watchlists')) assert.match(ran.stdout, /"name":"partners"/);
             if (command.includes('/push')) assert.match(ran.stdout, /"target":"misp"/);
+            // MISP's enrichment (issue 39): the modules MISP lists, and a query's answer in the simple form.
+            if (command.includes('/modules')) assert.match(ran.stdout, /^\[\{"name":"oas","type":"expansion"/);
+            if (command.includes('/query')) assert.match(ran.stdout, /^\{"results":\[\{"types":\["text"\],"values":\["oas verdict: /);
             continue;
           }
           // A terminal capture is a reader's first run: a data directory of its own, so that the
