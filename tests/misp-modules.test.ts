@@ -363,6 +363,7 @@ describe('POST /query, MISP\'s hover and expansion', () => {
       [{ hostname: 'www.circl.lu' }, /^the query names no "module": GET \/modules lists those of this oas server$/],
       [{ module: 'oas_intel' }, /^the query holds no attribute: send \{"module": "oas_intel", "<type>": "<value>"\}/],
       ['{"module": "oas", ', /^the query is not valid JSON$/],
+      [{ module: 'oas', 'ip-dst': '8.8.8.8', padding: 'x'.repeat(1_100_000) }, /^the query is larger than max_body_bytes \(1048576 bytes\)$/],
       [[1, 2], /^the query must be a JSON object/],
     ];
     for (const [body, error] of cases) {

@@ -13,6 +13,7 @@
  * the first request to either path: a server without the setting loads none of this.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { mispModules, moduleListing } from '../enrichment/misp-modules.js';
 import { answerQuery, MISP_STARTED_BY, type QueryServices } from '../enrichment/misp-query.js';
@@ -41,6 +42,8 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 /** The handler of `/modules` and `/query` (listen.ts calls it for those two paths only). */
 export function mispModulesRoutes(options: MispModulesOptions): MiddlewareHandler {
   const ranges = options.clients.map(parseRange).filter((range): range is NonNullable<ReturnType<typeof parseRange>> => range !== undefined);
+  // A query larger than max_body_bytes is not read past it (hono's bodyLimit, as the API's routes).
+  const limit = bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json({ error: `the query is larger than max_body_bytes (${options.maxBodyBytes} bytes)` }) });
   return async (c, next) => {
     const client = options.clientAddress(c);
     if (!inRanges(client, ranges)) {
@@ -52,19 +55,20 @@ export function mispModulesRoutes(options: MispModulesOptions): MiddlewareHandle
       return c.json(moduleListing(mispModules(catalog, config), options.version));
     }
     if (c.req.method !== 'POST') return notAllowed(c);
-    try {
-      return c.json(await query(c, client, options));
-    } catch (error) {
-      return c.json({ error: await unexpected(error as Error, c, options) });
-    }
+    let answer: Response | undefined;
+    const refused = await limit(c, async () => {
+      try {
+        answer = c.json(await query(c, client, options));
+      } catch (error) {
+        answer = c.json({ error: await unexpected(error as Error, c, options) });
+      }
+    });
+    return refused ?? answer!;
   };
 }
 
 async function query(c: Context, client: string, options: MispModulesOptions): Promise<unknown> {
-  const length = Number(c.req.header('content-length') ?? 0);
-  if (length > options.maxBodyBytes) return { error: `the query is larger than max_body_bytes (${options.maxBodyBytes} bytes)` };
   const raw = await c.req.text();
-  if (raw.length > options.maxBodyBytes) return { error: `the query is larger than max_body_bytes (${options.maxBodyBytes} bytes)` };
   let body: unknown;
   try {
     body = JSON.parse(raw);
