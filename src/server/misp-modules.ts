@@ -44,7 +44,7 @@ export function mispModulesRoutes(options: MispModulesOptions): MiddlewareHandle
   const ranges = options.clients.map(parseRange).filter((range): range is NonNullable<ReturnType<typeof parseRange>> => range !== undefined);
   // A query larger than max_body_bytes is not read past it (hono's bodyLimit, as the API's routes).
   const limit = bodyLimit({ maxSize: options.maxBodyBytes, onError: (c) => c.json({ error: `the query is larger than max_body_bytes (${options.maxBodyBytes} bytes)` }) });
-  return async (c, next) => {
+  return async (c) => {
     const client = options.clientAddress(c);
     if (!inRanges(client, ranges)) {
       return c.json({ error: `forbidden: ${client} is not a MISP server this oas answers (setting misp_modules_clients)` }, 403, NO_STORE);
