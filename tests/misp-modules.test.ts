@@ -342,6 +342,18 @@ describe('POST /query, MISP\'s hover and expansion', () => {
     assert.equal((answer.json as unknown as StandardAnswer).results.Attribute[0]!.Tag[0]!.name, 'oas:verdict="malicious"');
   });
 
+  test('an attribute sent with its tlp: and PAP: tags is analysed at the most restrictive of them; without, at the defaults', async () => {
+    const uuid = '3d4e5f6a-7b8c-4d9e-8f0a-1b2c3d4e5f6a';
+    const attribute = { ...mispAttribute('domain', 'cyberbro.net', uuid), Tag: [{ name: 'tlp:green' }, { name: 'tlp:red' }, { name: 'PAP:AMBER' }, { name: 'red' }] };
+    const answer = await query(server.url, { module: 'oas', attribute });
+    const report = readStandard(answer.json as unknown as StandardAnswer, uuid).get('report')![0]!;
+    const summary = values(report, 'summary');
+    assert.ok(summary.some((line) => /^RDAP \/ WHOIS: withheld: /.test(line)), summary.join('\n'));
+    const started = readFileSync(audit, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.action === 'analysis_started' && line.origin === 'misp');
+    assert.deepEqual([started.at(-1)!.tlp, started.at(-1)!.pap], ['RED', 'AMBER']);
+    assert.ok(started.slice(0, -1).every((line) => line.tlp === 'AMBER' && line.pap === 'GREEN'), 'MISP\'s own requests carry no tags: the defaults');
+  });
+
   test('a set\'s module on a composite domain|ip attribute: both observables, each with its report', async () => {
     const module = moduleNamed('oas_set_triage');
     const uuid = '7f6e5d4c-3b2a-4190-8f7e-6d5c4b3a2918';

@@ -14,7 +14,8 @@
  *
  * The observables of the attribute are analysed as any analysis is (src/analysis/service.ts): the
  * module's engines, the cache when fresh, quotas, fair share, the configuration's default TLP and
- * PAP (MISP sends none), the allowlist and marks; recorded in the history (started by
+ * PAP (MISP sends none; an attribute sent with its `tlp:` and `PAP:` tags is analysed at them), the
+ * allowlist and marks; recorded in the history (started by
  * `misp-modules`) and resumed after a restart like the API's. The query waits for it up to
  * `misp_modules_timeout_s`; past that, the answer says so and the analysis goes on, so that the
  * same query a moment later is answered from the cache.
@@ -29,6 +30,7 @@ import type { AnalysisService } from '../analysis/service.js';
 import { resultsLink } from '../automation/links.js';
 import type { Config } from '../config/schema.js';
 import type { Catalog } from '../engine/catalog.js';
+import { papOf, papRank, tlpOf, tlpRank, type Pap, type Tlp } from '../marking/levels.js';
 import type { AnalysisHeader } from '../store/analysis-store.js';
 import { inertLine } from '../text/inert.js';
 import { findModule, mispModules, moduleName, type MispModule } from './misp-modules.js';
@@ -78,7 +80,7 @@ export async function answerQuery(body: unknown, services: QueryServices, hooks:
   const observables = observablesOf(asked.type, asked.value, module.accepts);
   if (typeof observables === 'string') return fail(observables);
 
-  const request = { text: observables.map((o) => o.value).join('\n'), engines: module.engines, started_by: MISP_STARTED_BY };
+  const request = { text: observables.map((o) => o.value).join('\n'), engines: module.engines, started_by: MISP_STARTED_BY, ...asked.marking };
   let header: AnalysisHeader;
   try {
     const prepared = await analyses.prepareWith(request, async () => observables);
@@ -106,7 +108,7 @@ export async function answerQuery(body: unknown, services: QueryServices, hooks:
 }
 
 /** The attribute a query asks about: MISP's whole attribute, or `{"<type>": value}`; else why not. */
-function askedOf(query: Record<string, unknown>, module: MispModule): { type: string; value: string; attribute: AskedAttribute } | string {
+function askedOf(query: Record<string, unknown>, module: MispModule): { type: string; value: string; attribute: AskedAttribute; marking: { tlp?: Tlp; pap?: Pap } } | string {
   const given = query.attribute;
   let type: string;
   let value: string;
@@ -130,7 +132,30 @@ function askedOf(query: Record<string, unknown>, module: MispModule): { type: st
     const repeated = fields[field];
     if (typeof repeated === 'string' || typeof repeated === 'number' || typeof repeated === 'boolean' || repeated === null) attribute[field] = repeated;
   }
-  return { type, value, attribute };
+  return { type, value, attribute, marking: markingOfTags(fields.Tag) };
+}
+
+/**
+ * The TLP and PAP of an attribute sent with its tags (`"Tag": [{"name": "tlp:red"}]`): the most
+ * restrictive `tlp:` and `PAP:` tag of each, `tlp:white` being CLEAR. MISP's hover and expansion
+ * send the attribute without its tags (they sit beside it in MISP's model): the configuration's
+ * default_tlp and default_pap then apply, as for any analysis that names none.
+ */
+export function markingOfTags(tags: unknown): { tlp?: Tlp; pap?: Pap } {
+  let tlp: Tlp | undefined;
+  let pap: Pap | undefined;
+  for (const tag of Array.isArray(tags) ? tags : []) {
+    const name = typeof tag === 'object' && tag !== null ? (tag as { name?: unknown }).name : undefined;
+    if (typeof name !== 'string') continue;
+    if (/^tlp:/i.test(name)) {
+      const level = tlpOf(name.replace(/^tlp:white$/i, 'CLEAR'));
+      if (level && (tlp === undefined || tlpRank(level) > tlpRank(tlp))) tlp = level;
+    } else if (/^pap:/i.test(name)) {
+      const level = papOf(name.replace(/^pap:white$/i, 'CLEAR'));
+      if (level && (pap === undefined || papRank(level) > papRank(pap))) pap = level;
+    }
+  }
+  return { ...(tlp ? { tlp } : {}), ...(pap ? { pap } : {}) };
 }
 
 /** `unknown module`, or an engine of the catalog that lacks its credentials here. */
