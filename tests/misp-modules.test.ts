@@ -13,7 +13,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
@@ -444,13 +444,14 @@ describe('who may ask', () => {
     }
   });
 
-  test('misp_modules off: /modules and /query are no paths of oas, and nothing of misp-modules is loaded', async () => {
+  test('misp_modules off: /modules and /query are no paths of oas and nothing of misp-modules is loaded; a reload turns it on', async () => {
     const config = configFor(upstreams);
     const dir = tempDir('oas-misp-off-');
     const recorder = moduleRecorder(dir);
     const log = join(dir, 'modules.log');
     const child = killAtExit(spawn(process.execPath, [...recorder.nodeArgs, BIN, 'serve', '--port', '0', '--config', config.file], { env: { ...process.env, ...recorder.env(log) }, stdio: ['ignore', 'pipe', 'pipe'] }));
     let out = '';
+    child.stderr!.on('data', (d) => (out += d));
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout!.on('data', (d) => {
         out += d;
@@ -462,12 +463,20 @@ describe('who may ask', () => {
     try {
       assert.equal((await fetch(`${url}/modules`)).status, 404);
       assert.equal((await fetch(`${url}/query`, { method: 'POST', body: '{"module": "oas", "ip-dst": "8.8.8.8"}', headers: { 'Content-Type': 'application/json' } })).status, 404);
+      const loaded = recorder.read(log).filter((m) => /\/dist\/src\/(enrichment\/|server\/misp-modules\.js)/.test(m));
+      assert.deepEqual(loaded, [], 'no module of misp-modules is loaded');
+      // SIGHUP with the setting on: the next requests meet it.
+      writeFileSync(config.file, JSON.stringify({ ...JSON.parse(readFileSync(config.file, 'utf8')), misp_modules: true }));
+      child.kill('SIGHUP');
+      for (let i = 0; i < 200 && !/configuration (not )?reloaded/.test(out); i++) await new Promise((done) => setTimeout(done, 50));
+      assert.match(out, /configuration reloaded/);
+      const res = await fetch(`${url}/modules`);
+      assert.equal(res.status, 200);
+      assert.equal(((await res.json()) as Module[])[0]!.name, 'oas');
     } finally {
       const exited = new Promise((done) => child.once('exit', done));
       child.kill('SIGTERM');
       await exited;
     }
-    const loaded = recorder.read(log).filter((m) => /\/dist\/src\/(enrichment\/|server\/misp-modules\.js)/.test(m));
-    assert.deepEqual(loaded, []);
   });
 });
