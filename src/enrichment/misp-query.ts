@@ -95,7 +95,7 @@ export async function answerQuery(body: unknown, services: QueryServices, hooks:
   const complete = await completion(analyses, header.id, waitS * 1000, hooks.signal);
   hooks.read?.(header, module, complete);
   if (!complete) {
-    return fail(`oas is still analysing ${asked.value} (analysis ${header.id}): it took longer than ${waitS} s (setting misp_modules_timeout_s); ask again in a moment, its engines' answers will come from the cache`);
+    return fail(`oas is still analysing ${clip(asked.value)} (analysis ${header.id}): it took longer than ${waitS} s (setting misp_modules_timeout_s); ask again in a moment, its engines' answers will come from the cache`);
   }
   const record = await analyses.latest(header.id);
   const items: Judged[] = [];
