@@ -261,6 +261,7 @@ export const KEYS = {
   misp_modules: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Answer MISP\'s enrichment as a misp-modules server does (issue 39): `GET /modules` and `POST /query` at the root of `oas serve`, without the token (MISP sends none), for the peers of `misp_modules_clients` only.', defaultText: 'false' },
   misp_modules_clients: { schema: v.array(v.pipe(v.string('expected an address or CIDR range such as 10.0.0.5 or 10.0.0.0/8'), v.check(isAddressOrRange, 'expected an address or CIDR range such as 10.0.0.5 or 10.0.0.0/8')), 'expected a list of addresses and CIDR ranges, such as ["10.0.0.5"]'), kind: 'list', doc: 'Addresses and CIDR ranges of the MISP servers that may call `GET /modules` and `POST /query` (the client address, as for the rate limit: behind `trusted_proxies`, what `X-Forwarded-For` names); any other gets 403.', defaultText: '["127.0.0.1", "::1"]' },
   misp_modules_timeout_s: { schema: v.pipe(positiveInt, v.maxValue(3600, 'expected a number of seconds from 1 to 3600')), kind: 'int', doc: 'Longest a `POST /query` waits for its analysis; past it MISP gets `{"error": ...}` and the analysis goes on (a later query takes its results from the cache).', defaultText: '30' },
+  cortex: { schema: v.boolean('expected true or false'), kind: 'bool', doc: 'Serve the Cortex REST API under `/cortex` (issue 39), so that TheHive, cortex4py and other Cortex clients run oas\'s engines as Cortex analyzers: Cortex server URL `http://<oas>/cortex`, an oas token as its key.', defaultText: 'false' },
 } satisfies Record<string, KeySpec>;
 
 export type ConfigKey = keyof typeof KEYS;
@@ -314,6 +315,7 @@ export interface Config {
   misp_modules: boolean;
   misp_modules_clients: string[];
   misp_modules_timeout_s: number;
+  cortex: boolean;
 }
 
 export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -369,6 +371,7 @@ export function defaultConfig(env: NodeJS.ProcessEnv = process.env): Config {
     misp_modules: false,
     misp_modules_clients: ['127.0.0.1', '::1'],
     misp_modules_timeout_s: 30,
+    cortex: false,
   };
 }
 

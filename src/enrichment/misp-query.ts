@@ -166,8 +166,8 @@ function unknownModule(name: string, modules: readonly MispModule[], services: Q
   return `unknown module: ${clip(name)}; this oas server offers ${offered.length > 600 ? `${offered.slice(0, 599)}…` : offered}`;
 }
 
-/** Whether the analysis completed within `ms` (polled: in this process or, with Redis, the store). */
-async function completion(analyses: AnalysisService, id: string, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+/** Whether the analysis completed within `ms` (polled: in this process or, with Redis, the store); the Cortex API's waitreport waits with it too. */
+export async function completion(analyses: AnalysisService, id: string, ms: number, signal: AbortSignal | undefined): Promise<boolean> {
   const end = Date.now() + ms;
   let pause = 10;
   for (;;) {

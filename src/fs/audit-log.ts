@@ -51,9 +51,9 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /**
  * Where an analysis was started or its results read: the API, the web pages (through the API), MCP,
- * MISP's enrichment (misp-modules' `POST /query`, issue 39).
+ * MISP's enrichment (misp-modules' `POST /query`, issue 39), the Cortex API (`/cortex`, issue 39).
  */
-export type AuditOrigin = 'api' | 'web' | 'mcp' | 'misp';
+export type AuditOrigin = 'api' | 'web' | 'mcp' | 'misp' | 'cortex';
 
 /** What an action's own fields hold. */
 export type AuditValue = string | number | boolean | null | undefined | readonly string[];

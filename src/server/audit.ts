@@ -34,7 +34,7 @@ export function auditRequests(log: AuditLog, clientAddress: (c: Context) => stri
  * analyze form and the results page call the API like any client), else `api`. It says which
  * surface was used, not who: any client can send that header.
  */
-export function originOf(c: Context): Exclude<AuditOrigin, 'mcp' | 'misp'> {
+export function originOf(c: Context): Exclude<AuditOrigin, 'mcp' | 'misp' | 'cortex'> {
   return c.req.header('sec-fetch-site') === 'same-origin' ? 'web' : 'api';
 }
 

@@ -420,8 +420,8 @@ export function createAuth(options: AuthOptions): Auth {
  * The role a request needs: starting an analysis (POST <prefix>analyze) or reading a file (POST
  * <prefix>extract) an analyst; adding, removing or running a watchlist (POST and DELETE under
  * <prefix>watchlists, issue 36) an analyst; pushing an analysis (POST <prefix>analyses/<id>/push,
- * issue 37) an analyst; `/metrics` an
- * admin; anything else a viewer. The MCP tools that start analyses check it themselves.
+ * issue 37) an analyst; running a Cortex analyzer or deleting a Cortex job (issue 39) an analyst;
+ * `/metrics` an admin; anything else a viewer. The MCP tools that start analyses check it themselves.
  */
 export function roleFor(method: string, path: string, prefix: string): Role {
   if (path === '/metrics') return 'admin';
@@ -430,9 +430,16 @@ export function roleFor(method: string, path: string, prefix: string): Role {
   if (isWatchlistChange(method, path, prefix)) return 'analyst';
   // Pushing an analysis into a platform (issue 37) writes there: an analyst's.
   if (isPush(method, path, prefix)) return 'analyst';
+  // The Cortex API (issue 39): running an analyzer or deleting a job is an analyst's.
+  if (isCortexChange(method, path)) return 'analyst';
   // The allowlist and the marks (issue 38): viewers see them, analysts and admins change them.
   if (isKnowledgeChange(method, path, prefix)) return 'analyst';
   return 'viewer';
+}
+
+/** The Cortex API's changes (issue 39): `POST /cortex/api/analyzer/<id>/run`, `DELETE /cortex/api/job/<id>`. */
+function isCortexChange(method: string, path: string): boolean {
+  return (method === 'POST' && /^\/cortex\/api\/analyzer\/[^/]+\/run$/.test(path)) || (method === 'DELETE' && path.startsWith('/cortex/api/job/'));
 }
 
 /** A change to the allowlist or the marks (issue 38): anything but reading them. */
@@ -459,7 +466,8 @@ function forbidden(c: Context, who: Principal, needed: Role, prefix: string) {
   const what = needed !== 'analyst' ? undefined
     : isWatchlistChange(c.req.method, c.req.path, prefix) ? 'adding, removing or running watchlists needs the analyst or admin role'
       : isPush(c.req.method, c.req.path, prefix) ? 'pushing results to a platform needs the analyst or admin role'
-        : isKnowledgeChange(c.req.method, c.req.path, prefix) ? 'changing the allowlist or the marks needs the analyst or admin role' : undefined;
+        : isKnowledgeChange(c.req.method, c.req.path, prefix) ? 'changing the allowlist or the marks needs the analyst or admin role'
+          : isCortexChange(c.req.method, c.req.path) ? 'running a Cortex analyzer or deleting a job needs the analyst or admin role' : undefined;
   return c.json({ error: forbiddenMessage(who, needed, what) }, 403, { 'Cache-Control': 'no-store' });
 }
 

@@ -132,6 +132,22 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
       return (await misp)(c, next);
     });
   }
+  if (config.cortex) {
+    // The Cortex API (issue 39) answers in Cortex's error body {type, message}, the token's 401
+    // and 403 and the rate limit's 429 included (oas's own {error} turned into it).
+    root.use('/cortex/*', async (c, next) => {
+      await next();
+      if (c.res.status >= 400 && c.res.headers.get('content-type')?.startsWith('application/json')) {
+        const body = (await c.res.clone().json().catch(() => undefined)) as { error?: unknown } | undefined;
+        if (typeof body?.error === 'string') {
+          const type = c.res.status === 401 ? 'AuthenticationError' : c.res.status === 403 ? 'AuthorizationError' : c.res.status === 429 ? 'TooManyRequests' : 'BadRequest';
+          const headers = new Headers(c.res.headers);
+          headers.delete('content-length');
+          c.res = new Response(JSON.stringify({ type, message: body.error }), { status: c.res.status, headers });
+        }
+      }
+    });
+  }
   {
     // Always installed: `api_token`, or a user of `oas users` (added even while the server runs),
     // or a trusted proxy's header makes authentication required; without any, the server is
@@ -189,6 +205,23 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);
     root.route('/', createMcpRoute({ app, version: options.version ?? '0', limiter, clientAddress: proxy.clientAddress, audit, redact: (text) => redact(text, secrets) }));
+  }
+  if (config.cortex) {
+    // The Cortex REST API (issue 39) under /cortex, behind the token; loaded at its first request.
+    let cortex: Promise<Hono> | undefined;
+    // A job is an analysis: it counts towards rate_limit_per_minute as POST <prefix>analyze does.
+    if (limiter) root.post('/cortex/api/analyzer/:id/run', rateLimitAnalyses(limiter, proxy.clientAddress));
+    root.all('/cortex/*', async (c) => {
+      cortex ??= import('./cortex.js').then((m) => m.cortexRoutes({
+        services: () => ({ config: app.config, catalog: app.catalog, analyses: app.analyses }),
+        version: options.version ?? '0',
+        maxBodyBytes: config.max_body_bytes,
+        audit,
+        onError,
+      }));
+      // Who the token's middleware found, handed to the Cortex routes with the request.
+      return (await cortex).fetch(c.req.raw, { ...(c.env as object), oasUser: c.get('oasUser') });
+    });
   }
   root.route('/', createPages({ config, catalog: app.catalog, analyses: app.analyses, audit, knowledge: app.knowledge }));
   root.onError(onError);
