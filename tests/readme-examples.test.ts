@@ -319,6 +319,14 @@ describe('README examples', () => {
             // MISP's enrichment (issue 39): the modules MISP lists, and a query's answer in the simple form.
             if (command.includes('/modules')) assert.match(ran.stdout, /^\[\{"name":"oas","type":"expansion"/);
             if (command.includes('/query')) assert.match(ran.stdout, /^\{"results":\[\{"types":\["text"\],"values":\["oas verdict: /);
+            // The Cortex API (issue 39): the analyzers of a data type, a job run (its id the next example's), its report.
+            if (command.includes('/cortex/api/analyzer/type/')) assert.match(ran.stdout, /^\[\{"id":"oas_Verdict_1_0"/);
+            if (command.includes('/cortex/api/analyzer/oas_Verdict_1_0/run')) {
+              const job = /^\{"id":"([0-9a-f-]{36})".*"analyzerId":"oas_Verdict_1_0"/.exec(ran.stdout)?.[1];
+              assert.ok(job, ran.stdout);
+              g.analysisId = lastAnalysisId = job;
+            }
+            if (command.includes('/waitreport')) assert.match(ran.stdout, /"status":"Success".*"report":\{"summary":\{"taxonomies":\[\{"level":"\w+","namespace":"oas","predicate":"Verdict"/);
             continue;
           }
           // A terminal capture is a reader's first run: a data directory of its own, so that the
