@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
@@ -273,7 +273,7 @@ describe('cortex4py', () => {
   });
 });
 
-test('cortex off: /cortex is no path of oas and nothing of the Cortex API is loaded', async () => {
+test('cortex off: /cortex is no path of oas and nothing of the Cortex API is loaded; a reload turns it on, and keeps the jobs', async () => {
   const config = configFor(upstreams);
   const dir = tempDir('oas-cortex-off-');
   const recorder = moduleRecorder(dir);
@@ -294,6 +294,20 @@ test('cortex off: /cortex is no path of oas and nothing of the Cortex API is loa
     assert.equal((await fetch(`${url}/cortex/api/analyzer/oas_Verdict_1_0/run`, { method: 'POST', body: '{"dataType": "ip", "data": "8.8.8.8"}', headers: { 'Content-Type': 'application/json' } })).status, 404);
     const loaded = recorder.read(log).filter((m) => /\/dist\/src\/(enrichment\/cortex|server\/cortex)\.js/.test(m));
     assert.deepEqual(loaded, [], 'no module of the Cortex API is loaded');
+    // SIGHUP with the setting on: the next requests meet it; a job run then outlives the next reload.
+    const reload = async (count: number) => {
+      child.kill('SIGHUP');
+      for (let i = 0; i < 200 && (out.match(/configuration (not )?reloaded/g) ?? []).length < count; i++) await new Promise((done) => setTimeout(done, 50));
+      assert.equal((out.match(/configuration reloaded/g) ?? []).length, count, out);
+    };
+    writeFileSync(config.file, JSON.stringify({ ...JSON.parse(readFileSync(config.file, 'utf8')), cortex: true }));
+    await reload(1);
+    assert.equal((await fetch(`${url}/cortex/api/status`)).status, 200);
+    const run = await fetch(`${url}/cortex/api/analyzer/oas_Reverse_Dns_1_0/run`, { method: 'POST', body: JSON.stringify({ dataType: 'fqdn', data: 'cyberbro.net', tlp: 1, pap: 1, message: 'case 7' }), headers: { 'Content-Type': 'application/json' } });
+    const job = (await run.json()) as { id: string };
+    await reload(2);
+    const report = (await (await fetch(`${url}/cortex/api/job/${job.id}/waitreport?atMost=1minute`)).json()) as { message: string; dataType: string; status: string };
+    assert.deepEqual([report.status, report.dataType, report.message], ['Success', 'fqdn', 'case 7']);
   } finally {
     const exited = new Promise((done) => child.once('exit', done));
     child.kill('SIGTERM');

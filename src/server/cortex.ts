@@ -24,6 +24,8 @@ export interface CortexOptions {
   maxBodyBytes: number;
   audit: AuditRequest;
   onError: (error: Error, c: Context) => Response | Promise<Response>;
+  /** Where the jobs are kept across builds of the surface (a reload rebuilds it): listen.ts's HttpKeep. */
+  keep?: { cortexJobs?: object };
 }
 
 /** Longest a waitreport waits, whatever it asks (cortex4py's default asks `Inf`). */
@@ -84,7 +86,8 @@ function matches(query: unknown, record: Record<string, unknown>): boolean {
 }
 
 export function cortexRoutes(options: CortexOptions): Hono {
-  const jobs = new CortexJobs(options.services);
+  const keep = options.keep ?? {};
+  const jobs = keep.cortexJobs instanceof CortexJobs ? keep.cortexJobs : (keep.cortexJobs = new CortexJobs(options.services));
   const app = new Hono().basePath('/cortex/api');
   // Who the request is: the token's middleware found it before listen.ts handed the request here.
   app.use('*', async (c, next) => {

@@ -58,6 +58,8 @@ export interface HttpKeep {
   sessions?: Sessions;
   failures?: { perMinute: number; limiter: RateLimiterAbstract | undefined };
   analyses?: { perMinute: number; limiter: RateLimiterAbstract | undefined };
+  /** The Cortex API's jobs of this process (src/enrichment/cortex.ts CortexJobs), kept across a reload. */
+  cortexJobs?: object;
 }
 
 export interface HttpOptions {
@@ -218,6 +220,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
         maxBodyBytes: config.max_body_bytes,
         audit,
         onError,
+        keep,
       }));
       // Who the token's middleware found, handed to the Cortex routes with the request.
       return (await cortex).fetch(c.req.raw, { ...(c.env as object), oasUser: c.get('oasUser') });
