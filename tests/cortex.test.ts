@@ -15,15 +15,14 @@
  *   job/_search, DELETE job/<id>.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { runOas } from './helpers/cli.js';
 import { moduleRecorder } from './helpers/module-log.js';
-import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
-import { killAtExit, tempDir } from './helpers/temp.js';
+import { spawnServe, type ServeProcess } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const TOKEN = 'cortex-test-token-0123456789abcdef';
@@ -278,17 +277,8 @@ test('cortex off: /cortex is no path of oas and nothing of the Cortex API is loa
   const dir = tempDir('oas-cortex-off-');
   const recorder = moduleRecorder(dir);
   const log = join(dir, 'modules.log');
-  const child = killAtExit(spawn(process.execPath, [...recorder.nodeArgs, BIN, 'serve', '--port', '0', '--config', config.file], { env: { ...process.env, ...recorder.env(log) }, stdio: ['ignore', 'pipe', 'pipe'] }));
-  let out = '';
-  child.stderr!.on('data', (d) => (out += d));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-  });
+  const serve = await spawnServe(config.file, { nodeArgs: recorder.nodeArgs, env: recorder.env(log) });
+  const { child, url } = serve;
   try {
     assert.equal((await fetch(`${url}/cortex/api/status`)).status, 404);
     assert.equal((await fetch(`${url}/cortex/api/analyzer/oas_Verdict_1_0/run`, { method: 'POST', body: '{"dataType": "ip", "data": "8.8.8.8"}', headers: { 'Content-Type': 'application/json' } })).status, 404);
@@ -297,8 +287,8 @@ test('cortex off: /cortex is no path of oas and nothing of the Cortex API is loa
     // SIGHUP with the setting on: the next requests meet it; a job run then outlives the next reload.
     const reload = async (count: number) => {
       child.kill('SIGHUP');
-      for (let i = 0; i < 200 && (out.match(/configuration (not )?reloaded/g) ?? []).length < count; i++) await new Promise((done) => setTimeout(done, 50));
-      assert.equal((out.match(/configuration reloaded/g) ?? []).length, count, out);
+      for (let i = 0; i < 200 && (serve.log().match(/configuration (not )?reloaded/g) ?? []).length < count; i++) await new Promise((done) => setTimeout(done, 50));
+      assert.equal((serve.log().match(/configuration reloaded/g) ?? []).length, count, serve.log());
     };
     writeFileSync(config.file, JSON.stringify({ ...JSON.parse(readFileSync(config.file, 'utf8')), cortex: true }));
     await reload(1);
@@ -309,8 +299,6 @@ test('cortex off: /cortex is no path of oas and nothing of the Cortex API is loa
     const report = (await (await fetch(`${url}/cortex/api/job/${job.id}/waitreport?atMost=1minute`)).json()) as { message: string; dataType: string; status: string };
     assert.deepEqual([report.status, report.dataType, report.message], ['Success', 'fqdn', 'case 7']);
   } finally {
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    await exited;
+    await serve.stop();
   }
 });

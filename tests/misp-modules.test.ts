@@ -12,14 +12,13 @@
  * (tests/body_timeout.json).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { moduleRecorder } from './helpers/module-log.js';
-import { BIN, spawnServe, type ServeProcess } from './helpers/serve.js';
-import { killAtExit, tempDir } from './helpers/temp.js';
+import { spawnServe, type ServeProcess } from './helpers/serve.js';
+import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const TOKEN = 'misp-modules-test-token-0123456789abcdef';
@@ -449,17 +448,8 @@ describe('who may ask', () => {
     const dir = tempDir('oas-misp-off-');
     const recorder = moduleRecorder(dir);
     const log = join(dir, 'modules.log');
-    const child = killAtExit(spawn(process.execPath, [...recorder.nodeArgs, BIN, 'serve', '--port', '0', '--config', config.file], { env: { ...process.env, ...recorder.env(log) }, stdio: ['ignore', 'pipe', 'pipe'] }));
-    let out = '';
-    child.stderr!.on('data', (d) => (out += d));
-    const url = await new Promise<string>((resolve, reject) => {
-      child.stdout!.on('data', (d) => {
-        out += d;
-        const match = /listening on (http:\/\/\S+)/.exec(out);
-        if (match) resolve(match[1]!);
-      });
-      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${out}`)));
-    });
+    const serve = await spawnServe(config.file, { nodeArgs: recorder.nodeArgs, env: recorder.env(log) });
+    const { child, url } = serve;
     try {
       assert.equal((await fetch(`${url}/modules`)).status, 404);
       assert.equal((await fetch(`${url}/query`, { method: 'POST', body: '{"module": "oas", "ip-dst": "8.8.8.8"}', headers: { 'Content-Type': 'application/json' } })).status, 404);
@@ -468,15 +458,13 @@ describe('who may ask', () => {
       // SIGHUP with the setting on: the next requests meet it.
       writeFileSync(config.file, JSON.stringify({ ...JSON.parse(readFileSync(config.file, 'utf8')), misp_modules: true }));
       child.kill('SIGHUP');
-      for (let i = 0; i < 200 && !/configuration (not )?reloaded/.test(out); i++) await new Promise((done) => setTimeout(done, 50));
-      assert.match(out, /configuration reloaded/);
+      for (let i = 0; i < 200 && !/configuration (not )?reloaded/.test(serve.log()); i++) await new Promise((done) => setTimeout(done, 50));
+      assert.match(serve.log(), /configuration reloaded/);
       const res = await fetch(`${url}/modules`);
       assert.equal(res.status, 200);
       assert.equal(((await res.json()) as Module[])[0]!.name, 'oas');
     } finally {
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
+      await serve.stop();
     }
   });
 });

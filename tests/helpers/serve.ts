@@ -19,11 +19,12 @@ export interface ServeProcess {
 /**
  * `env`: variables added to this process's environment (e.g. OAS_API_TOKEN). `port`: `--port`
  * (default 0, any free port); null for none (the configuration's port is the one in effect).
+ * `nodeArgs`: node's own, before the script (a module recorder's `--import`, helpers/module-log.ts).
  */
-export function spawnServe(configFile: string, options: { cwd?: string; args?: string[]; env?: Record<string, string>; port?: string | null } = {}): Promise<ServeProcess> {
+export function spawnServe(configFile: string, options: { cwd?: string; args?: string[]; env?: Record<string, string>; port?: string | null; nodeArgs?: string[] } = {}): Promise<ServeProcess> {
   const port = options.port === null ? [] : ['--port', options.port ?? '0'];
   return new Promise((resolve, reject) => {
-    const child = killAtExit(spawn(process.execPath, [BIN, 'serve', ...port, '--config', configFile, ...(options.args ?? [])], {
+    const child = killAtExit(spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', ...port, '--config', configFile, ...(options.args ?? [])], {
       cwd: options.cwd,
       env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
