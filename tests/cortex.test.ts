@@ -302,3 +302,19 @@ test('cortex off: /cortex is no path of oas and nothing of the Cortex API is loa
     await serve.stop();
   }
 });
+
+test('a job counts towards rate_limit_per_minute as an analysis does; over it, 429 in Cortex\'s error body', async () => {
+  const limited = await spawnServe(configFor(upstreams, { cortex: true, rate_limit_per_minute: 1 }).file);
+  try {
+    const run = () => fetch(`${limited.url}/cortex/api/analyzer/oas_Reverse_Dns_1_0/run`, { method: 'POST', body: JSON.stringify({ dataType: 'domain', data: 'cyberbro.net', tlp: 1, pap: 1 }), headers: { 'Content-Type': 'application/json' } });
+    assert.equal((await run()).status, 200);
+    const over = await run();
+    assert.equal(over.status, 429);
+    const body = (await over.json()) as { type: string; message: string };
+    assert.equal(body.type, 'TooManyRequests');
+    assert.match(body.message, /^too many analyses: at most 1 per minute/);
+    assert.match(over.headers.get('retry-after') ?? '', /^\d+$/);
+  } finally {
+    await limited.stop();
+  }
+});

@@ -115,14 +115,14 @@ export function cortexAnalyzers(catalog: Catalog, config: Config): Analyzer[] {
 }
 
 /** An analyzer as Cortex's AnalyzerCtrl writes it (Worker's attributes, for a user who is not an org admin). */
-export function analyzerJson(analyzer: Analyzer, version: string): Record<string, unknown> {
+export function analyzerJson(analyzer: Analyzer): Record<string, unknown> {
   return {
     id: analyzer.id, _id: analyzer.id, _type: 'worker', _routing: analyzer.id, _parent: ORGANIZATION, _version: 1,
     name: analyzer.id, version: '1.0', workerDefinitionId: analyzer.id, analyzerDefinitionId: analyzer.id,
-    description: analyzer.description, author: 'oas', url: 'https://github.com/', license: 'MIT',
+    description: analyzer.description, author: 'oas', url: '', license: 'MIT',
     dataTypeList: analyzer.dataTypeList, baseConfig: analyzer.engine?.id ?? 'oas', type: 'analyzer',
     maxTlp: analyzer.maxTlp, maxPap: analyzer.maxPap, jobCache: null, jobTimeout: null, rate: null, rateUnit: null,
-    createdBy: 'oas', createdAt: 0, oasVersion: version,
+    createdBy: 'oas', createdAt: 0,
   };
 }
 

@@ -108,7 +108,7 @@ export function cortexRoutes(options: CortexOptions): Hono {
     throw new CortexError(400, 'BadRequest', 'the body is not a JSON object');
   };
   const user = (c: Context) => c.get('oasUser')?.name ?? 'anonymous';
-  const analyzers = (version: string) => jobs.analyzers().map((a) => analyzerJson(a, version));
+  const analyzers = () => jobs.analyzers().map(analyzerJson);
 
   app.get('/status', (c) => c.json({
     versions: { Cortex: `3.1.0-oas-${options.version}`, Elastic4Play: 'oas', Play: 'oas', Elastic4s: 'oas', 'ElasticSearch client': 'oas' },
@@ -120,17 +120,17 @@ export function cortexRoutes(options: CortexOptions): Hono {
     const roles = who?.role === 'admin' ? ['read', 'analyze', 'orgadmin'] : who?.role === 'analyst' ? ['read', 'analyze'] : ['read'];
     return c.json({ id: name, _id: name, name, organization: 'oas', roles, status: 'Ok', type: 'user', hasKey: true, createdBy: 'oas', createdAt: 0 });
   });
-  app.get('/analyzer', (c) => list(c, analyzers(options.version), c.req.query('range')));
+  app.get('/analyzer', (c) => list(c, analyzers(), c.req.query('range')));
   app.post('/analyzer/_search', limit, async (c) => {
     const body = await jsonBody(c);
-    const found = analyzers(options.version).filter((a) => matches(body.query, a));
+    const found = analyzers().filter((a) => matches(body.query, a));
     return list(c, found, rangeOf(c, body));
   });
   app.get('/analyzer/type/:dataType', (c) => {
     const type = c.req.param('dataType');
-    return list(c, analyzers(options.version).filter((a) => (a.dataTypeList as string[]).includes(type)), 'all');
+    return list(c, analyzers().filter((a) => (a.dataTypeList as string[]).includes(type)), 'all');
   });
-  app.get('/analyzer/:id', (c) => c.json(analyzerJson(jobs.analyzer(c.req.param('id')), options.version)));
+  app.get('/analyzer/:id', (c) => c.json(analyzerJson(jobs.analyzer(c.req.param('id')))));
   app.post('/analyzer/:id/run', limit, async (c) => {
     const body = await jsonBody(c);
     const force = ['1', 'true'].includes(c.req.query('force') ?? '');

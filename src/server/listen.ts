@@ -142,7 +142,9 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
       if (c.res.status >= 400 && c.res.headers.get('content-type')?.startsWith('application/json')) {
         const body = (await c.res.clone().json().catch(() => undefined)) as { error?: unknown } | undefined;
         if (typeof body?.error === 'string') {
-          const type = c.res.status === 401 ? 'AuthenticationError' : c.res.status === 403 ? 'AuthorizationError' : c.res.status === 429 ? 'TooManyRequests' : 'BadRequest';
+          const status = c.res.status;
+          const type = status === 401 ? 'AuthenticationError' : status === 403 ? 'AuthorizationError' : status === 404 ? 'NotFoundError'
+            : status === 429 ? 'TooManyRequests' : status === 503 ? 'ServiceUnavailable' : status >= 500 ? 'InternalError' : 'BadRequest';
           const headers = new Headers(c.res.headers);
           headers.delete('content-length');
           c.res = new Response(JSON.stringify({ type, message: body.error }), { status: c.res.status, headers });
