@@ -15,6 +15,7 @@
  *   job/_search, DELETE job/<id>.
  */
 import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -317,4 +318,66 @@ test('a job counts towards rate_limit_per_minute as an analysis does; over it, 4
   } finally {
     await limited.stop();
   }
+});
+
+/**
+ * cortex4py's own code against oas serve, when a checkout of its source is at hand (tests never
+ * reach the network to get it): OAS_TEST_CORTEX4PY names the directory holding its `cortex4py/`
+ * package (`git clone https://github.com/TheHive-Project/Cortex4py`), and python3 needs `requests`
+ * (Debian's python3-requests). python-magic, which cortex4py imports for file uploads (oas analyses
+ * no files), is stood in for when missing.
+ */
+const cortex4py = process.env.OAS_TEST_CORTEX4PY;
+const cortex4pySkip = !cortex4py ? 'set OAS_TEST_CORTEX4PY to a checkout of cortex4py to run its own code against oas'
+  : spawnSync('python3', ['-c', 'import requests']).status !== 0 ? 'python3 with requests (Debian\'s python3-requests) is needed for cortex4py' : false;
+
+test('cortex4py\'s own code: analyzers by type and name, a job run with force, its report waited for, its artifacts, jobs found and deleted, a wrong key', { skip: cortex4pySkip }, async () => {
+  const stub = tempDir('oas-cortex4py-');
+  writeFileSync(join(stub, 'magic.py'), 'class Magic:\n    def __init__(self, **kwargs): pass\n    def from_file(self, path): return "application/octet-stream"\n');
+  const script = join(stub, 'check.py');
+  writeFileSync(script, `import sys, json, warnings
+warnings.simplefilter('ignore')
+try:
+    import magic
+except ImportError:
+    sys.path.append(${JSON.stringify(stub)})
+from cortex4py.api import Api
+from cortex4py.query import Eq
+from cortex4py.exceptions import AuthenticationError
+api = Api(sys.argv[1], sys.argv[2])
+out = {}
+out['version'] = api.status().json()['versions']['Cortex']
+out['by_type'] = [a.name for a in api.analyzers.get_by_type('ip')]
+out['by_name'] = api.analyzers.get_by_name('oas_Intel_1_0').id
+job = api.analyzers.run_by_name('oas_Intel_1_0', {'data': '45.33.32.156', 'dataType': 'ip', 'tlp': 1, 'pap': 1, 'message': 'c4py'}, force=1)
+report = api.jobs.get_report_async(job.id, timeout='1minute')
+out['status'] = report.status
+out['taxonomies'] = report.report['summary']['taxonomies'] if 'summary' in report.report else report.report
+out['artifacts'] = sorted(a.dataType + ' ' + a.data for a in api.jobs.get_artifacts(job.id))
+out['found'] = [j.id for j in api.jobs.find_all(Eq('analyzerId', 'oas_Intel_1_0'), range='all')].count(job.id)
+out['deleted'] = api.jobs.delete(job.id)
+try:
+    Api(sys.argv[1], 'not-a-key').analyzers.find_all({})
+    out['wrong_key'] = 'accepted'
+except AuthenticationError:
+    out['wrong_key'] = 'AuthenticationError'
+print(json.dumps(out))
+`);
+  // Not spawnSync: the engines' fakes answer from this process.
+  const child = spawn('python3', [script, base, TOKEN], { env: { ...process.env, PYTHONPATH: cortex4py! }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const ran = { stdout: '', stderr: '', status: null as number | null };
+  child.stdout.on('data', (d) => (ran.stdout += d));
+  child.stderr.on('data', (d) => (ran.stderr += d));
+  ran.status = await new Promise<number | null>((done) => child.once('exit', done));
+  assert.equal(ran.status, 0, ran.stderr);
+  const out = JSON.parse(ran.stdout) as Record<string, unknown>;
+  assert.equal(typeof out.version, 'string');
+  assert.ok((out.by_type as string[]).includes('oas_Intel_1_0'));
+  assert.equal(out.by_name, 'oas_Intel_1_0');
+  assert.equal(out.status, 'Success', JSON.stringify(out.taxonomies));
+  assert.deepEqual(out.taxonomies, [{ level: 'malicious', namespace: 'oas', predicate: 'Intel', value: 'score 90' }]);
+  assert.deepEqual(out.artifacts, ['ip 198.51.100.7', 'url http://bad.example/payload.bin']);
+  assert.equal(out.found, 1);
+  assert.equal(out.deleted, true);
+  assert.equal(out.wrong_key, 'AuthenticationError');
 });
