@@ -1,7 +1,6 @@
 /** One engine's outcome for one observable, and the flat (observable, engine) rows tables show. */
 import type { Catalog } from '../engine/catalog.js';
 import { RESERVED_KEYS, type ObservableResult, type SeenBefore } from '../runner/result.js';
-import { seenText } from '../store/seen.js';
 import { parseVerdict, verdictOf, type ObservableVerdict, type Verdict } from '../verdict/verdict.js';
 
 /** `withheld`: not sent the observable (its TLP/PAP: the result's `withheld`), neither an answer nor a failure. */
@@ -98,6 +97,16 @@ export function observableRows(result: ObservableResult, catalog: Catalog, judge
     rows.push({ ...common, engine: '-', service: '-', status: 'empty', summary: `no selected engine applies to ${result.type}` });
   }
   return rows;
+}
+
+/**
+ * What earlier analyses said of an observable (issue 38), as every surface says it: `seen 3 times
+ * since 2026-11-02, last malicious`; `seen once, on 2026-11-02, clean` for one.
+ */
+export function seenText(seen: SeenBefore): string {
+  const day = (iso: string) => iso.slice(0, 10);
+  if (seen.count === 1) return `seen once, on ${day(seen.first)}, ${seen.last_verdict}`;
+  return `seen ${seen.count} times since ${day(seen.first)}, last ${seen.last_verdict}`;
 }
 
 /** A result's `seen` as oas writes it (a remote server's answer may hold anything there): dates as ISO 8601. */

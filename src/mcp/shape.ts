@@ -12,10 +12,9 @@
  * anyone's too (a sender writes the link text, the attachment's name): quoted the same way, with
  * FILE_UNTRUSTED saying so.
  */
-import { engineKeys, engineOutcome, isSeen } from '../analysis/rows.js';
+import { engineKeys, engineOutcome, isSeen, seenText } from '../analysis/rows.js';
 import type { Catalog } from '../engine/catalog.js';
 import type { ObservableResult, SeenBefore } from '../runner/result.js';
-import { seenText } from '../store/seen.js';
 import { jsonInert } from '../text/inert.js';
 import { verdictOf, type ObservableVerdict } from '../verdict/verdict.js';
 

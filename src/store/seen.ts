@@ -3,16 +3,14 @@
  * SQLite file's `observable_seen` table, created and filled by src/store/storage.ts, read and
  * written by src/store/sqlite-analyses.ts; Redis's keys in src/scale/redis-analyses.ts), so that
  * an analysis can say of each of its observables how often the team's store held it before, since
- * when, and what it was judged the last time (`seenText`, the line every surface shows); and
- * `oas history VALUE` can list them. This module loads nothing: its types, the key and the words.
+ * when, and what it was judged the last time (`seenText` of src/analysis/rows.ts says it in one
+ * line); and `oas history VALUE` can list them. This module loads nothing: its types and the key.
  *
  * The index is keyed by the observable as oas compares it: case-insensitive, except a URL, whose
  * path and query are not (`seenKey`). Only ASCII letters are lowered, as SQLite's lower() does,
  * so the rows filled from older analyses in SQL (storage.ts) have the same keys as those recorded
  * as analyses finish.
  */
-import type { SeenBefore } from '../runner/result.js';
-
 /** One observable held by one analysis: its key (`seenKey`), when the analysis began, its id, the observable's verdict there. */
 export interface SeenRecord {
   value: string;
@@ -44,13 +42,6 @@ export interface SeenHistory {
 export function seenKey(value: string, type?: string): string {
   const url = type === undefined ? /^[a-z][a-z0-9+.-]*:\/\//i.test(value) : type === 'URL';
   return url ? value : value.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
-
-/** `seen 3 times since 2026-11-02, last malicious`; `seen once, on 2026-11-02, clean` for one. */
-export function seenText(seen: SeenBefore): string {
-  const day = (iso: string) => iso.slice(0, 10);
-  if (seen.count === 1) return `seen once, on ${day(seen.first)}, ${seen.last_verdict}`;
-  return `seen ${seen.count} times since ${day(seen.first)}, last ${seen.last_verdict}`;
 }
 
 /** Keys per lookup (one SQLite statement, one Redis script): a few hundred, never one per key. */
