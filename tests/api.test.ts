@@ -84,7 +84,8 @@ describe('POST /api/analyze', () => {
 
   test('result keys are the names the caller used (alias or older id)', async () => {
     const { results } = await analyze({ text: 'example.com', engines: ['google_dns', 'rdap'] });
-    assert.deepEqual(Object.keys(results[0]!), ['observable', 'type', 'reversed_success', 'google_dns', 'rdap']);
+    // Then seen (issue 38): what earlier analyses of the store said of it, after the engines.
+    assert.deepEqual(Object.keys(results[0]!), ['observable', 'type', 'reversed_success', 'google_dns', 'rdap', 'seen']);
     assert.equal(Object.keys(results[0]!.rdap as object).length, 10, 'older field set');
     assert.equal(results[0]!.type, 'FQDN');
   });

@@ -47,9 +47,13 @@ describe('oas analyze', () => {
     const run = await oas(['analyze', 'example.com', '8.8.8.8', '--engines', 'reverse_dns', '--json', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     const results = JSON.parse(run.stdout) as Record<string, unknown>[];
+    // Seen before (issue 38): the test before analysed 8.8.8.8 (once, unknown), never example.com.
+    const seen = results[1]!.seen as { count: number; first: string; last: string; last_verdict: string; last_analysis_id: string };
+    assert.deepEqual([seen.count, seen.last_verdict, seen.first === seen.last], [1, 'unknown', true]);
+    assert.match(seen.last_analysis_id, /^[0-9a-f-]{36}$/);
     assert.deepEqual(results, [
-      { observable: 'example.com', type: 'FQDN', reversed_success: true, reverse_dns: { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }, verdict: 'unknown', reasons: [], tlp: 'AMBER', pap: 'GREEN' },
-      { observable: '8.8.8.8', type: 'IPv4', reversed_success: true, reverse_dns: { reverse_dns: ['dns.google'] }, verdict: 'unknown', reasons: [], tlp: 'AMBER', pap: 'GREEN' },
+      { observable: 'example.com', type: 'FQDN', reversed_success: true, reverse_dns: { reverse_dns: ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'] }, seen: null, verdict: 'unknown', reasons: [], tlp: 'AMBER', pap: 'GREEN' },
+      { observable: '8.8.8.8', type: 'IPv4', reversed_success: true, reverse_dns: { reverse_dns: ['dns.google'] }, seen, verdict: 'unknown', reasons: [], tlp: 'AMBER', pap: 'GREEN' },
     ]);
   });
 
@@ -66,7 +70,7 @@ describe('oas analyze', () => {
     const run = await oas(['analyze', '1.1.1.1', 'example.com', '--json', '--config', config.file]);
     assert.equal(run.code, 0, run.stderr);
     const [ip, domain] = JSON.parse(run.stdout) as Record<string, unknown>[];
-    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'pap', 'provider_11', 'rdap_whois', 'reasons', 'reverse_dns', 'reversed_success', 'tlp', 'type', 'verdict']);
+    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'pap', 'provider_11', 'rdap_whois', 'reasons', 'reverse_dns', 'reversed_success', 'seen', 'tlp', 'type', 'verdict']);
     assert.equal((ip!.provider_11 as { ip: string }).ip, '1.1.1.1');
     assert.equal(ip!.rdap_whois, null, 'rdap_whois does not apply to an IP');
     assert.equal((domain!.provider_11 as { ip: string }).ip, '93.184.215.14', 'provider_11 ran on the resolved IP');

@@ -42,7 +42,7 @@ const SET_IDS = {
   triage: ['reverse_dns', 'intel', 'intel_domain'],
 };
 /** The fields of a result that are no engine's. */
-const META = new Set(['observable', 'type', 'reversed_success', 'errors', 'verdict', 'reasons', 'tlp', 'pap']);
+const META = new Set(['observable', 'type', 'reversed_success', 'errors', 'seen', 'verdict', 'reasons', 'tlp', 'pap']);
 
 interface Result {
   observable: string;

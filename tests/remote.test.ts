@@ -41,6 +41,10 @@ after(async () => {
 });
 
 /** The table without its last line (the footer names the analysis). */
+/** A result's `seen` in the JSON output (issue 38), null or an object, with its line break. */
+const SEEN_JSON = /^ {4}"seen": (null|\{[^}]*\}),\n/gm;
+/** The "seen" line of a block (issue 38). */
+const SEEN_LINE = /^ {12}seen (once,|\d+ times) .*\n/gm;
 /** The observables' blocks and the verdict counts; the footer's lines after them, joined by " · ". */
 const verdictsLine = (lines: string[]) => lines.findIndex((l) => l.startsWith('Verdicts: '));
 /** The blocks and the verdicts' line (a local table's marking line above them left out: the remote one has it only with --tlp and --pap). */
@@ -80,8 +84,14 @@ describe('oas analyze --server: against oas serve', () => {
     assert.equal(local.code, 0, local.stderr);
     assert.equal(remote.code, 0, remote.stderr);
     assert.equal(remote.stderr, '', 'no spinner when stderr is not a terminal');
-    assert.deepEqual(JSON.parse(remote.stdout), JSON.parse(local.stdout));
-    assert.equal(remote.stdout, local.stdout, 'same formatting');
+    // Seen before (issue 38): the server's store is the local one (one data_dir), and the local
+    // analysis came first: the remote one counts it. The rest is the same, formatting included.
+    const remoteResults = JSON.parse(remote.stdout) as { seen: { count: number } | null }[];
+    const localResults = JSON.parse(local.stdout) as { seen: { count: number } | null }[];
+    remoteResults.forEach((result, i) => assert.equal(result.seen?.count, (localResults[i]!.seen?.count ?? 0) + 1));
+    const unseen = (text: string) => text.replace(SEEN_JSON, '');
+    assert.deepEqual(JSON.parse(unseen(remote.stdout)), JSON.parse(unseen(local.stdout)));
+    assert.equal(unseen(remote.stdout), unseen(local.stdout), 'same formatting');
   });
 
   test('the table is the local one; the footer names the analysis and its page', async () => {
@@ -89,7 +99,9 @@ describe('oas analyze --server: against oas serve', () => {
     const local = await oas([...args, '--config', config.file]);
     const remote = await oas([...args, '--server', open.url]);
     assert.equal(remote.code, 0, remote.stderr);
-    assert.equal(tableOf(remote.stdout), tableOf(local.stdout));
+    // The seen lines (issue 38) say what the store held before each run: the remote run counts the local one.
+    assert.equal(tableOf(remote.stdout).replace(SEEN_LINE, ''), tableOf(local.stdout).replace(SEEN_LINE, ''));
+    assert.match(blockOf(remote.stdout, '8.8.8.8'), /^ {12}seen (once, on|\d+ times since) \d{4}-\d\d-\d\d, (last )?unknown$/m);
     assert.match(footerOf(remote.stdout), /^2 observable\(s\), 3 engine\(s\) · analysis ([0-9a-f-]{36}) · http:\/\/127\.0\.0\.1:\d+\/results\/\1$/);
     assert.ok(remote.stdout.includes('dns.google'));
   });
@@ -98,7 +110,7 @@ describe('oas analyze --server: against oas serve', () => {
     const run = await oas(['analyze', '-', '--json', '--server', open.url], { input: 'host 1.1.1.1 seen\n' });
     assert.equal(run.code, 0, run.stderr);
     const [ip] = JSON.parse(run.stdout) as Record<string, unknown>[];
-    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'provider_11', 'rdap_whois', 'reasons', 'reverse_dns', 'reversed_success', 'type', 'verdict']);
+    assert.deepEqual(Object.keys(ip!).sort(), ['observable', 'provider_11', 'rdap_whois', 'reasons', 'reverse_dns', 'reversed_success', 'seen', 'type', 'verdict']);
   });
 
   test('OAS_SERVER, and every form of the URL and prefix', async () => {

@@ -321,12 +321,13 @@ describe('roles on one server (SQLite, with api_token)', { timeout: 90_000 }, ()
       assert.match(await refusal(await get(`${base}/ui/history?${bad}`, alice), 400), /"mine"/, bad);
     }
 
-    // The spec's endpoints keep their format: no started_by there.
+    // The spec's endpoints keep their format: no started_by there (seen, issue 38, is a field
+    // beyond the spec's, as verdict is elsewhere).
     const results = await get(`${base}/api/results/${id}`, alice);
     assert.equal(results.status, 200);
     const rows = JSON.parse(results.body) as Record<string, unknown>[];
     assert.ok(Array.isArray(rows));
-    for (const row of rows) assert.deepEqual(Object.keys(row).sort(), ['observable', 'reverse_dns', 'reversed_success', 'type']);
+    for (const row of rows) assert.deepEqual(Object.keys(row).sort(), ['observable', 'reverse_dns', 'reversed_success', 'seen', 'type']);
     assert.doesNotMatch(results.body, /started_by|"alice"/);
     assert.deepEqual(JSON.parse((await get(`${base}/api/is_analysis_complete/${id}`, alice)).body), { complete: true });
   });

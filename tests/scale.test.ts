@@ -267,7 +267,12 @@ describe('many servers and workers on one Redis', { skip: redisSkip, timeout: 18
     await complete(serverC, second);
     assert.deepEqual(calls(), before, 'no upstream called again: every answer came from the shared cache');
     const cached = await getJson<Result[]>(serverC, `/api/results/${second}`);
-    assert.deepEqual(cached, await getJson<Result[]>(serverB, `/api/results/${first}`));
+    const earlier = await getJson<Result[]>(serverB, `/api/results/${first}`);
+    // Seen before (issue 38): the second carries the first; the rest is the same, from the cache.
+    assert.ok(earlier.every((r) => r.seen === null), 'no analysis held these before the first');
+    assert.ok(cached.every((r) => (r.seen as { last_analysis_id?: string } | null)?.last_analysis_id === first), 'the second says the first held them');
+    const unseen = (results: Result[]) => results.map(({ seen: _seen, ...rest }) => rest);
+    assert.deepEqual(unseen(cached), unseen(earlier));
 
     const third = await analyze(serverC, { text: input.join('\n'), engines, ignore_cache: true });
     await complete(serverC, third);
