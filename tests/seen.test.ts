@@ -314,6 +314,23 @@ describe('oas serve: the API and the pages over HTTP', () => {
   });
 });
 
+test('with api_token: the observable\'s page loads without it (it signs in from there); its JSON needs it', async () => {
+  const token = 'seen-test-token-Qw8Zr3Lp6Tn1';
+  const config = configWith({ api_token: token });
+  const server = await spawnServe(config.file, { cwd: config.dir });
+  try {
+    const page = await fetch(`${server.url}/observables/seen-api.com`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /data-observable="seen-api\.com"/);
+    assert.equal((await fetch(`${server.url}/ui/observables/seen-api.com`)).status, 401);
+    const json = await fetch(`${server.url}/ui/observables/seen-api.com`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(json.status, 200);
+    assert.deepEqual(await json.json(), { value: 'seen-api.com', total: 0, items: [] });
+  } finally {
+    await server.stop();
+  }
+});
+
 describe('oas serve --redis: a worker carries seen, oas history reads Redis', { skip: redisSkip }, () => {
   let redis: RedisServer;
   let server: ServeProcess;

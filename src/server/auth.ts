@@ -2,7 +2,8 @@
  * `api_token`: every API endpoint, every `/ui/` JSON endpoint and `/export/` require the token, as
  * `Authorization: Bearer <token>` or `X-API-Key: <token>`, or a session cookie the web UI got by
  * posting the token once to `/signin`. Everything else that is not one of the pages (`/`,
- * `/history`, `/results/<id>`, their assets, `/signin`, `/signout`) requires it too: unknown paths
+ * `/history`, `/results/<id>`, `/observables/<value>`, their assets, `/signin`, `/signout`)
+ * requires it too: unknown paths
  * answer 401, not 404, to a client without the token.
  *
  * - Tokens are compared in constant time (SHA-256 digests of both, then timingSafeEqual), so
@@ -209,7 +210,7 @@ export interface Auth {
 }
 
 /** Paths anyone may load: the pages' HTML (they sign in from there), their assets, sign-in/out, health. */
-const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/watchlists$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/, /^\/healthz$/, /^\/readyz$/];
+const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/watchlists$/, /^\/observables\/[^/]+$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/, /^\/healthz$/, /^\/readyz$/];
 const RESULTS_PAGE = /^\/results\/[^/]+$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** How long the answer to "is there any user?" is reused (a user added by `oas users` counts within it). */
