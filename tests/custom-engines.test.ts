@@ -599,11 +599,11 @@ describe('through oas: engines, analyze and its exports, serve', () => {
     ]);
     for (const run of [json, jsonl]) assert.equal(run.code, 0, run.stderr);
     const results = JSON.parse(json.stdout) as Record<string, unknown>[];
-    // Seen before (issue 38): the tests before analysed it, judged malicious. The two runs here go
-    // side by side: whether one counts the other depends on which looked first, so seen is set
-    // apart from the comparison of the two.
+    // Seen before (issue 38): the tests before analysed it (the last of them without the custom
+    // engines: unknown). The two runs here go side by side: whether one counts the other (judged
+    // malicious) depends on which looked first, so seen is set apart from the comparison of the two.
     const seen = results[0]!.seen as { count: number; last_verdict: string };
-    assert.ok(seen.count >= 1 && seen.last_verdict === 'malicious', JSON.stringify(seen));
+    assert.ok(seen.count >= 1 && ['malicious', 'unknown'].includes(seen.last_verdict), JSON.stringify(seen));
     assert.deepEqual(results[0], {
       observable: A, type: 'IPv4', reversed_success: false,
       intel: { score: 91, category: 'Botnet', tags: ['c2', 'scanner'], asn: 64500, notes: null },
