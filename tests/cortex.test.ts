@@ -33,6 +33,7 @@ let intel: FakeHttpServer;
 let server: ServeProcess;
 let audit: string;
 let base: string;
+let configFile: string;
 const tokens = new Map<string, string>();
 
 async function call(method: string, path: string, options: { body?: unknown; key?: string } = {}): Promise<{ status: number; json: any; headers: Headers }> {
@@ -111,6 +112,7 @@ before(async () => {
     assert.equal(run.code, 0, run.stderr);
     tokens.set(name, run.stdout.trim());
   }
+  configFile = config.file;
   server = await spawnServe(config.file);
   base = `${server.url}/cortex`;
 });
@@ -126,6 +128,10 @@ describe('TheHive 4.1\'s Cortex connector', () => {
     assert.equal(status.status, 200);
     assert.equal(typeof status.json.versions.Cortex, 'string');
     assert.ok(Array.isArray(status.json.config.authType));
+    // As Cortex's: the status answers without a key (TheHive sends one all the same).
+    const open = await fetch(`${base}/api/status`);
+    assert.equal(open.status, 200);
+    assert.equal(typeof ((await open.json()) as { versions: { Cortex: string } }).versions.Cortex, 'string');
     const user = await call('GET', 'user/current', { key: tokens.get('alice')! });
     assert.equal(user.status, 200);
     assert.equal(user.json.id, 'alice');
@@ -246,6 +252,20 @@ describe('cortex4py', () => {
     const after = (await call('POST', 'job/_search', { body: { query: {} } })).json as any[];
     assert.ok(!after.some((j) => j.id === id));
     assert.equal((await call('GET', `job/${id}`)).json.status, 'Deleted');
+  });
+
+  test('a job outlives its server: after a restart it reads the same (analyzer, data type, message, parameters), a deleted one stays deleted', async () => {
+    const body = { dataType: 'fqdn', tlp: 1, pap: 1, data: 'cyberbro.net', message: 'from case #42', parameters: { origin: 'thehive' } };
+    const kept = (await call('POST', 'analyzer/oas_Intel_1_0/run', { body })).json.id as string;
+    const gone = (await call('POST', 'analyzer/oas_Intel_1_0/run', { body: { ...body, data: 'www.cyberbro.net' } })).json.id as string;
+    for (const id of [kept, gone]) assert.equal((await call('GET', `job/${id}/waitreport?atMost=1minute`)).json.status, 'Success');
+    assert.equal((await call('DELETE', `job/${gone}`)).status, 204);
+    await server.stop();
+    server = await spawnServe(configFile);
+    base = `${server.url}/cortex`;
+    const job = readJob((await call('GET', `job/${kept}`)).json);
+    assert.deepEqual([job.workerId, job.dataType, job.data, job.message, job.parameters, job.status], ['oas_Intel_1_0', 'fqdn', 'cyberbro.net', 'from case #42', { origin: 'thehive' }, 'Success']);
+    assert.equal((await call('GET', `job/${gone}`)).json.status, 'Deleted');
   });
 
   test('errors in Cortex\'s body: a wrong key (401), a viewer running a job (403), unknown job (404), a bad atMost or body (400)', async () => {

@@ -7,6 +7,7 @@ import { extractObservables } from '../observables/extract.js';
 import { MarkingError, parseMarking, type Marking } from '../marking/levels.js';
 import type { Observable } from '../observables/types.js';
 import type { AnalysisSource, FileExtraction } from '../files/types.js';
+import type { CortexJobFields } from '../store/analysis-store.js';
 import type { Selection } from '../runner/types.js';
 
 /** Bad input from the caller (HTTP 400, CLI exit 2). */
@@ -52,6 +53,8 @@ export interface AnalysisRequest {
   started_by?: string | undefined;
   /** The watchlist it is a run of (issue 36, src/automation/): set by the watchlists, never by a body. */
   watchlist?: string | undefined;
+  /** The Cortex job it is (issue 39, src/enrichment/cortex.ts): set by the Cortex API, never by a body. */
+  cortex?: CortexJobFields | undefined;
   /**
    * Where its `analysis.completed` event also goes (issue 36): a URL on a host of the setting
    * `callback_hosts` (else an InputError naming the setting).

@@ -153,6 +153,7 @@ export class AnalysisService {
       observables: prepared.observables,
       ...(prepared.source ? { source: prepared.source } : {}),
       ...(request.watchlist ? { watchlist: request.watchlist } : {}),
+      ...(request.cortex ? { cortex: request.cortex } : {}),
       ...(prepared.callback_url ? { callback_url: prepared.callback_url } : {}),
       complete: false,
       progress: { done: 0, total: prepared.observables.length * prepared.selections.length },
@@ -200,6 +201,17 @@ export class AnalysisService {
   private readonly observableListeners = new Map<string, ObservableListener>();
 
   /** The stored header (with the results inside for records of older versions). */
+  /**
+   * Marks a Cortex job deleted in its stored header (issue 39: DELETE /cortex/api/job/<id>); its
+   * analysis stays in the history. False when it is no Cortex job.
+   */
+  async deleteCortexJob(id: string): Promise<boolean> {
+    const header = await this.store.getHeader(id);
+    if (!header?.cortex) return false;
+    await this.store.putHeader({ ...header, cortex: { ...header.cortex, deleted: true } });
+    return true;
+  }
+
   get(id: string): Promise<AnalysisHeader | undefined> {
     return this.reader.get(id);
   }

@@ -8,9 +8,10 @@
  *   as Cortex's numbers; and `oas_Verdict_1_0`, the default engines with oas's verdict.
  * - A job is an oas analysis (src/analysis/service.ts: cache unless `force`, quotas, fair share,
  *   the TLP/PAP rules); its id is the analysis's. What only Cortex knows of a job (its analyzer,
- *   data type, message, parameters, that it was deleted) is kept in this process (the newest
- *   MAX_JOBS); a job of an earlier process is still read from its analysis, its analyzer and data
- *   type worked out from the analysis's engines and observable.
+ *   data type, data, message, parameters, that it was deleted) is kept in its analysis's header
+ *   (`cortex`), so a job reads the same after a restart and on every server of a Redis, and in
+ *   this process (the newest MAX_JOBS, which `_search` lists); an analysis of an older version is
+ *   still read as a job, its analyzer and data type worked out from its engines and observable.
  * - Its report: `full` the engine's result object (for Verdict: the verdict, its reasons, each
  *   engine's result, what was withheld), `summary.taxonomies` one per engine (level from the
  *   verdict's evidence, namespace `oas`, predicate the engine's label, value its one-line summary),
@@ -216,6 +217,8 @@ export class CortexJobs {
     const { catalog, analyses } = this.services();
     const engines = analyzer.engine ? [analyzer.engine] : catalog.defaults();
     const observable = observableOfData(body.dataType, body.data, (type) => engines.some((e) => engineAccepts(e, type)));
+    const message = typeof body.message === 'string' ? body.message : '';
+    const parameters = typeof body.parameters === 'object' && body.parameters !== null && !Array.isArray(body.parameters) ? body.parameters as Record<string, unknown> : {};
     const request = {
       text: observable.value,
       ...(analyzer.engine ? { engines: [analyzer.engine.id] } : {}),
@@ -223,6 +226,8 @@ export class CortexJobs {
       tlp,
       pap,
       started_by: who,
+      // Kept in the analysis's header: the job reads the same after a restart, on any server of a Redis.
+      cortex: { analyzer: analyzer.id, data_type: body.dataType, data: body.data, message, parameters },
     };
     let header: AnalysisHeader;
     try {
@@ -233,9 +238,7 @@ export class CortexJobs {
       throw error;
     }
     const job: JobRecord = {
-      id: header.id, analyzer, dataType: body.dataType, data: body.data, tlp: tlpNumber(tlp), pap: papNumber(pap),
-      message: typeof body.message === 'string' ? body.message : '',
-      parameters: typeof body.parameters === 'object' && body.parameters !== null && !Array.isArray(body.parameters) ? body.parameters as Record<string, unknown> : {},
+      id: header.id, analyzer, dataType: body.dataType, data: body.data, tlp: tlpNumber(tlp), pap: papNumber(pap), message, parameters,
       createdAt: Date.parse(header.created_at), createdBy: who,
     };
     this.jobs.set(job.id, job);
@@ -256,6 +259,15 @@ export class CortexJobs {
 
   private fromHeader(header: AnalysisHeader): JobRecord | undefined {
     const observable = header.observables[0];
+    const kept = header.cortex;
+    const keptAnalyzer = kept ? this.analyzers().find((a) => a.id === kept.analyzer) : undefined;
+    if (kept && keptAnalyzer && observable) {
+      return {
+        id: header.id, analyzer: keptAnalyzer, dataType: kept.data_type, data: kept.data,
+        tlp: tlpNumber(header.tlp ?? 'AMBER'), pap: papNumber(header.pap ?? 'AMBER'), message: kept.message, parameters: kept.parameters,
+        createdAt: Date.parse(header.created_at), createdBy: header.started_by ?? 'anonymous', ...(kept.deleted ? { deleted: true } : {}),
+      };
+    }
     if (header.observables.length !== 1 || !observable) return undefined;
     const analyzers = this.analyzers();
     const single = header.engines.length === 1 ? analyzers.find((a) => a.engine && header.engines[0] === a.engine.id) : undefined;
@@ -274,6 +286,8 @@ export class CortexJobs {
     const { job } = await this.get(id);
     job.deleted = true;
     this.jobs.set(id, job);
+    // In its analysis's header too: deleted it stays after a restart.
+    await this.services().analyses.deleteCortexJob(id);
   }
 
   /** This process's jobs, newest first, not deleted. */

@@ -210,7 +210,7 @@ export interface Auth {
 }
 
 /** Paths anyone may load: the pages' HTML (they sign in from there), their assets, sign-in/out, health. */
-const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/watchlists$/, /^\/observables\/[^/]+$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/, /^\/healthz$/, /^\/readyz$/];
+const PUBLIC_PATHS = [/^\/$/, /^\/history$/, /^\/watchlists$/, /^\/observables\/[^/]+$/, /^\/assets\/[^/]+$/, /^\/favicon\.ico$/, /^\/signin$/, /^\/signout$/, /^\/healthz$/, /^\/readyz$/, /^\/cortex\/api\/status$/];
 const RESULTS_PAGE = /^\/results\/[^/]+$/;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** How long the answer to "is there any user?" is reused (a user added by `oas users` counts within it). */

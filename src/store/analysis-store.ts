@@ -12,6 +12,16 @@ import type { ObservableVerdict } from '../verdict/verdict.js';
 import type { HistoryView, VerdictCountsView } from '../view/types.js';
 import type { SeenHistory, SeenRecord } from './seen.js';
 
+/** What a Cortex job (issue 39) is beside its analysis: its analyzer, what it was asked, and whether it was deleted. */
+export interface CortexJobFields {
+  analyzer: string;
+  data_type: string;
+  data: string;
+  message: string;
+  parameters: Record<string, unknown>;
+  deleted?: boolean;
+}
+
 /** Who started an analysis: `oas analyze` or `oas serve` (its API). */
 export type AnalysisOrigin = 'cli' | 'server';
 
@@ -48,6 +58,8 @@ export interface AnalysisHeader {
   callback_url?: string;
   /** The watchlist it is a run of (issue 36), when a watchlist started it. */
   watchlist?: string;
+  /** When it is a Cortex job (issue 39): what only Cortex knows of the job, so it outlives the process. */
+  cortex?: CortexJobFields;
   complete: boolean;
   /** Stored: as of the start, and at the end. The running analysis's own copy is live. */
   progress: Progress;
