@@ -159,13 +159,15 @@ export class TeamKnowledge {
     throw new KnowledgeNotFoundError(`${shown(value)} has no mark`);
   }
 
-  /** The mark on one observable now, if any (the results page of an earlier analysis asks it). */
-  async currentMarks(observables: readonly Observable[]): Promise<Map<string, StoredMark>> {
-    const found = new Map<string, StoredMark>();
-    const snapshot = await this.snapshot();
+  /** The marks that apply now to these observables, by value (the results page of an earlier analysis asks): the marks alone are read. */
+  async currentMarks(observables: readonly Observable[]): Promise<Map<string, ObservableMark>> {
+    const found = new Map<string, ObservableMark>();
+    const marks = await this.sources.marks.list();
+    if (marks.length === 0) return found;
+    const markOf = marksOf(marks, (await loadRules()).observableKey, this.now);
     for (const observable of observables) {
-      const mark = snapshot.markOf(observable);
-      if (mark) found.set(observable.value, mark as StoredMark);
+      const mark = markOf(observable);
+      if (mark) found.set(observable.value, mark);
     }
     return found;
   }
@@ -178,19 +180,33 @@ export class TeamKnowledge {
     const configured = this.sources.configured();
     const [stored, marks] = await Promise.all([this.sources.allowlist.list(), this.sources.marks.list()]);
     if (configured.length === 0 && stored.length === 0 && marks.length === 0) return NOTHING;
-    const { Allowlist, configuredEntries, observableKey } = await loadRules();
-    const entries = [...configuredEntries(configured), ...stored];
-    const byValue = new Map(marks.map((mark) => [mark.value, mark]));
+    const rules = await loadRules();
     return {
-      allowlist: entries.length > 0 ? new Allowlist(entries) : undefined,
-      markOf: (observable, now = this.now()) => {
-        if (byValue.size === 0) return undefined;
-        const mark = byValue.get(observableKey(observable));
-        if (!mark || (mark.expires !== null && Date.parse(mark.expires) <= now)) return undefined;
-        return { verdict: mark.verdict, note: mark.note, by: mark.by, at: mark.at, expires: mark.expires };
-      },
+      allowlist: configured.length + stored.length > 0 ? this.allowlistOf(rules, configured, stored) : undefined,
+      markOf: marks.length > 0 ? marksOf(marks, rules.observableKey, this.now) : () => undefined,
     };
   }
+
+  /** The last allowlist built, and what it was built from: built again only when the entries change, not per analysis. */
+  private built: { configured: readonly ConfiguredEntry[]; stored: string; allowlist: Allowlist } | undefined;
+
+  private allowlistOf(rules: Rules, configured: readonly ConfiguredEntry[], stored: readonly AllowEntry[]): Allowlist {
+    const text = JSON.stringify(stored);
+    if (this.built?.configured !== configured || this.built.stored !== text) {
+      this.built = { configured, stored: text, allowlist: new rules.Allowlist([...rules.configuredEntries(configured), ...stored]) };
+    }
+    return this.built.allowlist;
+  }
+}
+
+/** Which mark applies to an observable at `now` (given, else the clock's): by its key, unless expired. */
+function marksOf(marks: readonly StoredMark[], keyOf: Rules['observableKey'], clock: () => number): KnowledgeSnapshot['markOf'] {
+  const byValue = new Map(marks.map((mark) => [mark.value, mark]));
+  return (observable, now = clock()) => {
+    const mark = byValue.get(keyOf(observable));
+    if (!mark || (mark.expires !== null && Date.parse(mark.expires) <= now)) return undefined;
+    return { verdict: mark.verdict, note: mark.note, by: mark.by, at: mark.at, expires: mark.expires };
+  };
 }
 
 function objectOf(input: unknown, shape: string): Record<string, unknown> {

@@ -26,6 +26,7 @@
 import { randomUUID } from 'node:crypto';
 import { InputError } from '../analysis/request.js';
 import { observableVerdict } from '../analysis/rows.js';
+import { clip } from '../export/common.js';
 import type { AnalysisService } from '../analysis/service.js';
 import { resultsLink } from '../automation/links.js';
 import type { Config } from '../config/schema.js';
@@ -95,7 +96,7 @@ export async function answerQuery(body: unknown, services: QueryServices, hooks:
   const complete = await completion(analyses, header.id, waitS * 1000, hooks.signal);
   hooks.read?.(header, module, complete);
   if (!complete) {
-    return fail(`oas is still analysing ${clip(asked.value)} (analysis ${header.id}): it took longer than ${waitS} s (setting misp_modules_timeout_s); ask again in a moment, its engines' answers will come from the cache`);
+    return fail(`oas is still analysing ${clip(asked.value, 100)} (analysis ${header.id}): it took longer than ${waitS} s (setting misp_modules_timeout_s); ask again in a moment, its engines' answers will come from the cache`);
   }
   const record = await analyses.latest(header.id);
   const items: Judged[] = [];
@@ -123,10 +124,10 @@ function askedOf(query: Record<string, unknown>, module: MispModule): { type: st
     const known = types.find((key) => module.input.includes(key)) ?? types.find((key) => key in MISP_TYPES) ?? types[0];
     if (known === undefined) return `the query holds no attribute: send {"module": "${module.name}", "<type>": "<value>"} or {"module": "${module.name}", "attribute": {"type", "value", "uuid"}}; ${module.name} takes ${module.input.join(', ')}`;
     type = known;
-    if (typeof query[known] !== 'string') return `the value of "${clip(known)}" must be a string`;
+    if (typeof query[known] !== 'string') return `the value of "${clip(known, 100)}" must be a string`;
     value = query[known] as string;
   }
-  if (!module.input.includes(type)) return `Unsupported attribute type: ${module.name} takes no "${clip(type)}" attribute; it takes ${module.input.join(', ')}`;
+  if (!module.input.includes(type)) return `Unsupported attribute type: ${module.name} takes no "${clip(type, 100)}" attribute; it takes ${module.input.join(', ')}`;
   const attribute: AskedAttribute = { uuid: typeof fields.uuid === 'string' && fields.uuid !== '' ? fields.uuid : randomUUID(), type, value };
   for (const field of REPEATED_FIELDS) {
     const repeated = fields[field];
@@ -163,7 +164,7 @@ function unknownModule(name: string, modules: readonly MispModule[], services: Q
   const engine = services.catalog.engines.find((e) => moduleName(`oas_${e.id}`) === name);
   if (engine) return `${name}: the engine ${engine.id}${engine.service !== engine.id ? ` (${engine.service})` : ''} is not configured on this oas server: give its credentials under engines.${engine.id} (oas engines lists what it needs)`;
   const offered = modules.map((m) => m.name).join(', ');
-  return `unknown module: ${clip(name)}; this oas server offers ${offered.length > 600 ? `${offered.slice(0, 599)}…` : offered}`;
+  return `unknown module: ${clip(name, 100)}; this oas server offers ${clip(offered, 600)}`;
 }
 
 /** Whether the analysis completed within `ms` (polled: in this process or, with Redis, the store); the Cortex API's waitreport waits with it too. */
@@ -182,8 +183,4 @@ export async function completion(analyses: AnalysisService, id: string, ms: numb
 function positiveSeconds(value: unknown): number | undefined {
   const n = typeof value === 'string' ? Number(value) : value;
   return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : undefined;
-}
-
-function clip(text: string): string {
-  return text.length <= 100 ? text : `${text.slice(0, 99)}…`;
 }

@@ -10,6 +10,7 @@
  */
 import { extractObservables } from '../observables/extract.js';
 import type { Observable, ObservableType } from '../observables/types.js';
+import { clip } from '../export/common.js';
 
 /** What one part of a MISP value is, as oas's types; null for a part oas does not analyse. */
 type Part = readonly ObservableType[] | null;
@@ -77,7 +78,7 @@ export function observablesOf(type: string, value: string, accepts: (type: Obser
     if (observable) found.push({ value: observable.value, type: observable.type });
   });
   if (found.length > 0) return found;
-  return `the ${type} attribute ${JSON.stringify(clipped(value))} holds no ${describe(parts, accepts)} oas can analyse`;
+  return `the ${type} attribute ${JSON.stringify(clip(value, 200))} holds no ${describe(parts, accepts)} oas can analyse`;
 }
 
 /** `a|b|c` as `a|b` and `c`: a file name may hold a `|`, a hash, address or port never does. */
@@ -94,8 +95,4 @@ function describe(parts: readonly Part[], accepts: (type: ObservableType) => boo
   };
   const types = parts.flatMap((part) => part?.filter(accepts) ?? []);
   return [...new Set(types.map((t) => words[t]))].join(' or ') || 'observable';
-}
-
-function clipped(value: string): string {
-  return value.length <= 200 ? value : `${value.slice(0, 199)}…`;
 }
