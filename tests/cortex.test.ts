@@ -254,7 +254,7 @@ describe('cortex4py', () => {
     assert.equal((await call('GET', `job/${id}`)).json.status, 'Deleted');
   });
 
-  test('a job outlives its server: after a restart it reads the same (analyzer, data type, message, parameters), a deleted one stays deleted', async () => {
+  test('a job outlives its server: after a restart it reads the same (analyzer, data type, message, parameters) and job/_search finds it; a deleted one stays deleted and unlisted', async () => {
     const body = { dataType: 'fqdn', tlp: 1, pap: 1, data: 'cyberbro.net', message: 'from case #42', parameters: { origin: 'thehive' } };
     const kept = (await call('POST', 'analyzer/oas_Intel_1_0/run', { body })).json.id as string;
     const gone = (await call('POST', 'analyzer/oas_Intel_1_0/run', { body: { ...body, data: 'www.cyberbro.net' } })).json.id as string;
@@ -266,6 +266,8 @@ describe('cortex4py', () => {
     const job = readJob((await call('GET', `job/${kept}`)).json);
     assert.deepEqual([job.workerId, job.dataType, job.data, job.message, job.parameters, job.status], ['oas_Intel_1_0', 'fqdn', 'cyberbro.net', 'from case #42', { origin: 'thehive' }, 'Success']);
     assert.equal((await call('GET', `job/${gone}`)).json.status, 'Deleted');
+    const listed = ((await call('POST', 'job/_search?range=all', { body: { query: { _field: 'message', _value: 'from case #42' } } })).json as any[]).map(readJob);
+    assert.deepEqual(listed.map((j) => [j.id, j.message]), [[kept, 'from case #42']], 'the store lists the jobs of before the restart, not the deleted one');
   });
 
   test('errors in Cortex\'s body: a wrong key (401), a viewer running a job (403), unknown job (404), a bad atMost or body (400)', async () => {

@@ -188,6 +188,33 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
     assert.equal(page.total, 1);
   });
 
+  test('cortexJobs: the Cortex jobs not deleted, newest first, as SQLite gives them; a deletion or a removal drops one', async () => {
+    const dir = tempDir('oas-redis-cortex-');
+    const storage = await openStorage(join(dir, 'data'));
+    try {
+      const stores = [new RedisAnalysisStore(redis.client, 'cortex-test:'), sqliteAnalysisStore(storage)];
+      const job = (data: string, over: Partial<NonNullable<AnalysisHeader['cortex']>> = {}) =>
+        header([fqdn(data)], { cortex: { analyzer: 'oas_Intel_1_0', data_type: 'fqdn', data, message: '', parameters: {}, ...over } });
+      const first = job('first.cyberbro.net');
+      const plain = header([fqdn('not-a-job.cyberbro.net')]);
+      const second = completed(job('second.cyberbro.net'), undefined);
+      const deleted = job('deleted.cyberbro.net', { deleted: true });
+      const third = job('third.cyberbro.net');
+      const removed = job('removed.cyberbro.net');
+      for (const store of stores) {
+        for (const h of [first, plain, second, deleted, third, removed]) await store.putHeader(h);
+        await store.remove(removed.id);
+        assert.deepEqual((await store.cortexJobs(10)).map((h) => h.id), [third.id, second.id, first.id]);
+        assert.deepEqual(await store.cortexJobs(1), [third]);
+        await store.putHeader({ ...third, cortex: { ...third.cortex!, deleted: true } });
+        assert.deepEqual((await store.cortexJobs(10)).map((h) => h.id), [second.id, first.id]);
+      }
+    } finally {
+      await storage.close();
+      removeTempDir(dir);
+    }
+  });
+
   describe('history: the same pages and searches as the SQLite history', () => {
     let dir: string;
     let storage: Storage;

@@ -208,8 +208,18 @@ export class AnalysisService {
   async deleteCortexJob(id: string): Promise<boolean> {
     const header = await this.store.getHeader(id);
     if (!header?.cortex) return false;
+    // Running here, its completion writes the header it started with: marked again then.
+    if (this.running.has(id)) this.cortexDeleted.add(id);
     await this.store.putHeader({ ...header, cortex: { ...header.cortex, deleted: true } });
     return true;
+  }
+
+  /** Cortex jobs deleted while they ran here (deleteCortexJob). */
+  private readonly cortexDeleted = new Set<string>();
+
+  /** The stored Cortex jobs not deleted, newest first, at most `limit` (every server's). */
+  cortexJobs(limit: number): Promise<AnalysisHeader[]> {
+    return this.store.cortexJobs(limit);
   }
 
   get(id: string): Promise<AnalysisHeader | undefined> {
@@ -292,7 +302,12 @@ export class AnalysisService {
     const { id } = header;
     const { live, done } = launchAnalysis(this.launching, header, selections, saved);
     const work = done
-      .then((final) => {
+      .then(async (final) => {
+        if (this.cortexDeleted.delete(id) && final.cortex) {
+          final = { ...final, cortex: { ...final.cortex, deleted: true } };
+          // The analysis is complete whatever: a store failing here loses only the mark.
+          await this.store.putHeader(final).catch(() => {});
+        }
         this.reader.rememberComplete(id);
         this.completed(final);
         return final;

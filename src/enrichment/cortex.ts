@@ -9,9 +9,9 @@
  * - A job is an oas analysis (src/analysis/service.ts: cache unless `force`, quotas, fair share,
  *   the TLP/PAP rules); its id is the analysis's. What only Cortex knows of a job (its analyzer,
  *   data type, data, message, parameters, that it was deleted) is kept in its analysis's header
- *   (`cortex`), so a job reads the same after a restart and on every server of a Redis, and in
- *   this process (the newest MAX_JOBS, which `_search` lists); an analysis of an older version is
- *   still read as a job, its analyzer and data type worked out from its engines and observable.
+ *   (`cortex`), so a job reads the same after a restart and on every server of a Redis, and
+ *   `_search` lists every server's (the store's newest MAX_JOBS); an analysis of an older version
+ *   is still read as a job, its analyzer and data type worked out from its engines and observable.
  * - Its report: `full` the engine's result object (for Verdict: the verdict, its reasons, each
  *   engine's result, what was withheld), `summary.taxonomies` one per engine (level from the
  *   verdict's evidence, namespace `oas`, predicate the engine's label, value its one-line summary),
@@ -65,7 +65,7 @@ export const papNumber = (pap: Pap): number => PAP_OF_NUMBER.indexOf(pap);
 
 export const VERDICT_ANALYZER = 'oas_Verdict_1_0';
 const ORGANIZATION = 'oas';
-/** Jobs remembered in this process (their analyses stay in the history whatever). */
+/** Jobs `_search` reads from the store at most, newest first (their analyses stay in the history whatever). */
 const MAX_JOBS = 10_000;
 
 export interface Analyzer {
@@ -191,8 +191,6 @@ export function observableOfData(dataType: string, data: string, accepts: (type:
 
 /** Jobs of this process, oldest first; and the running of new ones. */
 export class CortexJobs {
-  private readonly jobs = new Map<string, JobRecord>();
-
   constructor(private readonly services: () => CortexServices) {}
 
   analyzers(): Analyzer[] {
@@ -241,18 +239,16 @@ export class CortexJobs {
       id: header.id, analyzer, dataType: body.dataType, data: body.data, tlp: tlpNumber(tlp), pap: papNumber(pap), message, parameters,
       createdAt: Date.parse(header.created_at), createdBy: who,
     };
-    this.jobs.set(job.id, job);
-    while (this.jobs.size > MAX_JOBS) this.jobs.delete(this.jobs.keys().next().value!);
     return { job, header };
   }
 
-  /** The job of this id: this process's, else one worked out from its analysis; 404 otherwise. */
+  /** The job of this id, read from its analysis; 404 otherwise. */
   async get(id: string): Promise<{ job: JobRecord; header: AnalysisHeader }> {
     const notFound = new CortexError(404, 'NotFoundError', `job ${id.slice(0, 100)} not found`);
     if (!/^[A-Za-z0-9_-]{1,100}$/.test(id)) throw notFound;
     const header = await this.services().analyses.get(id);
     if (!header) throw notFound;
-    const job = this.jobs.get(id) ?? this.fromHeader(header);
+    const job = this.fromHeader(header);
     if (!job) throw notFound;
     return { job, header };
   }
@@ -281,18 +277,19 @@ export class CortexJobs {
     };
   }
 
-  /** Marks a job deleted (its analysis stays in the history). */
+  /** Marks a job deleted in its analysis's header (the analysis stays in the history). */
   async delete(id: string): Promise<void> {
-    const { job } = await this.get(id);
-    job.deleted = true;
-    this.jobs.set(id, job);
-    // In its analysis's header too: deleted it stays after a restart.
+    await this.get(id);
     await this.services().analyses.deleteCortexJob(id);
   }
 
-  /** This process's jobs, newest first, not deleted. */
-  list(): JobRecord[] {
-    return [...this.jobs.values()].filter((job) => !job.deleted).reverse();
+  /** The stored jobs not deleted, newest first (the store's newest MAX_JOBS), with their analyses. */
+  async list(): Promise<{ job: JobRecord; header: AnalysisHeader }[]> {
+    const headers = await this.services().analyses.cortexJobs(MAX_JOBS);
+    return headers.flatMap((header) => {
+      const job = this.fromHeader(header);
+      return job ? [{ job, header }] : [];
+    });
   }
 
   /** The job as Cortex writes it, with its report when asked (JobCtrl.getJobWithReport). */

@@ -56,6 +56,11 @@ export class RedisAnalysisStore implements AnalysisStore {
     return `${this.prefix}analyses:running`;
   }
 
+  /** The Cortex jobs (issue 39) not deleted, by creation time. */
+  private get cortexIndex(): string {
+    return `${this.prefix}analyses:cortex`;
+  }
+
   /** The analyses that held the observable of this key, by creation time. */
   private seenTimes(key: string): string {
     return `${this.prefix}seen:z:${key}`;
@@ -102,6 +107,8 @@ export class RedisAnalysisStore implements AnalysisStore {
       .zadd(this.index, createdScore(header), header.id);
     if (header.complete) multi.srem(this.running, header.id);
     else multi.sadd(this.running, header.id);
+    if (header.cortex && !header.cortex.deleted) multi.zadd(this.cortexIndex, createdScore(header), header.id);
+    else if (header.cortex) multi.zrem(this.cortexIndex, header.id);
     await exec(multi);
   }
 
@@ -122,9 +129,15 @@ export class RedisAnalysisStore implements AnalysisStore {
 
   async remove(id: string): Promise<void> {
     const header = await this.getHeader(id);
-    const multi = this.redis.multi().del(this.key(id), this.rowsKey(id), this.verdictsKey(id)).zrem(this.index, id).srem(this.running, id);
+    const multi = this.redis.multi().del(this.key(id), this.rowsKey(id), this.verdictsKey(id)).zrem(this.index, id).zrem(this.cortexIndex, id).srem(this.running, id);
     for (const key of new Set(header?.observables.map((o) => seenKey(o.value, o.type)))) multi.zrem(this.seenTimes(key), id).hdel(this.seenVerdicts(key), id);
     await exec(multi);
+  }
+
+  async cortexJobs(limit: number): Promise<AnalysisHeader[]> {
+    const ids = limit > 0 ? await this.redis.zrevrange(this.cortexIndex, 0, Math.floor(limit) - 1) : [];
+    const headers = await Promise.all(ids.map((id) => this.getHeader(id)));
+    return headers.filter((h): h is AnalysisHeader => h?.cortex !== undefined && !h.cortex.deleted);
   }
 
   async getHeader(id: string): Promise<AnalysisHeader | undefined> {

@@ -140,15 +140,8 @@ export function cortexRoutes(options: CortexOptions): Hono {
   });
   app.post('/job/_search', limit, async (c) => {
     const body = await jsonBody(c);
-    const all = await Promise.all(jobs.list().map(async (job) => {
-      try {
-        const { header } = await jobs.get(job.id);
-        return await jobs.json(job, header, false);
-      } catch {
-        return undefined; // its analysis is gone
-      }
-    }));
-    const found = all.filter((job): job is Record<string, unknown> => job !== undefined && matches(body.query, job));
+    const all = await Promise.all((await jobs.list()).map(({ job, header }) => jobs.json(job, header, false)));
+    const found = all.filter((job) => matches(body.query, job));
     return list(c, found, rangeOf(c, body));
   });
   app.get('/job/:id', async (c) => {

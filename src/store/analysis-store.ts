@@ -146,4 +146,9 @@ export interface AnalysisStore {
   recordSeen(records: readonly SeenRecord[]): Promise<void>;
   /** The analyses that held the observable of key `key`, newest first, at most `limit`. */
   observableHistory(key: string, limit: number): Promise<SeenHistory>;
+  /**
+   * Cortex's job/_search (issue 39): the headers of the analyses started as Cortex jobs (those with
+   * `cortex`) and not deleted, newest first, at most `limit`: every server's, since any restart.
+   */
+  cortexJobs(limit: number): Promise<AnalysisHeader[]>;
 }

@@ -63,6 +63,11 @@ export function sqliteAnalysisStore(storage: Storage): AnalysisStore {
     seenBefore: (keys, exclude) => sqliteSeenBefore(table, keys, exclude),
     recordSeen: (records) => sqliteRecordSeen(table, records),
     observableHistory: (key, limit) => sqliteSeenHistory(table, key, limit),
+    cortexJobs: async (limit) => ((await table.query(
+      `SELECT value FROM analyses WHERE json_extract(value, '$.value.cortex.analyzer') IS NOT NULL
+       AND coalesce(json_extract(value, '$.value.cortex.deleted'), 0) = 0
+       ORDER BY json_extract(value, '$.value.created_at') DESC LIMIT ${Math.max(0, Math.floor(limit))}`,
+    )) as { value: string }[]).map((row) => (JSON.parse(row.value) as { value: AnalysisHeader }).value),
   };
 }
 
