@@ -16,8 +16,9 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { runOas } from './helpers/cli.js';
@@ -343,15 +344,16 @@ test('a job counts towards rate_limit_per_minute as an analysis does; over it, 4
 });
 
 /**
- * cortex4py's own code against oas serve, when a checkout of its source is at hand (tests never
- * reach the network to get it): OAS_TEST_CORTEX4PY names the directory holding its `cortex4py/`
- * package (`git clone https://github.com/TheHive-Project/Cortex4py`), and python3 needs `requests`
- * (Debian's python3-requests). python-magic, which cortex4py imports for file uploads (oas analyses
- * no files), is stood in for when missing.
+ * cortex4py's own code against oas serve: its source (2.1.0, TheHive-Project/Cortex4py at
+ * 98365d0, AGPL-3.0, unmodified) is kept in tests/vendor/cortex4py, for this test only (tests never
+ * reach the network to get it; OAS_TEST_CORTEX4PY names another checkout). python3 needs
+ * `requests` (Debian's python3-requests, which .ci/run installs). python-magic, which cortex4py
+ * imports for file uploads, is stood in for when missing.
  */
-const cortex4py = process.env.OAS_TEST_CORTEX4PY;
-const cortex4pySkip = !cortex4py ? 'set OAS_TEST_CORTEX4PY to a checkout of cortex4py to run its own code against oas'
-  : spawnSync('python3', ['-c', 'import requests']).status !== 0 ? 'python3 with requests (Debian\'s python3-requests) is needed for cortex4py' : false;
+const cortex4py = process.env.OAS_TEST_CORTEX4PY ?? fileURLToPath(new URL('../../tests/vendor/cortex4py', import.meta.url));
+const python = [process.env.OAS_PYTHON ?? 'python3', '/usr/bin/python3'].find((bin) => spawnSync(bin, ['-c', 'import requests']).status === 0);
+const cortex4pySkip = !existsSync(join(cortex4py, 'cortex4py', 'api.py')) ? `no cortex4py source at ${cortex4py}`
+  : !python ? 'python3 with requests (Debian\'s python3-requests) is needed for cortex4py' : false;
 
 test('cortex4py\'s own code: analyzers by type and name, a job run with force, its report waited for, its artifacts, jobs found and deleted, a wrong key', { skip: cortex4pySkip }, async () => {
   const stub = tempDir('oas-cortex4py-');
@@ -386,7 +388,7 @@ except AuthenticationError:
 print(json.dumps(out))
 `);
   // Not spawnSync: the engines' fakes answer from this process.
-  const child = spawn('python3', [script, base, TOKEN], { env: { ...process.env, PYTHONPATH: cortex4py! }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(python!, [script, base, TOKEN], { env: { ...process.env, PYTHONPATH: cortex4py! }, stdio: ['ignore', 'pipe', 'pipe'] });
   const ran = { stdout: '', stderr: '', status: null as number | null };
   child.stdout.on('data', (d) => (ran.stdout += d));
   child.stderr.on('data', (d) => (ran.stderr += d));
