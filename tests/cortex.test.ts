@@ -166,6 +166,12 @@ describe('TheHive 4.1\'s Cortex connector', () => {
     const missing = await call('GET', 'analyzer/oas_Nothing_1_0');
     assert.equal(missing.status, 404);
     assert.equal(missing.json.type, 'NotFoundError');
+
+    // TheHive's responder menus search responders by data type: oas has none, and says so as Cortex would.
+    const responders = await call('POST', 'responder/_search', { body: { query: { dataTypeList: 'thehive:case' }, range: 'all' }, key: tokens.get('vera')! });
+    assert.deepEqual([responders.status, responders.json, responders.headers.get('x-total')], [200, [], '0']);
+    assert.deepEqual((await call('GET', 'responder')).json, []);
+    assert.equal((await call('GET', 'responder/Mailer_1_0')).json.type, 'NotFoundError');
   });
 
   test('a job run, waited for (atMost as a Scala Duration prints), its report and artifacts read', async () => {

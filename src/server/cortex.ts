@@ -4,7 +4,8 @@
  * `Authorization: Bearer <key>`, as Cortex keys are). The routes of Cortex's conf/routes that its
  * clients use (TheHive's CortexClient, cortex4py): status, the current user, the analyzers (all,
  * searched, one, by data type), running one, a job (itself, its report, waiting for it, its
- * artifacts), searching jobs and deleting one; the shapes are src/enrichment/cortex.ts's.
+ * artifacts), searching jobs and deleting one, and the responders (none: oas has analyzers only);
+ * the shapes are src/enrichment/cortex.ts's.
  *
  * listen.ts puts the token's middleware in front (a viewer lists and reads, an analyst runs and
  * deletes: src/server/auth.ts roleFor), and turns oas's own error bodies on `/cortex` into
@@ -131,6 +132,10 @@ export function cortexRoutes(options: CortexOptions): Hono {
     return list(c, analyzers().filter((a) => (a.dataTypeList as string[]).includes(type)), 'all');
   });
   app.get('/analyzer/:id', (c) => c.json(analyzerJson(jobs.analyzer(c.req.param('id')))));
+  // oas has analyzers only: TheHive's responder menus (ResponderSrv: POST responder/_search) list none.
+  app.get('/responder', (c) => list(c, [], c.req.query('range')));
+  app.post('/responder/_search', limit, (c) => list(c, [], c.req.query('range')));
+  app.get('/responder/:id', (c) => { throw new CortexError(404, 'NotFoundError', `worker ${c.req.param('id').slice(0, 100)} not found`); });
   app.post('/analyzer/:id/run', limit, async (c) => {
     const body = await jsonBody(c);
     const force = ['1', 'true'].includes(c.req.query('force') ?? '');
