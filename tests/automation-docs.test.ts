@@ -1,8 +1,8 @@
 /**
- * Issue 36, the README's "Automation": its webhook receiver, the JavaScript block, runs as written
+ * Issue 36, the docs' "Automation" (docs/automation.md, issue 40): its webhook receiver, the JavaScript block of "Webhooks", runs as written
  * (only its port changed) with the `standardwebhooks` package, and verifies what oas sends:
  * `oas webhooks test URL` gets 204 and the receiver prints the ping; a body oas did not sign, or
- * signed with another secret, gets 401. The README's commands run in readme-examples.test.ts.
+ * signed with another secret, gets 401. The page's commands run in readme-examples.test.ts.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,24 +15,26 @@ import { BIN } from './helpers/serve.js';
 import { freePort } from './helpers/redis.js';
 import { killAtExit, tempDir } from './helpers/temp.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const PAGE = readFileSync(new URL('../../docs/automation.md', import.meta.url), 'utf8');
 const SECRET = 'whsec_YXV0b21hdGlvbi1kb2NzLXJlY2VpdmVyLXNlY3JldA==';
 
-/** The section's JavaScript block. */
-function receiverOf(readme: string): string {
-  const section = readme.slice(readme.indexOf('## Automation'), readme.indexOf('\n## ', readme.indexOf('## Automation') + 1));
+/** The JavaScript block of the page's "Webhooks" section. */
+function receiverOf(markdown: string): string {
+  const start = markdown.indexOf('\n## Webhooks\n');
+  assert.ok(start >= 0, 'docs/automation.md has a "Webhooks" section');
+  const section = markdown.slice(start, markdown.indexOf('\n## ', start + 1));
   const block = /^```js\n([\s\S]*?)^```/m.exec(section)?.[1];
-  assert.ok(block, 'the Automation section shows a receiver');
+  assert.ok(block, 'the Webhooks section shows a receiver');
   return block;
 }
 
-describe('the README\'s webhook receiver', () => {
+describe('the webhook receiver of docs/automation.md', () => {
   let receiver: ChildProcess;
   let url: string;
   let printed = '';
 
   before(async () => {
-    const code = receiverOf(README);
+    const code = receiverOf(PAGE);
     assert.match(code, /\.listen\(9000\)/);
     const port = await freePort();
     const dir = tempDir('oas-receiver-');

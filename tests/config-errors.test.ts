@@ -268,7 +268,7 @@ describe('unknown settings', () => {
     assert.equal((JSON.parse(run.stdout) as { id: string; configured: boolean }[]).find((e) => e.id === 'provider_24')?.configured, true);
   });
 
-  test('every setting the README documents for an engine is accepted, in both catalogs', async () => {
+  test('every setting the docs document for an engine is accepted, in both catalogs', async () => {
     const dir = workdir();
     const url = 'http://127.0.0.1:9/x';
     const engines = {

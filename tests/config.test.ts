@@ -170,8 +170,9 @@ describe('configuration mistakes', () => {
     assert.equal(messageOf({}, { OAS_UNKNOW_KEY: '1', OAS_PORTS: '1' }), undefined);
   });
 
-  test('every setting the README lists for an engine is one the engine knows', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  test('every setting the docs list for an engine is one the engine knows', () => {
+    // The engines' table (docs/engines.md) and the credentials' (docs/configuration.md).
+    const readme = ['docs/engines.md', 'docs/configuration.md'].map((path) => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')).join('\n');
     const byId = new Map(engines.map((e) => [e.id, e]));
     let checked = 0;
     for (const line of readme.split('\n')) {
@@ -185,12 +186,12 @@ describe('configuration mistakes', () => {
         // Parentheses hold the upstream's own names (query `token`, header `Token`) and env names.
         for (const [, name] of column.replace(/\([^)]*\)/g, '').matchAll(/`([a-z][a-z0-9_]*)`/g)) {
           if (name === 'dns_servers' || /^[A-Z]/.test(name!)) continue; // top-level / environment names
-          assert.ok(knownEngineSettings(engine).has(name!), `README: engines.${engine.id}.${name} is documented but unknown`);
+          assert.ok(knownEngineSettings(engine).has(name!), `docs: engines.${engine.id}.${name} is documented but unknown`);
           checked++;
         }
       }
     }
-    assert.ok(checked > 40, `README settings checked: ${checked}`);
+    assert.ok(checked > 40, `documented settings checked: ${checked}`);
   });
 
   test('wrong values for every top-level key: a message of our own naming the key, never a secret', () => {

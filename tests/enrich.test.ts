@@ -20,9 +20,9 @@ import { noStack, runOas, type Run } from './helpers/cli.js';
 import { tempDir } from './helpers/temp.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
-/** The README's example, run as written in a folder whose oas.config.json points at the fakes. */
+/** The example of docs/files.md ("CSV round trip"), run as written in a folder whose oas.config.json points at the fakes. */
 const README_EXAMPLE = 'oas enrich indicators.csv -o enriched.csv --column host -e reverse_dns,rdap_whois';
-/** The file the README's example reads (tests/readme-examples.test.ts writes the same). */
+/** The file the docs' example reads (tests/readme-examples.test.ts writes the same). */
 const README_INDICATORS = 'host,first_seen,comment\n8.8.8.8,2026-10-01,resolver seen in proxy logs\nwww.example.com,2026-10-02,\nprinter-3,2026-10-02,no observable here\n';
 
 /** What the intel fake knows: score and label by observable. */
@@ -303,8 +303,9 @@ describe('oas enrich, xlsx', () => {
   });
 });
 
-describe('the README\'s example', () => {
+describe('the example of docs/files.md', () => {
   test('runs as written', async () => {
+    assert.ok(readFileSync(new URL('../../docs/files.md', import.meta.url), 'utf8').includes(`\n${README_EXAMPLE}\n`), 'docs/files.md shows it');
     const folder = configFor(upstreams).dir; // its oas.config.json points every engine at the fakes
     writeFileSync(join(folder, 'indicators.csv'), README_INDICATORS);
     const run = await runOas(folder, README_EXAMPLE.split(' ').slice(1));

@@ -1,15 +1,18 @@
 /**
- * Every README example runs (issue 21). Each `oas ...` command of the README's `sh` code blocks,
+ * Every example of the docs runs (issues 21 and 40): README.md and every page of docs/, each page
+ * in a describe of its own, in that order. Each `oas ...` command of a page's `sh` code blocks,
  * and each `$ oas ...` line of its terminal captures, is run as written by bash (stdin, files and
  * pipes as shown) with `oas` on the PATH, in a folder whose `oas.config.json` points every engine
- * at the loopback fakes, and its exit code is checked. What a README example needs from outside
- * (the network, a key, a Redis, a port) is given here, each replacement named in `GIVEN`.
- * `npm` lines are the set-up commands: .ci/run and the clean-clone install test run them.
+ * at the loopback fakes, and its exit code is checked. What an example needs from outside
+ * (the network, a key, a Redis, a port) is given here, each replacement named in `given`, on
+ * whichever page the example is. `npm` lines are the set-up commands: .ci/run and the
+ * clean-clone install test run them. A page whose examples need fakes of their own is run by its
+ * own test, named in `RUN_ELSEWHERE`.
  */
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import { startUrlhaus, type UrlhausFake } from './fakes/urlhaus.js';
@@ -25,18 +28,29 @@ import { startMispPushFake, type MispPushFake } from './fakes/misp-push.js';
 import { startOpenCtiPush, type OpenCtiPushFake } from './fakes/opencti-push.js';
 import { DEFAULT_KEY as THEHIVE_KEY, startFakeTheHive, type FakeTheHive } from './fakes/thehive.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const ROOT = new URL('../../', import.meta.url);
+/** A page of the docs, by its path from the repository's root. */
+const page = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
+/** The pages whose examples another test runs, against fakes of their own, and that test. */
+const RUN_ELSEWHERE: Record<string, string> = {
+  'docs/custom-engines.md': 'tests/custom-engines-docs.test.ts', // its captures need the URLhaus and MalwareBazaar fakes' data
+};
+/** README.md first (its quick start's server serves the later pages' curl examples), then docs/, by name. */
+const PAGES = ['README.md', ...readdirSync(new URL('docs/', ROOT)).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
+/** Where the JSON blocks this test puts in its configuration are shown. */
+const ENGINES_PAGE = 'docs/engines.md';
+const AUTOMATION_PAGE = 'docs/automation.md';
 
 interface Example {
-  /** The README's line (continuations joined), comment removed. */
+  /** The page's line (continuations joined), comment removed. */
   command: string;
-  /** Its code block, in README order. */
+  /** Its code block, in the page's order. */
   block: number;
   /** For a `$ oas ...` line of a terminal capture: the lines the capture shows it printing. */
   prints?: string[];
 }
 
-/** The commands of the README's code blocks that run oas (and the lines they depend on). */
+/** The commands of a page's code blocks that run oas (and the lines they depend on). */
 export function readmeExamples(readme: string): Example[] {
   const examples: Example[] = [];
   const blocks = [...readme.matchAll(/^( *)```(\w*)\n([\s\S]*?)^\1```/gm)];
@@ -104,30 +118,30 @@ function given(command: string, g: Given): string {
 
 const origin = (receiver: WebhookReceiver) => new URL(receiver.url).origin;
 
-/** The `push` setting of the README's JSON block that shows it, each platform's URL at its loopback fake. */
+/** The `push` setting of the JSON block that shows it ("Automation"), each platform's URL at its loopback fake. */
 function readmePush(readme: string): Record<string, unknown> {
   const block = [...readme.matchAll(/^```json\n([\s\S]*?)^```/gm)].map((m) => m[1]!).find((body) => body.includes('"push"'));
-  assert.ok(block, 'the README shows the push setting');
+  assert.ok(block, `${AUTOMATION_PAGE} shows the push setting`);
   const config = JSON.parse(block) as { push: Record<string, { url: string }> };
   const urls: Record<string, string> = { misp: misp.url, opencti: opencti.url, thehive: thehive.url };
   for (const [target, settings] of Object.entries(config.push)) {
-    assert.ok(urls[target], `a fake for the README's push target ${target}`);
+    assert.ok(urls[target], `a fake for the docs' push target ${target}`);
     settings.url = urls[target]!;
   }
   return config;
 }
 
 /**
- * The webhook settings of the README's JSON block that shows them ("Automation"), each endpoint's
+ * The webhook settings of the JSON block that shows them ("Automation"), each endpoint's
  * URL and the callback host at a loopback receiver: `soar` (Standard Webhooks) and `slack`.
  */
 function readmeWebhooks(readme: string): Record<string, unknown> {
   const block = [...readme.matchAll(/^```json\n([\s\S]*?)^```/gm)].map((m) => m[1]!).find((body) => body.includes('"webhooks"'));
-  assert.ok(block, 'the README shows the webhooks setting');
+  assert.ok(block, `${AUTOMATION_PAGE} shows the webhooks setting`);
   const config = JSON.parse(block) as { webhooks: { name: string; url: string }[]; callback_hosts: string[] } & Record<string, unknown>;
   const receivers: Record<string, WebhookReceiver> = { soar, slack };
   for (const webhook of config.webhooks) {
-    assert.ok(receivers[webhook.name], `a receiver for the README's webhook ${webhook.name}`);
+    assert.ok(receivers[webhook.name], `a receiver for the docs' webhook ${webhook.name}`);
     webhook.url = receivers[webhook.name]!.url;
   }
   assert.deepEqual(config.callback_hosts, ['soar.example.org']);
@@ -138,12 +152,12 @@ function readmeWebhooks(readme: string): Record<string, unknown> {
 const ABUSE_CH_KEY = 'readme-example-abuse-ch-key-0123456789';
 
 /**
- * The `custom_engines` and `engine_sets` of the README's JSON block that defines them, each
+ * The `custom_engines` and `engine_sets` of the JSON block that defines them ("Your own engines"), each
  * request's URL at `origin` instead of URLhaus's public one.
  */
 function readmeCustomEngines(readme: string, origin: string): { custom_engines: Record<string, { request: { url: string } }>; engine_sets: Record<string, string[]> } {
   const block = [...readme.matchAll(/^```json\n([\s\S]*?)^```/gm)].map((m) => m[1]!).find((body) => body.includes('"custom_engines"'));
-  assert.ok(block, 'the README shows a custom engine');
+  assert.ok(block, `${ENGINES_PAGE} shows a custom engine`);
   const config = JSON.parse(block) as ReturnType<typeof readmeCustomEngines>;
   for (const definition of Object.values(config.custom_engines)) {
     definition.request.url = definition.request.url.replace('https://urlhaus-api.abuse.ch', origin);
@@ -155,18 +169,18 @@ function readmeCustomEngines(readme: string, origin: string): { custom_engines: 
 let upstreams: Upstreams;
 let vt: FakeHttpServer;
 let urlhaus: UrlhausFake;
-/** The README's webhook endpoints: every request recorded, verified afterwards with the secret the README exports. */
+/** The docs' webhook endpoints: every request recorded, verified afterwards with the secret the docs export. */
 let soar: WebhookReceiver;
 let slack: WebhookReceiver;
 /** The platforms of "Sending results to MISP, OpenCTI and TheHive". */
 let misp: MispPushFake;
 let opencti: OpenCtiPushFake;
 let thehive: FakeTheHive;
-/** The variables the README's blocks export, as bash gave them. */
+/** The variables the docs' blocks export, as bash gave them. */
 const exportedVars: Record<string, string> = {};
 /** The analysis the latest example made (its id printed, or answered by the API). */
 let lastAnalysisId: string | undefined;
-/** The secret the test's own environment holds for the README's OAS_SOAR_SECRET (a block exports its own). */
+/** The secret the test's own environment holds for the docs' OAS_SOAR_SECRET (a block exports its own). */
 const SOAR_SECRET = 'whsec_cmVhZG1lLWV4YW1wbGUtc29hci1zZWNyZXQtMDEyMw==';
 let cwd: string;
 let shims: string;
@@ -180,11 +194,11 @@ before(async () => {
   soar = await startWebhookReceiver({ verify: false });
   slack = await startWebhookReceiver({ verify: false });
   [misp, opencti, thehive] = await Promise.all([startMispPushFake(), startOpenCtiPush(), startFakeTheHive()]);
-  // The README's "oas.config.json" of this folder: every engine at the fakes; VirusTotal's key
+  // The docs' "oas.config.json" of this folder: every engine at the fakes; VirusTotal's key
   // comes from the environment, as the README's capture says. The custom engine and engine set
-  // of "Your own engines" are the README's own JSON, its URL's origin pointed at a loopback
-  // URLhaus, its key given as ABUSE_CH_AUTH_KEY.
-  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) }, ...readmeCustomEngines(README, urlhaus.url), ...readmeWebhooks(README), ...readmePush(README) }).dir;
+  // of "Your own engines" are that page's own JSON, its URL's origin pointed at a loopback
+  // URLhaus, its key given as ABUSE_CH_AUTH_KEY; webhooks and push are Automation's JSON.
+  cwd = configFor(upstreams, { engines: { provider_24: virustotal.fakeSettings(vt.url) }, ...readmeCustomEngines(page(ENGINES_PAGE), urlhaus.url), ...readmeWebhooks(page(AUTOMATION_PAGE)), ...readmePush(page(AUTOMATION_PAGE)) }).dir;
   shims = tempDir('oas-readme-bin-');
   writeFileSync(join(shims, 'oas'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
   chmodSync(join(shims, 'oas'), 0o755);
@@ -262,20 +276,35 @@ const capture = (text: string) => text.trimEnd().split('\n').map((line) => line.
 
 const isLongRunning = (command: string) => /\boas (serve|worker)\b/.test(command);
 
-describe('README examples', () => {
-  const examples = readmeExamples(README);
+/** The README's quick-start server: it serves every later curl example, on any page. */
+let server: { child: ChildProcess; output: () => string } | undefined;
 
-  test('the README shows the commands this test runs', () => {
-    const oasCommands = examples.filter((e) => /\boas\b/.test(e.command));
-    assert.ok(oasCommands.length >= 18, `oas commands found: ${oasCommands.length}`);
-    assert.ok(!README.includes('npx oas analyze') && !README.includes('npx oas serve'), 'the examples use oas, not npx oas');
+describe('the docs show the commands this test runs', () => {
+  const oasCommands = (path: string) => readmeExamples(page(path)).filter((e) => /\boas\b/.test(e.command));
+
+  test('the README has the tour, the pages the rest', () => {
+    assert.ok(oasCommands('README.md').length >= 12, `oas commands in README.md: ${oasCommands('README.md').length}`);
+    const all = PAGES.filter((path) => !RUN_ELSEWHERE[path]).flatMap(oasCommands);
+    assert.ok(all.length >= 60, `oas commands in README.md and docs/: ${all.length}`);
   });
 
+  test('the examples use oas, not npx oas', () => {
+    for (const path of PAGES) assert.ok(!/npx oas (analyze|serve)/.test(page(path)), path);
+  });
+
+  test('a page run elsewhere is run by the test named', () => {
+    for (const [path, runner] of Object.entries(RUN_ELSEWHERE)) {
+      assert.ok(PAGES.includes(path), `${path} is a page of docs/`);
+      assert.match(page(runner), new RegExp(path.replace('.', '\\.')), `${runner} reads ${path}`);
+    }
+  });
+});
+
+for (const path of PAGES.filter((p) => !RUN_ELSEWHERE[p])) describe(`${path} examples`, () => {
   // One test per code block, its commands in order (a block's server serves the next block's curl).
   const byBlock = new Map<number, Example[]>();
-  for (const example of examples) byBlock.set(example.block, [...(byBlock.get(example.block) ?? []), example]);
+  for (const example of readmeExamples(page(path))) byBlock.set(example.block, [...(byBlock.get(example.block) ?? []), example]);
   const blocks = [...byBlock.values()];
-  let server: { child: ChildProcess; output: () => string } | undefined;
 
   for (const block of blocks) {
     const needsRedis = block.some((e) => /OAS_REDIS_URL|--redis/.test(e.command));
@@ -306,7 +335,8 @@ describe('README examples', () => {
             continue;
           }
           if (command.startsWith('curl')) {
-            // The curl examples follow the server example: aim them at it.
+            // The curl examples follow the README's server example: aim them at it.
+            assert.ok(server || !example.command.includes('localhost:8080'), `the README's server runs before ${path}'s ${command}`);
             const port = server ? /listening on http:\/\/[^:]+:(\d+)/.exec(server.output())![1]! : '';
             const ran = await bash(given(command, g).replaceAll(`localhost:${g.port8080}`, `127.0.0.1:${port}`), blockEnv);
             assert.equal(ran.code, 0, `${command}\n${ran.stderr}`);
@@ -338,7 +368,7 @@ describe('README examples', () => {
           if (made) g.analysisId = lastAnalysisId = made;
           assert.doesNotMatch(ran.stderr, /\n\s+at .+:\d+:\d+/, 'no stack trace');
           // A terminal capture shows what the command prints, as it prints it (the analysis id aside).
-          if (example.prints) assert.deepEqual(capture(ran.stdout), capture(example.prints.join('\n')), `the README's capture of ${command}`);
+          if (example.prints) assert.deepEqual(capture(ran.stdout), capture(example.prints.join('\n')), `${path}'s capture of ${command}`);
         }
         // Written files exist and are what they say.
         for (const example of block) {
@@ -363,12 +393,15 @@ describe('README examples', () => {
     });
   }
 
-  test('"Your own engines" ran with its JSON in the folder\'s oas.config.json, as the README says', () => {
+});
+
+describe('what the examples did', () => {
+  test('"Your own engines" ran with its JSON in the folder\'s oas.config.json, as the page says', () => {
     const file = JSON.parse(readFileSync(join(cwd, 'oas.config.json'), 'utf8')) as Record<string, unknown>;
-    const shown = readmeCustomEngines(README, urlhaus.url);
+    const shown = readmeCustomEngines(page(ENGINES_PAGE), urlhaus.url);
     assert.deepEqual(file['custom_engines'], shown.custom_engines);
     assert.deepEqual(file['engine_sets'], shown.engine_sets);
-    assert.match(README, /It goes in the configuration file: `oas\.config\.json` in the folder you run oas from/);
+    assert.match(page(ENGINES_PAGE), /It goes in the configuration file: `oas\.config\.json` in the folder you run oas from/);
   });
 
   test('the engine set of "Your own engines" ran its custom engine, a form POST with the key', () => {
@@ -378,12 +411,12 @@ describe('README examples', () => {
     assert.ok(calls.some((call) => new URLSearchParams(call.body).get('host') === 'example.com'));
   });
 
-  test('"Automation": each webhook got its ping, signed with the secret the README exports; the callback its analysis, signed with the server\'s', async () => {
+  test('"Automation": each webhook got its ping, signed with the secret the page exports; the callback its analysis, signed with the server\'s', async () => {
     /** The delivery's signature, as the Standard Webhooks library computes it with `secret` (its timestamp as sent: the check of age is the receiver's). */
     const signedWith = (secret: string, request: { headers: Record<string, string | string[] | undefined>; body: string }) =>
       new Webhook(secret).sign(String(request.headers['webhook-id']), new Date(Number(request.headers['webhook-timestamp']) * 1000), request.body) === request.headers['webhook-signature'];
     const secret = exportedVars['OAS_SOAR_SECRET'] ?? '';
-    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the README\'s export makes a whsec_ secret of 32 random bytes');
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the docs\' export makes a whsec_ secret of 32 random bytes');
     const pings = soar.received.filter((r) => (r.json as { type?: string } | undefined)?.type === 'ping');
     assert.equal(pings.length, 1, 'oas webhooks test soar sent one ping');
     assert.ok(signedWith(secret, pings[0]!), 'the ping is signed with the exported secret');

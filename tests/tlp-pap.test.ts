@@ -356,12 +356,14 @@ describe('MCP', () => {
   });
 });
 
-describe('the README', () => {
+describe('the docs (docs/tlp-pap.md)', () => {
   test('its table of where each engine sends what is the catalog\'s, ceilings included', async () => {
     const { readdirSync } = await import('node:fs');
     const { defaultMaxPap, defaultMaxTlp } = await import('../src/marking/levels.js');
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## What leaves the building'), readme.indexOf('## Running it for a team'));
+    const readme = readFileSync(new URL('../../docs/tlp-pap.md', import.meta.url), 'utf8');
+    const start = readme.indexOf('# What leaves the building');
+    assert.equal(start, 0, 'docs/tlp-pap.md is the page "What leaves the building"');
+    const section = readme.slice(start, readme.indexOf('\n## What comes in'));
     const documented = new Map(section.split('\n').filter((line) => /^\| `/.test(line)).map((line) => {
       const [id, service, disclosure, touches, maxTlp, maxPap] = line.split('|').slice(1, -1).map((cell) => cell.trim().replace(/`/g, ''));
       return [id!, { service, disclosure, touches, maxTlp, maxPap }];
