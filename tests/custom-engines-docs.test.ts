@@ -8,7 +8,8 @@
  * `https://mb-api.abuse.ch` become the fake's `http://127.0.0.1:<port>`; path, headers, body,
  * fields and rules are untouched. Nothing leaves 127.0.0.1.
  *
- * Also checked: the doc's terminal captures (`$ oas ...` blocks) are what those commands print,
+ * Also checked: the commands of "A first engine" (its `sh` block) run as written against a loopback
+ * intel API (tests/readme-examples.test.ts leaves this page to this test), the doc's terminal captures (`$ oas ...` blocks) are what those commands print,
  * every configuration error it quotes is the one `oas engines` prints for that mistake, and its
  * reference names every field a definition accepts.
  */
@@ -19,6 +20,8 @@ import { join } from 'node:path';
 import { RULE_OPS, RULE_VERDICTS } from '../src/custom/definition.js';
 import { startMalwareBazaar, hashesOf, KNOWN, type MalwareBazaarFake } from './fakes/malwarebazaar.js';
 import { startUrlhaus, type UrlhausFake } from './fakes/urlhaus.js';
+import { startFakeHttp, type FakeHttpServer } from './fakes/http.js';
+import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 import { noStack, runOas, type Run } from './helpers/cli.js';
 import { tempDir } from './helpers/temp.js';
 
@@ -349,4 +352,55 @@ describe('the configuration errors the doc quotes', () => {
       assert.ok(DOC.includes(message), 'the doc quotes it as oas writes it');
     });
   }
+});
+
+describe('"A first engine": its commands run as written', () => {
+  // The doc's first json block (the team's intel API) with its URL's origin at a loopback fake
+  // answering as the doc says, beside the built-in engines at the usual fakes; then each line of
+  // the sh block after it, in order, its `export` giving the key the fake expects.
+  const INTEL_KEY = 'intel-docs-key-0123456789abcdef';
+  let intel: FakeHttpServer;
+  let upstreams: Upstreams;
+  let folder: string;
+  const [first] = blocks(DOC).filter((b) => b.lang === 'json');
+  const commands = (blocks(DOC).find((b) => b.lang === 'sh')?.body ?? '').split('\n').map((line) => line.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+
+  before(async () => {
+    intel = await startFakeHttp({ 'GET /v1/ip/*': (req) => (req.headers['x-api-key'] === INTEL_KEY ? { json: { data: { score: 85, category: 'c2' } } } : { status: 401, json: { error: 'bad key' } }) });
+    upstreams = await startUpstreams();
+    const shown = JSON.parse(first!.body) as Snippet;
+    const definition = shown.custom_engines['intel']!;
+    assert.ok(definition.request.url.startsWith('https://intel.example/'), definition.request.url);
+    definition.request.url = definition.request.url.replace('https://intel.example', intel.url);
+    folder = configFor(upstreams, { custom_engines: shown.custom_engines, engine_sets: shown.engine_sets }).dir;
+  });
+  after(async () => {
+    await Promise.all([intel?.close(), upstreams?.close()]);
+  });
+
+  test('the doc shows them', () => {
+    assert.deepEqual(commands.map((c) => c.split(' ').slice(0, 2).join(' ')), ['export INTEL_API_KEY=...', 'oas engines', 'oas analyze', 'oas analyze']);
+  });
+
+  test('each exits 0; the engine is listed, called with the key, and judges as its rules say', async () => {
+    const env: Record<string, string> = {};
+    const outputs: string[] = [];
+    for (const command of commands) {
+      const exported = /^export (\w+)=\.\.\.$/.exec(command);
+      if (exported) {
+        env[exported[1]!] = INTEL_KEY;
+        continue;
+      }
+      assert.doesNotMatch(command, /["'|<>]/, 'a plain command');
+      const run = await runOas(folder, command.split(/\s+/).slice(1), { env: { ...env, COLUMNS: '100' } });
+      noStack(run.stderr);
+      assert.equal(run.code, 0, `${command}\n${run.stderr}`);
+      outputs.push(run.stdout);
+    }
+    assert.match(outputs[0]!, /intel/);
+    assert.match(outputs[1]!, /^malicious\s+8\.8\.8\.8/m);
+    assert.match(outputs[1]!, /85\/100, c2/);
+    assert.match(outputs[2]!, /rdap_whois|reverse_dns/);
+    assert.ok(intel.hits('GET /v1/ip/8.8.8.8').length >= 1, 'the intel API was asked about 8.8.8.8');
+  });
 });
