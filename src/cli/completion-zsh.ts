@@ -1,0 +1,94 @@
+/**
+ * `oas completion zsh`: the completion function `_oas`, for the fpath (`#compdef oas`) or sourced
+ * (it then calls compdef). The same walk of the words as bash's (src/cli/completion-bash.ts) over
+ * the same tables; zsh's compadd, _files and compset do the matching and quoting.
+ */
+import { SAFE_WORD, shQuote, type CompletionSpec } from './completion-spec.js';
+import { shTables } from './completion-tables.js';
+import { VERSION } from './version.js';
+
+export function zshScript(spec: CompletionSpec): string {
+  return `#compdef oas
+# zsh completion for oas ${VERSION}, written by \`oas completion zsh\` (docs/completion.md).
+# Install: oas completion zsh > ~/.zfunc/_oas, with fpath=(~/.zfunc $fpath) before compinit in ~/.zshrc
+# or, for this shell only: source <(oas completion zsh)
+
+${shTables(spec)}
+
+# an option's value the --list helper needs: the configuration and catalog the command line names
+__oas_remember() {
+  case "$1" in
+    -c|--config) __oas_config="$2"; [[ $__oas_config == '~/'* ]] && __oas_config="$HOME/\${__oas_config#'~/'}" ;;
+    --catalog) __oas_catalog="$2" ;;
+  esac
+  return 0
+}
+
+# engines or sets, as \`oas completion --list $1\` gives them for that configuration (each word
+# checked again); the built-in engines when it gives none
+__oas_list() {
+  local line safe=${shQuote(SAFE_WORD.source)}
+  local -a args
+  args=(completion --list "$1")
+  [[ -n $__oas_config ]] && args+=(--config "$__oas_config")
+  [[ -n $__oas_catalog ]] && args+=(--catalog "$__oas_catalog")
+  __oas_r=()
+  for line in "\${(@f)$("$__oas_cmd" "\${args[@]}" 2>/dev/null </dev/null)}"; do
+    [[ $line =~ $safe ]] && __oas_r+=("$line")
+  done
+  if (( \${#__oas_r} == 0 )) && [[ $1 == engines ]]; then __oas_words engines; fi
+  return 0
+}
+
+_oas() {
+  local __oas_cmd="\${words[1]}" __oas_config='' __oas_catalog='' __oas_k='' cmdpath=oas expect='' w cur="\${words[CURRENT]}"
+  local -a __oas_r
+  local -i i pos=0 ended=0
+  for ((i = 2; i < CURRENT; i++)); do
+    w="\${words[i]}"
+    if [[ -n $expect ]]; then __oas_remember "$expect" "$w"; expect=''; continue; fi
+    if (( ! ended )); then
+      case "$w" in
+        --) ended=1; continue ;;
+        --*=*) __oas_remember "\${w%%=*}" "\${w#*=}"; continue ;;
+        -?*) __oas_option_value "$cmdpath" "$w"; [[ -n $__oas_k ]] && expect="$w"; continue ;;
+      esac
+    fi
+    __oas_subcommands "$cmdpath"
+    if (( ! ended )) && (( \${__oas_r[(Ie)$w]} )); then cmdpath+=" $w"; pos=0; else pos=$((pos + 1)); fi
+  done
+  if [[ -n $expect ]]; then
+    __oas_option_value "$cmdpath" "$expect"
+  elif (( ! ended )) && [[ $cur == --*=* ]]; then
+    __oas_option_value "$cmdpath" "\${cur%%=*}"
+    compset -P '*='
+  elif (( ! ended )) && [[ $cur == -* ]]; then
+    __oas_options "$cmdpath"
+    compadd -- "\${__oas_r[@]}"
+    return
+  else
+    __oas_subcommands "$cmdpath"
+    if (( \${#__oas_r} > 0 )); then compadd -- "\${__oas_r[@]}"; return; fi
+    __oas_argument "$cmdpath" "$pos"
+  fi
+  case "$__oas_k" in
+    files) _files ;;
+    dirs) _files -/ ;;
+    engines|sets)
+      # a comma-separated list: the last name is completed, after the ones before it
+      compset -P '*,'
+      __oas_list "$__oas_k"
+      compadd -- "\${__oas_r[@]}" ;;
+    commands) __oas_subcommands "\${cmdpath% help}"; compadd -- "\${__oas_r[@]}" ;;
+    text|'') return 1 ;;
+    *) __oas_words "$__oas_k"; compadd -- "\${__oas_r[@]}" ;;
+  esac
+}
+
+if [[ "\${funcstack[1]-}" == _oas ]]; then
+  _oas "$@"
+else
+  compdef _oas oas
+fi
+`;
+}
