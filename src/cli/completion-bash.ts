@@ -5,8 +5,8 @@
  * words it proposes are filtered by prefix in the shell (never `compgen -W`, which would expand
  * them), and what `oas completion --list` answers is checked against SAFE_WORD again.
  */
-import { SAFE_WORD, shQuote, type CompletionSpec } from './completion-spec.js';
-import { shTables } from './completion-tables.js';
+import type { CompletionSpec } from './completion-spec.js';
+import { shHelpers, shTables } from './completion-tables.js';
 import { VERSION } from './version.js';
 
 export function bashScript(spec: CompletionSpec): string {
@@ -15,6 +15,8 @@ export function bashScript(spec: CompletionSpec): string {
 # or, for this shell only: source <(oas completion bash)
 
 ${shTables(spec)}
+
+${shHelpers()}
 
 # the words ($3...) that start with $1, each after $2
 __oas_propose() {
@@ -29,31 +31,6 @@ __oas_has() {
   shift
   for w in "$@"; do [[ $w == "$word" ]] && return 0; done
   return 1
-}
-
-# an option's value the --list helper needs: the configuration and catalog the command line names
-__oas_remember() {
-  case "$1" in
-    -c|--config) __oas_config="$2"; [[ $__oas_config == '~/'* ]] && __oas_config="$HOME/\${__oas_config#'~/'}" ;;
-    --catalog) __oas_catalog="$2" ;;
-  esac
-  return 0
-}
-
-# engines or sets, as \`oas completion --list $1\` gives them for that configuration (each word
-# checked again); the built-in engines when it gives none
-__oas_list() {
-  local line safe=${shQuote(SAFE_WORD.source)}
-  local -a args=(completion --list "$1")
-  [[ -n $__oas_config ]] && args+=(--config "$__oas_config")
-  [[ -n $__oas_catalog ]] && args+=(--catalog "$__oas_catalog")
-  __oas_r=()
-  while IFS= read -r line; do
-    # $safe unquoted: a regular expression
-    [[ $line =~ $safe ]] && __oas_r+=("$line")
-  done < <("$__oas_cmd" "\${args[@]}" 2>/dev/null </dev/null)
-  if ((\${#__oas_r[@]} == 0)) && [[ $1 == engines ]]; then __oas_words engines; fi
-  return 0
 }
 
 # the values of the kind $1 that start with $2

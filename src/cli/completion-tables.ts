@@ -1,10 +1,10 @@
 /**
- * The tables of a completion script, as shell functions bash and zsh read alike (the same `case`
- * syntax): the subcommands and options of each command, the kind of each option's value and of
- * each positional argument, and the fixed lists of words. Every word is single-quoted: nothing in
- * it is expanded, whatever it holds.
+ * What bash's and zsh's completion scripts share, as shell functions both read alike: the tables
+ * (the subcommands and options of each command, the kind of each option's value and of each
+ * positional argument, the fixed lists of words; every word single-quoted, so that nothing in it
+ * is expanded, whatever it holds) and the asking of `oas completion --list`.
  */
-import { shQuote, type CompletionSpec } from './completion-spec.js';
+import { SAFE_WORD, shQuote, type CompletionSpec } from './completion-spec.js';
 
 /** The functions `__oas_subcommands`, `__oas_options`, `__oas_words` (into the array __oas_r), `__oas_option_value` and `__oas_argument` (into __oas_k). */
 export function shTables(spec: CompletionSpec): string {
@@ -41,4 +41,37 @@ export function shTables(spec: CompletionSpec): string {
     ...kinds('__oas_option_value', 'the kind of the value of the option $2 of the command $1; empty when it takes none', "''", optionValues),
     ...kinds('__oas_argument', 'the kind of the positional argument $2 (from 0) of the command $1', 'text', argumentKinds),
   ].join('\n');
+}
+
+/**
+ * `__oas_remember` (the configuration and catalog the command line names) and `__oas_list` (what
+ * `oas completion --list` answers for them, each line checked against SAFE_WORD again, into
+ * __oas_r; never evaluated).
+ */
+export function shHelpers(): string {
+  return `# an option's value the --list helper needs: the configuration and catalog the command line names
+__oas_remember() {
+  case "$1" in
+    -c|--config) __oas_config="$2"; [[ $__oas_config == '~/'* ]] && __oas_config="$HOME/\${__oas_config#'~/'}" ;;
+    --catalog) __oas_catalog="$2" ;;
+  esac
+  return 0
+}
+
+# engines or sets, as \`oas completion --list $1\` gives them for that configuration (each word
+# checked again); the built-in engines when it gives none
+__oas_list() {
+  local line safe=${shQuote(SAFE_WORD.source)}
+  local -a args
+  args=(completion --list "$1")
+  [[ -n $__oas_config ]] && args+=(--config "$__oas_config")
+  [[ -n $__oas_catalog ]] && args+=(--catalog "$__oas_catalog")
+  __oas_r=()
+  while IFS= read -r line; do
+    # $safe unquoted: a regular expression
+    [[ $line =~ $safe ]] && __oas_r+=("$line")
+  done < <("$__oas_cmd" "\${args[@]}" 2>/dev/null </dev/null)
+  if ((\${#__oas_r[@]} == 0)) && [[ $1 == engines ]]; then __oas_words engines; fi
+  return 0
+}`;
 }

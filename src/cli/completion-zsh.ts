@@ -3,8 +3,8 @@
  * (it then calls compdef). The same walk of the words as bash's (src/cli/completion-bash.ts) over
  * the same tables; zsh's compadd, _files and compset do the matching and quoting.
  */
-import { SAFE_WORD, shQuote, type CompletionSpec } from './completion-spec.js';
-import { shTables } from './completion-tables.js';
+import type { CompletionSpec } from './completion-spec.js';
+import { shHelpers, shTables } from './completion-tables.js';
 import { VERSION } from './version.js';
 
 export function zshScript(spec: CompletionSpec): string {
@@ -15,30 +15,7 @@ export function zshScript(spec: CompletionSpec): string {
 
 ${shTables(spec)}
 
-# an option's value the --list helper needs: the configuration and catalog the command line names
-__oas_remember() {
-  case "$1" in
-    -c|--config) __oas_config="$2"; [[ $__oas_config == '~/'* ]] && __oas_config="$HOME/\${__oas_config#'~/'}" ;;
-    --catalog) __oas_catalog="$2" ;;
-  esac
-  return 0
-}
-
-# engines or sets, as \`oas completion --list $1\` gives them for that configuration (each word
-# checked again); the built-in engines when it gives none
-__oas_list() {
-  local line safe=${shQuote(SAFE_WORD.source)}
-  local -a args
-  args=(completion --list "$1")
-  [[ -n $__oas_config ]] && args+=(--config "$__oas_config")
-  [[ -n $__oas_catalog ]] && args+=(--catalog "$__oas_catalog")
-  __oas_r=()
-  for line in "\${(@f)$("$__oas_cmd" "\${args[@]}" 2>/dev/null </dev/null)}"; do
-    [[ $line =~ $safe ]] && __oas_r+=("$line")
-  done
-  if (( \${#__oas_r} == 0 )) && [[ $1 == engines ]]; then __oas_words engines; fi
-  return 0
-}
+${shHelpers()}
 
 _oas() {
   local __oas_cmd="\${words[1]}" __oas_config='' __oas_catalog='' __oas_k='' cmdpath=oas expect='' w cur="\${words[CURRENT]}"
