@@ -26,13 +26,6 @@ __oas_propose() {
   return 0
 }
 
-__oas_has() {
-  local word="$1" w
-  shift
-  for w in "$@"; do [[ $w == "$word" ]] && return 0; done
-  return 1
-}
-
 # the values of the kind $1 that start with $2
 __oas_value() {
   local kind="$1" cur="$2" head='' w flag=-f
@@ -71,19 +64,7 @@ _oas() {
   done
   local last=$((\${#words[@]} - 1))
   local cur="\${words[last]}"
-  for ((i = 1; i < last; i++)); do
-    w="\${words[i]}"
-    if [[ -n $expect ]]; then __oas_remember "$expect" "$w"; expect=''; continue; fi
-    if ((!ended)); then
-      case "$w" in
-        --) ended=1; continue ;;
-        --*=*) __oas_remember "\${w%%=*}" "\${w#*=}"; continue ;;
-        -?*) __oas_option_value "$cmdpath" "$w"; [[ -n $__oas_k ]] && expect="$w"; continue ;;
-      esac
-    fi
-    __oas_subcommands "$cmdpath"
-    if ((!ended)) && __oas_has "$w" "\${__oas_r[@]}"; then cmdpath+=" $w"; pos=0; else pos=$((pos + 1)); fi
-  done
+  __oas_walk "\${words[@]:1:last-1}"
   if [[ -n $expect ]]; then
     __oas_option_value "$cmdpath" "$expect"
   elif ((!ended)) && [[ $cur == --*=* ]]; then

@@ -44,12 +44,40 @@ export function shTables(spec: CompletionSpec): string {
 }
 
 /**
- * `__oas_remember` (the configuration and catalog the command line names) and `__oas_list` (what
+ * `__oas_walk` (the command line up to the cursor), `__oas_remember` (the configuration and
+ * catalog the command line names) and `__oas_list` (what
  * `oas completion --list` answers for them, each line checked against SAFE_WORD again, into
  * __oas_r; never evaluated).
  */
 export function shHelpers(): string {
-  return `# an option's value the --list helper needs: the configuration and catalog the command line names
+  return `__oas_has() {
+  local word="$1" w
+  shift
+  for w in "$@"; do [[ $w == "$word" ]] && return 0; done
+  return 1
+}
+
+# walks the words between the command's name and the cursor ($@): the command (cmdpath), the
+# positional argument the cursor is at (pos), whether -- ended the options (ended), and the option
+# whose value the cursor is at (expect)
+__oas_walk() {
+  local w
+  for w in "$@"; do
+    if [[ -n $expect ]]; then __oas_remember "$expect" "$w"; expect=''; continue; fi
+    if ((!ended)); then
+      case "$w" in
+        --) ended=1; continue ;;
+        --*=*) __oas_remember "\${w%%=*}" "\${w#*=}"; continue ;;
+        -?*) __oas_option_value "$cmdpath" "$w"; [[ -n $__oas_k ]] && expect="$w"; continue ;;
+      esac
+    fi
+    __oas_subcommands "$cmdpath"
+    if ((!ended)) && __oas_has "$w" "\${__oas_r[@]}"; then cmdpath+=" $w"; pos=0; else pos=$((pos + 1)); fi
+  done
+  return 0
+}
+
+# an option's value the --list helper needs: the configuration and catalog the command line names
 __oas_remember() {
   case "$1" in
     -c|--config) __oas_config="$2"; [[ $__oas_config == '~/'* ]] && __oas_config="$HOME/\${__oas_config#'~/'}" ;;

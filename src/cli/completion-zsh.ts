@@ -18,22 +18,10 @@ ${shTables(spec)}
 ${shHelpers()}
 
 _oas() {
-  local __oas_cmd="\${words[1]}" __oas_config='' __oas_catalog='' __oas_k='' cmdpath=oas expect='' w cur="\${words[CURRENT]}"
+  local __oas_cmd="\${words[1]}" __oas_config='' __oas_catalog='' __oas_k='' cmdpath=oas expect='' cur="\${words[CURRENT]}"
   local -a __oas_r
-  local -i i pos=0 ended=0
-  for ((i = 2; i < CURRENT; i++)); do
-    w="\${words[i]}"
-    if [[ -n $expect ]]; then __oas_remember "$expect" "$w"; expect=''; continue; fi
-    if (( ! ended )); then
-      case "$w" in
-        --) ended=1; continue ;;
-        --*=*) __oas_remember "\${w%%=*}" "\${w#*=}"; continue ;;
-        -?*) __oas_option_value "$cmdpath" "$w"; [[ -n $__oas_k ]] && expect="$w"; continue ;;
-      esac
-    fi
-    __oas_subcommands "$cmdpath"
-    if (( ! ended )) && (( \${__oas_r[(Ie)$w]} )); then cmdpath+=" $w"; pos=0; else pos=$((pos + 1)); fi
-  done
+  local -i pos=0 ended=0
+  __oas_walk "\${(@)words[2,CURRENT-1]}"
   if [[ -n $expect ]]; then
     __oas_option_value "$cmdpath" "$expect"
   elif (( ! ended )) && [[ $cur == --*=* ]]; then
