@@ -12,8 +12,8 @@ export type Shell = (typeof SHELLS)[number];
 
 /**
  * What a value is: `text` (nothing proposed), `files`, `dirs`, `engines` and `sets` (comma-separated
- * lists, asked of `oas completion --list` at completion time),
- * `commands` (the subcommands of the command `help` is one of), or the name of a fixed list of words (CompletionSpec.lists).
+ * lists, asked of `oas completion --list` at completion time), `commands` (the subcommands of the
+ * command `help` belongs to), or the name of a fixed list of words (CompletionSpec.lists).
  */
 export type ValueKind = string;
 
