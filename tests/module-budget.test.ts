@@ -57,6 +57,9 @@ const BUDGETS: Budget[] = [
   { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '--config', 'CONFIG'], warm: 1, ours: 61, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE, ...TABLE] },
   { args: ['analyze', '1.1.1.1', '-e', 'ipquery', '-f', 'csv', '--config', 'CONFIG'], warm: 1, ours: 62, packages: ['commander', 'ipaddr.js', 'valibot', ...STORE] },
   { args: ['users', 'list', '--json', '--config', 'CONFIG'], warm: 1, ours: 20, packages: ['commander', 'valibot', ...STORE] },
+  // What a completion script asks at each TAB on --engines or --set (issue 40): the catalog from the
+  // cached declarations and the configuration, nothing of the script writers.
+  { args: ['completion', '--list', 'engines', '--config', 'CONFIG'], warm: 1, ours: 17, packages: ['commander', 'valibot'] },
 ];
 
 /** What no local command loads: the server, MCP, Redis and the queue, the heavy exports, the scraper, the HTTP client. */

@@ -309,6 +309,20 @@ function buildProgram(analyzeHelp?: string): Command {
     });
   webhooks.exitOverride();
 
+  program
+    .command('completion')
+    .description('print a script that completes oas\'s commands, options, engines, engine sets, formats and file names in bash, zsh or fish (docs/completion.md)')
+    .argument('[shell]', 'bash, zsh or fish')
+    // What a script asks at completion time (one word a line), for the configuration it names.
+    .addOption(new Option('--list <what>', 'engines or sets').hideHelp())
+    .addOption(configOption().hideHelp())
+    .addOption(catalogOption().hideHelp())
+    .exitOverride()
+    .action(async (shell: string | undefined, opts) => {
+      const { completionCommand } = await import('./completion.js');
+      process.exitCode = await completionCommand(program, shell, opts);
+    });
+
   return program;
 }
 
