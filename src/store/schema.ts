@@ -6,18 +6,13 @@
  * an older schema is upgraded by the numbered migrations (src/store/migrations.ts), all in one
  * transaction with the version they reach; a file of a newer one is refused, unchanged.
  */
-import { readFileSync } from 'node:fs';
 import KeyvSqlite from '@keyv/sqlite';
 import { ConfigError } from '../config/load.js';
+import { oasVersion } from '../config/version.js';
 import { MIGRATIONS, type KeyvText } from './migrations.js';
 
 /** Never dropped nor reshaped by any version: an older oas reads it to say who wrote a file. */
 export const SCHEMA_TABLE = 'oas_schema';
-
-/** This build's version (package.json), read when a file is upgraded or refused. */
-export function oasVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
-}
 
 /**
  * The one line that refuses the file `path` of a newer schema (`found`), naming the oas that wrote
