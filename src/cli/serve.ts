@@ -12,6 +12,7 @@ import { invalidHosts } from '../server/host-guard.js';
 import { listen, secretValues } from '../server/listen.js';
 import { createMetrics } from '../server/metrics.js';
 import { reportOutages } from '../scale/redis.js';
+import { holdServing } from '../fs/serving.js';
 import { attachWebhooks, wantsWebhooks } from '../automation/attach.js';
 import { checkWebhookSecrets } from '../automation/secrets.js';
 import type { WatchlistRun } from '../automation/watchlist.js';
@@ -118,6 +119,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       ? { action: 'config_reloaded', outcome: 'success', user: null, client: 'cli', via: 'SIGHUP', changed: outcome.changed, restart: outcome.restart }
       : { action: 'config_reloaded', outcome: 'failure', user: null, client: 'cli', via: 'SIGHUP', reason: outcome.reason });
   });
+  // `oas restore` refuses while this process uses the SQLite file (src/fs/serving.ts).
+  const releaseFolder = app.storage ? holdServing(config.data_dir) : undefined;
   const where = app.scale ? `data in Redis at ${app.scale.link.label}` : `data in ${config.data_dir}`;
   process.stdout.write(`oas listening on ${running.url} (API under ${config.api_prefix}, ${where})\n`);
   if (isWildcard(config.host) && config.allowed_hosts.length === 0) {
@@ -152,6 +155,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
         .then(() => app.storage?.close())
         .then(() => app.scale?.link.close())
         .finally(() => {
+          releaseFolder?.();
           resolve(EXIT_OK);
           setImmediate(() => process.exit(EXIT_OK));
         });
