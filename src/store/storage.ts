@@ -2,7 +2,8 @@
  * The one SQLite file in the data directory, shared by `oas analyze` and `oas serve`.
  * Three Keyv stores, one table each: engine results (with TTL), analyses, engine-private data;
  * and plain tables beside the analyses: `analysis_results`, one row per finished observable, and
- * `observable_seen`, which analyses held which observable (issue 38, src/store/seen.ts).
+ * `observable_seen`, which analyses held which observable (issue 38, src/store/seen.ts). Its
+ * schema is SCHEMA (src/store/schema.ts upgrades an older file and refuses a newer one).
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -64,10 +65,11 @@ function unescapeText(_key: string, value: unknown): unknown {
 /**
  * One row per finished observable of an analysis: `(id, idx, value, verdict)`, value the
  * observable's result as JSON, verdict its verdict and reasons as JSON (worked out once as it
- * finished; NULL in rows of older versions, which had no such column: `openDatabase` adds it to
- * their table). The analyses table keeps only each analysis's header (what it is, whether it is
- * complete): a poll or a save never reads or rewrites the results, and they are read back in
- * order, a page at a time. Records of older versions keep their results inside the header.
+ * finished; NULL in rows of older versions, which had no such column: migration 2 adds it to
+ * their table, src/store/migrations.ts). The analyses table keeps only each analysis's header
+ * (what it is, whether it is complete): a poll or a save never reads or rewrites the results, and
+ * they are read back in order, a page at a time. Records of the first format, which held their
+ * results inside the header, are moved to rows by migration 3.
  */
 export const ANALYSIS_RESULTS_TABLE = 'analysis_results';
 
