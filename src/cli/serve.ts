@@ -59,6 +59,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const health = { stopping: false };
   const app = await createApp({ file: options.config, flags }, { role: 'server', observers: metrics });
   const { config } = app;
+  // `oas restore` refuses while this process uses the SQLite file (src/fs/serving.ts; released at exit).
+  const releaseFolder = app.storage ? holdServing(config.data_dir) : undefined;
   const logger = new ReloadableLogger(config.log_format, secretValues(config, app.catalog));
   app.analyses.onEngineError = (entry) => logger.engineError(entry);
   // Webhooks (issue 36): queued as analyses complete (here, or with redis_url by the worker that
@@ -119,8 +121,6 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
       ? { action: 'config_reloaded', outcome: 'success', user: null, client: 'cli', via: 'SIGHUP', changed: outcome.changed, restart: outcome.restart }
       : { action: 'config_reloaded', outcome: 'failure', user: null, client: 'cli', via: 'SIGHUP', reason: outcome.reason });
   });
-  // `oas restore` refuses while this process uses the SQLite file (src/fs/serving.ts).
-  const releaseFolder = app.storage ? holdServing(config.data_dir) : undefined;
   const where = app.scale ? `data in Redis at ${app.scale.link.label}` : `data in ${config.data_dir}`;
   process.stdout.write(`oas listening on ${running.url} (API under ${config.api_prefix}, ${where})\n`);
   if (isWildcard(config.host) && config.allowed_hosts.length === 0) {
