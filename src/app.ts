@@ -336,6 +336,8 @@ async function openScale(url: string, role: AppRole) {
   ]);
   // A terminal should not wait for retries: the first refusal is the answer.
   const link = role === 'cli' ? await redisAnswering(url) : openRedis(url);
+  // A server or worker starts before Redis answers: its schema is checked when it first does.
+  if (role !== 'cli') refuseNewerRedis(link);
   const keyvs = openRedisKeyvs(url);
   const store = role === 'cli' ? undefined : new RedisAnalysisStore(link.commands);
   const dispatcher = role === 'server' ? queueDispatcher(link, store!) : undefined;
@@ -370,6 +372,22 @@ export async function openUsers(options: SettingsOptions): Promise<{ config: Con
   return { config, users: sqliteUsers(storage.analysesTable), audit: openAuditLog(config.audit_log, { prepare: false }), close: () => storage.close() };
 }
 
+/**
+ * When `link` first answers: a Redis of a newer schema stops this process (one line on stderr,
+ * exit 2 as any configuration error) before it takes a job.
+ */
+function refuseNewerRedis(link: RedisLink): void {
+  link.commands.once('ready', () => {
+    void import('./scale/redis-schema.js')
+      .then(({ checkRedisSchema }) => checkRedisSchema(link.commands, link.label))
+      .catch((error: unknown) => {
+        if (!(error instanceof Error) || error.name !== 'ConfigError') return; // Redis went away: checked by the next command
+        process.stderr.write(`oas: ${error.message}\n`);
+        process.exit(2);
+      });
+  });
+}
+
 /** A Redis connection that answers, or one line naming redis_url (the first refusal, or 5 s). */
 async function redisAnswering(url: string): Promise<RedisLink> {
   const { openRedis, reasonOf, RedisUnavailableError } = await import('./scale/redis.js');
@@ -379,6 +397,8 @@ async function redisAnswering(url: string): Promise<RedisLink> {
   });
   try {
     await Promise.race([link.whenReady(5_000), refused]);
+    const { checkRedisSchema } = await import('./scale/redis-schema.js');
+    await checkRedisSchema(link.commands, link.label);
   } catch (error) {
     await link.close();
     throw error;

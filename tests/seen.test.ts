@@ -219,9 +219,10 @@ describe('oas analyze and oas history', () => {
   });
 
   test('an upgrade keeps what the stored analyses held: a database without the index fills it once from their rows', async () => {
-    // As a database of the version before: the rows are there, the index is not.
+    // As a database of the version before: the rows are there, the index is not, no schema recorded.
     const storage = await openStorage(config.dataDir);
     await storage.analysesTable.query('DROP TABLE observable_seen');
+    await storage.analysesTable.query('PRAGMA user_version = 0');
     await storage.close();
     const run = await history('seen-cli.com', '--json');
     assert.equal(run.code, 0, run.stderr);

@@ -201,7 +201,9 @@ describe('a restart mid-analysis', () => {
     assert.deepEqual(partial.observables.filter((o) => o.done).map((o) => o.index), [0, 3]);
     assert.deepEqual(partial.progress, { done: 2, total: 5 });
 
-    // The restart: a new app on the same data directory.
+    // The restart: a new app on the same data directory, as an upgrade from a version that wrote
+    // the old record (no schema recorded: its migrations run, the old record's results become rows).
+    await served.app.storage!.analysesTable.query('PRAGMA user_version = 0');
     await served.restart();
     const queriesBefore = served.upstreams.dns.queries.length;
     assert.equal(await served.app.analyses.resumePending(), 2);

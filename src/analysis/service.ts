@@ -13,7 +13,7 @@ import type { ObservableResult } from '../runner/result.js';
 import type { EngineRunner } from '../runner/runner.js';
 import type { Share } from '../runner/fair-queue.js';
 import type { Progress, Selection } from '../runner/types.js';
-import type { AnalysisHeader, AnalysisOrigin, AnalysisRecord, AnalysisStore, HistoryQuery, RowWrite, StoredResult } from '../store/analysis-store.js';
+import type { AnalysisHeader, AnalysisOrigin, AnalysisRecord, AnalysisStore, HistoryQuery, StoredResult } from '../store/analysis-store.js';
 import type { ObservableVerdict } from '../verdict/verdict.js';
 import type { HistoryView } from '../view/types.js';
 import { launchAnalysis, type EngineErrorEvent, type LaunchServices } from './launch.js';
@@ -269,27 +269,13 @@ export class AnalysisService {
       } catch {
         selections = this.catalog.select(stored.engines.filter((name) => this.catalog.find(name)));
       }
-      const header = await this.migrate(stored);
+      // Records of the first format (results inside) have rows since schema 3 (src/store/migrations.ts).
+      const header = stored;
       const indices = await this.store.savedIndices(header.id);
       const saved = new Set(indices.filter((idx) => idx >= 0 && idx < header.observables.length));
       this.launch(header, selections, saved);
     }
     return pending.length;
-  }
-
-  /** A record of an older version (results inside) as a header and rows: the rows first. */
-  private async migrate(record: AnalysisHeader): Promise<AnalysisHeader> {
-    const { results, ...header } = record;
-    if (!results) return record;
-    // No verdicts stored with them (none was): readers work them out, as for any older row.
-    const rows: RowWrite[] = [];
-    results.forEach((result, index) => {
-      if (result) rows.push([index, JSON.stringify(result)]);
-    });
-    await this.store.putRows(record.id, rows);
-    const migrated: AnalysisHeader = { ...header, format: 2 };
-    await this.store.putHeader(migrated);
-    return migrated;
   }
 
   /** Resolves when every running analysis has finished (for shutdown and tests). */

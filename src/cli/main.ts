@@ -293,6 +293,31 @@ function buildProgram(analyzeHelp?: string): Command {
       process.exitCode = await historyCommand(value, opts);
     });
 
+  program
+    .command('backup')
+    .description('write a consistent copy of the SQLite file of data_dir to PATH, also while oas serve runs (docs/upgrades.md)')
+    .argument('<path>', 'the file to write (refused when it exists, unless --force)')
+    .option('--force', 'replace PATH when it exists')
+    .addOption(configOption())
+    .addOption(dataDirOption())
+    .exitOverride()
+    .action(async (path: string, opts) => {
+      const { backupCommand } = await import('./backup.js');
+      process.exitCode = await backupCommand(path, opts);
+    });
+
+  program
+    .command('restore')
+    .description('put a backup back as the SQLite file of data_dir (refused while oas serve uses the folder); the file it replaces is kept beside it')
+    .argument('<path>', 'a file written by oas backup')
+    .addOption(configOption())
+    .addOption(dataDirOption())
+    .exitOverride()
+    .action(async (path: string, opts) => {
+      const { restoreCommand } = await import('./backup.js');
+      process.exitCode = await restoreCommand(path, opts);
+    });
+
   const webhooks = program
     .command('webhooks')
     .description('the webhooks of the setting webhooks: test one');

@@ -12,6 +12,7 @@ import { invalidHosts } from '../server/host-guard.js';
 import { listen, secretValues } from '../server/listen.js';
 import { createMetrics } from '../server/metrics.js';
 import { reportOutages } from '../scale/redis.js';
+import { holdServing } from '../fs/serving.js';
 import { attachWebhooks, wantsWebhooks } from '../automation/attach.js';
 import { checkWebhookSecrets } from '../automation/secrets.js';
 import type { WatchlistRun } from '../automation/watchlist.js';
@@ -58,6 +59,8 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
   const health = { stopping: false };
   const app = await createApp({ file: options.config, flags }, { role: 'server', observers: metrics });
   const { config } = app;
+  // `oas restore` refuses while this process uses the SQLite file (src/fs/serving.ts; released at exit).
+  const releaseFolder = app.storage ? holdServing(config.data_dir) : undefined;
   const logger = new ReloadableLogger(config.log_format, secretValues(config, app.catalog));
   app.analyses.onEngineError = (entry) => logger.engineError(entry);
   // Webhooks (issue 36): queued as analyses complete (here, or with redis_url by the worker that
@@ -152,6 +155,7 @@ export async function serveCommand(options: ServeOptions): Promise<number> {
         .then(() => app.storage?.close())
         .then(() => app.scale?.link.close())
         .finally(() => {
+          releaseFolder?.();
           resolve(EXIT_OK);
           setImmediate(() => process.exit(EXIT_OK));
         });

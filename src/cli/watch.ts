@@ -174,6 +174,7 @@ async function openStore(config: Config): Promise<{ store: WatchlistStore; link?
     const link = openRedis(config.redis_url);
     try {
       await link.whenReady(5_000);
+      await (await import('../scale/redis-schema.js')).checkRedisSchema(link.commands, link.label);
     } catch (error) {
       await link.close();
       throw error;

@@ -2,10 +2,11 @@
  * The one SQLite file in the data directory, shared by `oas analyze` and `oas serve`.
  * Three Keyv stores, one table each: engine results (with TTL), analyses, engine-private data;
  * and plain tables beside the analyses: `analysis_results`, one row per finished observable, and
- * `observable_seen`, which analyses held which observable (issue 38, src/store/seen.ts).
+ * `observable_seen`, which analyses held which observable (issue 38, src/store/seen.ts). Its
+ * schema is SCHEMA (src/store/schema.ts upgrades an older file and refuses a newer one).
  */
 import { randomBytes } from 'node:crypto';
-import { statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, openSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import KeyvSqlite from '@keyv/sqlite';
 import Keyv from 'keyv';
@@ -14,6 +15,13 @@ import { BatchedKeyvSqlite } from './batched-sqlite.js';
 import { ensurePrivateDir, ensurePrivateFile, narrow, warnIfShared } from '../fs/private.js';
 
 export const DATABASE_FILE = 'oas.sqlite';
+
+/**
+ * The schema of the SQLite file this build reads and writes (src/store/schema.ts, its history in
+ * src/store/migrations.ts and docs/upgrades.md): a file of an older one is upgraded as it is
+ * opened, a file of a newer one refused.
+ */
+export const SCHEMA = 4;
 
 /**
  * The text of every Keyv store of oas (these SQLite tables, and the Redis cache): Keyv's own
@@ -57,10 +65,11 @@ function unescapeText(_key: string, value: unknown): unknown {
 /**
  * One row per finished observable of an analysis: `(id, idx, value, verdict)`, value the
  * observable's result as JSON, verdict its verdict and reasons as JSON (worked out once as it
- * finished; NULL in rows of older versions, which had no such column: `openDatabase` adds it to
- * their table). The analyses table keeps only each analysis's header (what it is, whether it is
- * complete): a poll or a save never reads or rewrites the results, and they are read back in
- * order, a page at a time. Records of older versions keep their results inside the header.
+ * finished; NULL in rows of older versions, which had no such column: migration 2 adds it to
+ * their table, src/store/migrations.ts). The analyses table keeps only each analysis's header
+ * (what it is, whether it is complete): a poll or a save never reads or rewrites the results, and
+ * they are read back in order, a page at a time. Records of the first format, which held their
+ * results inside the header, are moved to rows by migration 3.
  */
 export const ANALYSIS_RESULTS_TABLE = 'analysis_results';
 
@@ -161,13 +170,17 @@ export function checkDataDir(dataDir: string): void {
 export async function openStorage(dataDir: string): Promise<Storage> {
   checkDataDir(dataDir);
   const path = join(dataDir, DATABASE_FILE);
+  // A file of a newer oas is refused before anything opens it (nothing written, not even its mode).
+  const header = headerSchema(path);
+  if (header !== undefined && header > SCHEMA) throw await (await import('./schema.js')).newerSchemaError(path, `the data folder ${dataDir}`, header, SCHEMA);
   // 0600 before SQLite opens it: its WAL and shared-memory files take the database file's mode.
   ensurePrivateFile(path);
   for (const companion of ['-wal', '-shm', '-journal']) narrow(path + companion);
   let storage: Storage;
   try {
-    storage = await openDatabase(path);
+    storage = await openDatabase(path, dataDir);
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     // SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_NOTADB...: the data directory's file, not oas.
     throw new ConfigError(`data_dir ${dataDir}: cannot open the database ${path} (${reason(error)})`);
   }
@@ -175,7 +188,7 @@ export async function openStorage(dataDir: string): Promise<Storage> {
   return storage;
 }
 
-async function openDatabase(path: string): Promise<Storage> {
+async function openDatabase(path: string, dataDir: string): Promise<Storage> {
   const open = (table: string) => new KeyvSqlite({ uri: `sqlite://${path}`, table, busyTimeout: 10_000 });
   // The engine cache: one read and one write per engine call, batched per turn of the event loop.
   const resultsTable = new BatchedKeyvSqlite({ uri: `sqlite://${path}`, table: 'results', busyTimeout: 10_000 });
@@ -191,13 +204,17 @@ async function openDatabase(path: string): Promise<Storage> {
   const results = keyv(resultsTable);
   const analyses = keyv(analysesTable);
   const engineData = keyv(engineTable);
-  await Promise.all([
-    analysesTable.query(`CREATE TABLE IF NOT EXISTS ${ANALYSIS_RESULTS_TABLE} (id TEXT NOT NULL, idx INTEGER NOT NULL, value TEXT NOT NULL, verdict TEXT, PRIMARY KEY (id, idx)) WITHOUT ROWID`)
-      .then(() => addVerdictColumn(analysesTable))
-      // Which analyses held which observable (issue 38), filled from the rows above when new.
-      .then(() => createSeenTable(analysesTable)),
-    engineTable.query('SELECT 1'),
-  ]);
+  // One read when the file is up to date (src/store/schema.ts otherwise, loaded for it alone).
+  const [found] = await Promise.all([userVersion(analysesTable), engineTable.query('SELECT 1')]);
+  if (found !== SCHEMA) {
+    try {
+      const { upgradeSchema } = await import('./schema.js');
+      await upgradeSchema(analysesTable, { path, dataDir, schema: SCHEMA, text: KEYV_TEXT });
+    } catch (error) {
+      await Promise.allSettled([resultsTable.close(), analysesTable.close(), engineTable.close()]);
+      throw error;
+    }
+  }
   return {
     results,
     analyses,
@@ -210,55 +227,31 @@ async function openDatabase(path: string): Promise<Storage> {
   };
 }
 
-/**
- * The `verdict` column of `analysis_results`, added in place to the table of a database written by
- * an older version (its rows keep a NULL verdict: readers work it out). Another process opening
- * the same file at once may add it first: its "duplicate column" is no failure.
- */
-async function addVerdictColumn(table: KeyvSqlite): Promise<void> {
-  const columns = (await table.query(`SELECT name FROM pragma_table_info('${ANALYSIS_RESULTS_TABLE}')`)) as { name: string }[];
-  if (columns.some((column) => column.name === 'verdict')) return;
-  try {
-    await table.query(`ALTER TABLE ${ANALYSIS_RESULTS_TABLE} ADD COLUMN verdict TEXT`);
-  } catch (error) {
-    if (!/duplicate column/i.test(error instanceof Error ? error.message : String(error))) throw error;
-  }
+/** The schema SQLite reads in the file of `table`'s connection. */
+export async function userVersion(table: KeyvSqlite): Promise<number> {
+  const rows = (await table.query('PRAGMA user_version')) as { user_version: number }[];
+  return rows[0]?.user_version ?? 0;
 }
 
 /**
- * Creates `observable_seen` once, in one transaction with the rows of the analyses already stored:
- * each result row of `analysis_results` (the observable and type in its JSON, its stored verdict,
- * or `unknown` for a row of a version that stored none) dated by its analysis's header, keyed as
- * `seenKey` keys it (SQLite's lower() lowers ASCII letters only, as it does). A database that has
- * the table is left as it is; two processes opening a new one at once fill it once (the second
- * waits for the first's transaction, then finds the table). Records of the oldest format, whose
- * results are inside the header, are not read.
+ * The schema in the header of the SQLite file `path` (its user_version, 4 bytes big-endian at
+ * offset 60), without opening it as a database; undefined for a file that is missing, empty or
+ * not SQLite. A file in WAL mode may have a newer header in its WAL: storage.ts reads the
+ * version again through SQLite.
  */
-async function createSeenTable(table: KeyvSqlite): Promise<void> {
-  const exists = async () => ((await table.query(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${SEEN_TABLE}'`)) as unknown[]).length > 0;
-  if (await exists()) return;
-  await table.query('BEGIN IMMEDIATE');
+export function headerSchema(path: string): number | undefined {
+  let fd: number;
   try {
-    if (!(await exists())) {
-      await table.query(`CREATE TABLE ${SEEN_TABLE} (value TEXT NOT NULL, at TEXT NOT NULL, id TEXT NOT NULL, verdict TEXT NOT NULL, PRIMARY KEY (value, at, id)) WITHOUT ROWID`);
-      // Each header's created_at read once (a header holds its observables: it can be large).
-      await table.query(`
-        WITH heads AS MATERIALIZED (
-          SELECT key AS id, json_extract(value, '$.value.created_at') AS at FROM analyses WHERE json_valid(value)
-        ),
-        held AS (
-          SELECT heads.at AS at, r.id AS id, json_extract(r.value, '$.observable') AS observable, json_extract(r.value, '$.type') AS type,
-                 CASE WHEN json_valid(r.verdict) THEN json_extract(r.verdict, '$.verdict') END AS verdict
-            FROM heads CROSS JOIN ${ANALYSIS_RESULTS_TABLE} AS r ON r.id = heads.id
-           WHERE typeof(heads.at) = 'text' AND json_valid(r.value)
-        )
-        INSERT OR IGNORE INTO ${SEEN_TABLE} (value, at, id, verdict)
-        SELECT CASE WHEN type = 'URL' THEN observable ELSE lower(observable) END, at, id, coalesce(verdict, 'unknown')
-          FROM held WHERE typeof(observable) = 'text'`);
-    }
-    await table.query('COMMIT');
-  } catch (error) {
-    await table.query('ROLLBACK').catch(() => {});
-    throw error;
+    fd = openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const header = Buffer.alloc(100);
+    if (readSync(fd, header, 0, 100, 0) < 100 || header.toString('latin1', 0, 16) !== 'SQLite format 3\0') return undefined;
+    return header.readUInt32BE(60);
+  } finally {
+    closeSync(fd);
   }
 }
+
