@@ -250,12 +250,12 @@ describe('upgrades', { timeout: 240_000 }, () => {
       const first = await runOas(config.dir, ['users', 'list', '--config', config.file]);
       assert.equal(first.code, 0, first.stderr);
       const recorded = await redis.client.hgetall('oas:schema');
-      assert.equal(recorded.schema, '1');
+      assert.equal(recorded.schema, '2');
       assert.equal(recorded.oas, VERSION);
       assert.equal(recorded.upgraded_from, '0');
-      await redis.client.hset('oas:schema', 'schema', '2', 'oas', '9.0.0');
+      await redis.client.hset('oas:schema', 'schema', '3', 'oas', '9.0.0');
       const keys = (await redis.client.keys('*')).sort();
-      const line = `oas: Redis at redis://127.0.0.1:${redis.port} was written by schema 2 (oas 9.0.0); this oas ${VERSION} reads schema 1 and older: upgrade oas\n`;
+      const line = `oas: Redis at redis://127.0.0.1:${redis.port} was written by schema 3 (oas 9.0.0); this oas ${VERSION} reads schema 2 and older: upgrade oas\n`;
       for (const args of [['users', 'list'], ['history', 'example.com'], ['analyze', 'example.com', '--engines', 'reverse_dns']]) {
         const run = await runOas(config.dir, [...args, '--config', config.file]);
         assert.equal(run.code, 2, `oas ${args[0]}: ${run.stderr}`);
@@ -265,7 +265,37 @@ describe('upgrades', { timeout: 240_000 }, () => {
       assert.equal(serve.code, 2, serve.stderr);
       assert.match(serve.stderr, new RegExp(`${line.replace(/[.()]/g, '\\$&')}$`));
       assert.deepEqual((await redis.client.keys('*')).sort(), keys, 'nothing written');
-      assert.deepEqual(await redis.client.hgetall('oas:schema'), { ...recorded, schema: '2', oas: '9.0.0' });
+      assert.deepEqual(await redis.client.hgetall('oas:schema'), { ...recorded, schema: '3', oas: '9.0.0' });
+    });
+
+    test('schema 1 to 2: the Cortex jobs of a Redis of 0.1.0 (no index of them) are indexed by the first command, a deleted one left out', async () => {
+      await redis.client.flushall();
+      const config = configFor(upstreams, { redis_url: redis.url });
+      const header = (id: string, at: string, cortex: Record<string, unknown> | undefined) => JSON.stringify({
+        id, origin: 'server', created_at: at, finished_at: at, duration_ms: 5, engines: ['reverse_dns'], ignore_cache: false,
+        observables: [{ value: 'cyberbro.net', type: 'FQDN' }], complete: true, progress: { done: 1, total: 1 }, format: 2,
+        ...(cortex ? { cortex: { analyzer: 'oas_Reverse_Dns_1_0', data_type: 'fqdn', data: 'cyberbro.net', message: '', parameters: {}, ...cortex } } : {}),
+      });
+      const layout: [string, string, Record<string, unknown> | undefined][] = [
+        ['0b6c1e1c-0000-4000-8000-000000000001', '2026-11-01T10:00:00.000Z', {}],
+        ['0b6c1e1c-0000-4000-8000-000000000002', '2026-11-02T10:00:00.000Z', undefined],
+        ['0b6c1e1c-0000-4000-8000-000000000003', '2026-11-03T10:00:00.000Z', { deleted: true }],
+        ['0b6c1e1c-0000-4000-8000-000000000004', '2026-11-04T10:00:00.000Z', {}],
+      ];
+      for (const [id, at, cortex] of layout) {
+        await redis.client.hset(`oas:analysis:${id}`, 'header', header(id, at, cortex), 'complete', '1');
+        await redis.client.zadd('oas:analyses', Date.parse(at), id);
+      }
+      const run = await runOas(config.dir, ['users', 'list', '--config', config.file]);
+      assert.equal(run.code, 0, run.stderr);
+      assert.deepEqual(await redis.client.zrevrange('oas:analyses:cortex', 0, -1), [layout[3]![0], layout[0]![0]]);
+      const recorded = await redis.client.hgetall('oas:schema');
+      assert.deepEqual([recorded.schema, recorded.upgraded_from], ['2', '0']);
+      await redis.client.hset('oas:schema', 'schema', '1', 'upgraded_from', '0');
+      await redis.client.del('oas:analyses:cortex');
+      assert.equal((await runOas(config.dir, ['users', 'list', '--config', config.file])).code, 0);
+      assert.equal(await redis.client.zcard('oas:analyses:cortex'), 2, 'a Redis that recorded schema 1 is upgraded too');
+      assert.deepEqual([(await redis.client.hgetall('oas:schema')).schema, (await redis.client.hgetall('oas:schema')).upgraded_from], ['2', '1']);
     });
   });
 

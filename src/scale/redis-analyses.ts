@@ -134,6 +134,27 @@ export class RedisAnalysisStore implements AnalysisStore {
     await exec(multi);
   }
 
+  /**
+   * Redis schema 2 (src/scale/redis-schema.ts): puts the stored Cortex jobs not deleted in their
+   * index, reading every header a batch at a time (a Redis of 0.1.0 has none there). Idempotent.
+   */
+  async indexCortexJobs(): Promise<void> {
+    for (let start = 0; ; start += SEARCH_BATCH) {
+      const batch = await this.redis.zrange(this.index, start, start + SEARCH_BATCH - 1);
+      if (batch.length === 0) return;
+      const pipeline = this.redis.pipeline();
+      for (const id of batch) pipeline.hget(this.key(id), 'header');
+      const texts = await exec(pipeline);
+      const jobs = this.redis.pipeline();
+      for (const text of texts) {
+        if (typeof text !== 'string' || !text.includes('"cortex"')) continue;
+        const header = JSON.parse(text) as AnalysisHeader;
+        if (header.cortex && !header.cortex.deleted) jobs.zadd(this.cortexIndex, createdScore(header), header.id);
+      }
+      if (jobs.length > 0) await exec(jobs);
+    }
+  }
+
   async cortexJobs(limit: number): Promise<AnalysisHeader[]> {
     const ids = limit > 0 ? await this.redis.zrevrange(this.cortexIndex, 0, Math.floor(limit) - 1) : [];
     const headers = await Promise.all(ids.map((id) => this.getHeader(id)));
