@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { reply, startFakeHttp, type FakeHttpServer } from './fakes/http.js';
 import * as shodan from './fakes/shodan.js';
 import { runOas } from './helpers/cli.js';
-import { launchChromium, skipReason } from './helpers/browser.js';
+import { launchChromium, skipReason, signedInPage } from './helpers/browser.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -48,17 +48,8 @@ describe('the admin\'s check on the analysis page', { skip, timeout: 90_000 }, (
     await upstreams?.close();
   });
 
-  async function signedIn(token: string, path: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !/401/.test(message.text()) && consoleErrors.push(message.text()));
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
-    await page.goto(`${server.url}/signin?next=${encodeURIComponent(path)}`);
-    await page.fill('#token', token);
-    await page.click('button[type="submit"]');
-    await page.waitForURL(`${server.url}${path}`);
-    return page;
-  }
+  /** A fresh browser signed in with `token` through the sign-in form, at `path`. */
+  const signedIn = (token: string, path: string): Promise<Page> => signedInPage(browser, server.url, token, path, consoleErrors);
 
   test('an admin presses the button and reads oas doctor\'s lines, the upstream\'s words as text', async () => {
     const page = await signedIn(tokens.get('ada')!, '/');

@@ -7,10 +7,9 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import * as v from 'valibot';
 import type { App } from '../app.js';
 import { UnknownEngineError, UnknownEngineSetError } from '../engine/catalog.js';
-import { jsonBody } from './json-body.js';
+import { jsonBody, validBody } from './json-body.js';
 import { doctorRequestSchema } from './doctor-openapi.js';
 
 export interface DoctorApiOptions {
@@ -29,13 +28,9 @@ export function createDoctorApi(options: DoctorApiOptions): Hono {
     if (c.req.header('content-type') !== undefined) {
       const read = await jsonBody(c, '{"engines"}');
       if (read instanceof Response) return read;
-      const parsed = v.safeParse(doctorRequestSchema, read.body);
-      if (!parsed.success) {
-        const issue = parsed.issues[0];
-        const at = issue.path?.map((p) => String(p.key)).join('.');
-        return c.json({ error: at ? `${at}: ${issue.message}` : issue.message }, 400);
-      }
-      engines = parsed.output.engines;
+      const asked = validBody(c, doctorRequestSchema, read.body);
+      if (asked instanceof Response) return asked;
+      engines = asked.engines;
     }
     const { runDoctor } = await import('../doctor/run.js');
     const { app } = options;
