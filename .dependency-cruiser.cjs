@@ -20,7 +20,7 @@ const LAYERS = [
   { name: 'engines', path: '^engines/|^src/custom/|^src/engine/(catalog|declarations)[.]ts$' },
   { name: 'runner', path: '^src/runner/' },
   { name: 'analysis', path: '^src/(analysis|store|verdict|view|export)/' },
-  { name: 'surfaces', path: '^src/(cli|server|scale|mcp|automation|push|enrichment)/|^src/app[.]ts$|^web/src/' },
+  { name: 'surfaces', path: '^src/(cli|server|scale|mcp|automation|push|enrichment|doctor)/|^src/app[.]ts$|^web/src/' },
 ];
 
 /** One rule per layer: nothing in it imports from a layer above it. */

@@ -199,6 +199,15 @@ const LIST_LABELS: Record<ListId, { word: string; label: string }> = {
   lethal_forensics: { word: 'lethal-forensics asn blacklist', label: 'LETHAL-FORENSICS' },
 };
 
+/**
+ * `oas doctor`: the first list (Spamhaus ASN-DROP) downloaded (one call) and dropped: the copy in
+ * data_dir is left as it is.
+ */
+export async function badAsnCheck(ctx: EngineContext): Promise<string> {
+  const response = await ctx.http.request(String(ctx.settings[SPAMHAUS.setting] ?? SPAMHAUS.defaultUrl), { headers: { accept: SPAMHAUS.accept } });
+  return `${LIST_LABELS.spamhaus.label} downloadable (${response.body.length} bytes)`;
+}
+
 /** The lookup: the ASN from the dependencies, checked against the lists. */
 export async function badAsnLookup(_observable: Observable, ctx: EngineContext): Promise<BadAsnResult> {
   const { asn, org } = asnFromDependencies(ctx.dependencies);
@@ -316,4 +325,5 @@ export default defineEngine<BadAsnResult>({
   asn: badAsnAsn,
   details: badAsnDetails,
   run: badAsnLookup,
+  check: { probe: badAsnCheck },
 });

@@ -44,7 +44,7 @@ import { defineEngine, type DetailField, type EngineContext, EngineError, type E
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, num, numOrNull, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
-import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
+import { errorReason, grantedToken, withBearer, type TokenSpec } from '../src/http/oauth.js';
 import { count, oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -341,4 +341,6 @@ export default defineEngine<CrowdStrikeResult>({
   evidence: crowdStrikeEvidence,
   details: crowdStrikeDetails,
   run: crowdStrikeLookup,
+  // `oas doctor`: a token requested with the client's credentials (the OAuth2 token endpoint).
+  check: { probe: (ctx) => grantedToken(ctx, crowdStrikeTokenSpec(ctx)) },
 });

@@ -40,7 +40,7 @@ import { defineEngine, type DetailField, type EngineContext, EngineError, type E
 import { jsonObject, parseJson, parseWith } from '../src/http/client.js';
 import { flagOrNull, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
-import { errorReason, withBearer, type TokenSpec } from '../src/http/oauth.js';
+import { errorReason, grantedToken, withBearer, type TokenSpec } from '../src/http/oauth.js';
 import { oneLine } from '../src/lookup/wording.js';
 import { hostOf, ipVersion } from '../src/observables/host.js';
 import type { Observable } from '../src/observables/types.js';
@@ -314,4 +314,6 @@ export default defineEngine<MdeResult>({
   evidence: mdeEvidence,
   details: mdeDetails,
   run: mdeLookup,
+  // `oas doctor`: a token requested with the client's credentials (the OAuth2 token endpoint).
+  check: { probe: (ctx) => grantedToken(ctx, mdeTokenSpec(ctx)) },
 });

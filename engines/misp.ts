@@ -36,7 +36,7 @@
  *   5xx after the client's retries), a malformed body and a timeout are reported too.
  */
 import * as v from 'valibot';
-import { CredentialsRefusedError, defineEngine, type DetailField, type EngineContext, EngineError, type Evidence } from '../src/engine/contract.js';
+import { CredentialsRefusedError, defineEngine, type DetailField, type EngineContext, EngineError, type Evidence, type HttpResponse } from '../src/engine/contract.js';
 import { jsonObject, parseJson } from '../src/http/client.js';
 import { list, text } from '../src/http/lenient.js';
 import { statusError } from '../src/http/errors.js';
@@ -139,13 +139,7 @@ export async function mispLookup(observable: Observable, ctx: EngineContext): Pr
     headers: { authorization: key, accept: 'application/json', 'content-type': 'application/json' },
     acceptStatus: EXPLAINED_STATUSES,
   });
-  if (response.status === 401 || response.status === 403) {
-    throw new CredentialsRefusedError(LABEL, failure(response.status, response.text(), ctx));
-  }
-  if (response.status >= 300) {
-    const reason = mispReason(response.text(), ctx);
-    throw reason ? statusError(response.status, reason) : refusedError(response, ctx);
-  }
+  throwIfRefused(response, ctx);
   const answer = parseJson(response.text(), AnswerSchema);
   const attributes = answer.response.flatMap((part) => part.Attribute);
 
@@ -263,4 +257,33 @@ export default defineEngine<MispResult>({
   evidence: mispEvidence,
   details: mispDetails,
   run: mispLookup,
+  // `oas doctor`: the server's version (GET /servers/getVersion), which needs a key it accepts.
+  check: { probe: mispVersion },
 });
+
+const VersionSchema = v.looseObject({ version: v.fallback(v.nullish(v.string()), null) });
+
+/** A 401/403 as refused credentials, any other non-2xx with MISP's reason. */
+function throwIfRefused(response: HttpResponse, ctx: EngineContext): void {
+  if (response.status === 401 || response.status === 403) {
+    throw new CredentialsRefusedError(LABEL, failure(response.status, response.text(), ctx));
+  }
+  if (response.status >= 300) {
+    const reason = mispReason(response.text(), ctx);
+    throw reason ? statusError(response.status, reason) : refusedError(response, ctx);
+  }
+}
+
+/** `MISP 2.4.190`, or the refusal as a lookup words it. */
+export async function mispVersion(ctx: EngineContext): Promise<string> {
+  const base = serverBase(ctx, LABEL);
+  const key = typeof ctx.settings.api_key === 'string' ? ctx.settings.api_key : '';
+  if (key.trim() === '') throw new EngineError('not configured: api_key');
+  const response = await ctx.http.request(`${base}/servers/getVersion`, {
+    headers: { authorization: key, accept: 'application/json' },
+    acceptStatus: EXPLAINED_STATUSES,
+  });
+  throwIfRefused(response, ctx);
+  const answer = parseJson(response.text(), VersionSchema);
+  return `${LABEL} ${answer.version ?? '(no version said)'}`;
+}

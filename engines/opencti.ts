@@ -408,4 +408,16 @@ export default defineEngine<OpenCtiResult>({
   evidence: openCtiEvidence,
   details: openCtiDetails,
   run: openCtiLookup,
+  // `oas doctor`: the platform's version (GraphQL `about`), which needs a key it accepts.
+  check: { probe: openCtiVersion },
 });
+
+const AboutSchema = v.looseObject({ about: v.looseObject({ version: v.fallback(v.nullish(v.string()), null) }) });
+
+/** `OpenCTI 6.4.0`, or the refusal as a lookup words it. */
+export async function openCtiVersion(ctx: EngineContext): Promise<string> {
+  const key = typeof ctx.settings.api_key === 'string' ? ctx.settings.api_key : '';
+  if (key.trim() === '') throw new EngineError('not configured: api_key');
+  const { about } = await graphql(ctx, `${serverBase(ctx, LABEL)}/graphql`, key, { query: 'query { about { version } }' }, AboutSchema);
+  return `${LABEL} ${about.version ?? '(no version said)'}`;
+}

@@ -16,6 +16,7 @@ import * as v from 'valibot';
 import { defineEngine, EngineError, type DetailField } from '../src/engine/contract.js';
 import { registrableDomainOf, registrationSummary } from '../src/rdap/domain.js';
 import { lookupRdapDomain } from '../src/rdap/domain.js';
+import { checkBootstrap } from '../src/rdap/bootstrap.js';
 import { registrationDetails } from './rdap_whois.js';
 
 export interface RdapResult {
@@ -55,6 +56,9 @@ export default defineEngine<RdapResult>({
   }),
   summary: (r) => registrationSummary(r.registrar || r.organization, r.creation_date, r.expiration_date),
   details: rdapDetails,
+
+  // `oas doctor`: the IANA bootstrap file (one call), not a registry's record.
+  check: { probe: checkBootstrap },
 
   async run(observable, ctx) {
     const domain = registrableDomainOf(observable);

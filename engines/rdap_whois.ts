@@ -28,6 +28,7 @@ import {
   type RegistrationRecord,
 } from '../src/rdap/domain.js';
 import { field, fields, sourceLink } from '../src/lookup/fields.js';
+import { checkBootstrap } from '../src/rdap/bootstrap.js';
 import { formatServer, whoisLookup, WhoisError } from '../src/whois/client.js';
 import { isEmptyRecord, isNotFound, parseWhois } from '../src/whois/parse.js';
 
@@ -120,6 +121,9 @@ export default defineEngine<RdapWhoisResult>({
   }),
   summary: (r) => registrationSummary(r.registrar ?? r.organization, r.creation_date, r.expiration_date, r.data_source),
   details: rdapWhoisDetails,
+
+  // `oas doctor`: the IANA bootstrap file (one call), not a registry's record.
+  check: { probe: checkBootstrap },
 
   async run(observable, ctx) {
     const domain = registrableDomainOf(observable);

@@ -239,4 +239,24 @@ export default defineEngine<ShodanResult>({
   asn: shodanAsn,
   details: shodanDetails,
   run: shodanLookup,
+  // `oas doctor`: the key's plan and credits (GET /api-info, developer.shodan.io/api), which
+  // spends no query credit.
+  check: { probe: shodanApiInfo },
 });
+
+const ApiInfoSchema = v.looseObject({
+  plan: v.fallback(v.nullish(v.string()), null),
+  query_credits: v.fallback(v.nullish(v.number()), null),
+});
+
+/** `plan dev, 100 query credits left`, or the refusal as a lookup words it. */
+export async function shodanApiInfo(ctx: EngineContext): Promise<string> {
+  const response = await ctx.http.request(`${String(ctx.settings.base_url).replace(/\/+$/, '')}/api-info`, {
+    query: { key: apiKeyOf(ctx) },
+    headers: { accept: 'application/json' },
+    acceptStatus: EXPLAINED_STATUSES,
+  });
+  if (response.status >= 300) throw refusedError(response, ctx);
+  const info = parseJson(response.text(), ApiInfoSchema);
+  return `plan ${info.plan ?? 'unknown'}${info.query_credits === null ? '' : `, ${info.query_credits} query credits left`}`;
+}

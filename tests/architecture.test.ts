@@ -49,7 +49,7 @@ const LAYERS: { name: string; path: RegExp }[] = [
   { name: 'engines', path: /^engines\/|^src\/custom\/|^src\/engine\/(catalog|declarations)[.]ts$/ },
   { name: 'runner', path: /^src\/runner\// },
   { name: 'analysis', path: /^src\/(analysis|store|verdict|view|export)\// },
-  { name: 'surfaces', path: /^src\/(cli|server|scale|mcp|automation|push|enrichment)\/|^src\/app[.]ts$|^web\/src\// },
+  { name: 'surfaces', path: /^src\/(cli|server|scale|mcp|automation|push|enrichment|doctor)\/|^src\/app[.]ts$|^web\/src\// },
 ];
 
 test('no upward import and no import cycle (dependency-cruiser, .dependency-cruiser.cjs)', async () => {

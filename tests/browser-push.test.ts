@@ -16,7 +16,7 @@ import type { FakeHandler } from './fakes/http.js';
 import { intelRoutes } from './fakes/intel.js';
 import { startMispPushFake, type MispPushFake } from './fakes/misp-push.js';
 import { runOas } from './helpers/cli.js';
-import { launchChromium, SCREENSHOTS, skipReason } from './helpers/browser.js';
+import { launchChromium, SCREENSHOTS, skipReason, signedInPage } from './helpers/browser.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -66,17 +66,7 @@ describe('the results page\'s "Send to" buttons', { skip, timeout: 120_000 }, ()
   });
 
   /** A fresh browser signed in with `token` through the sign-in form, at `path`. */
-  async function signedIn(token: string, path: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !/401|502|403/.test(message.text()) && consoleErrors.push(message.text()));
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
-    await page.goto(`${server.url}/signin?next=${encodeURIComponent(path)}`);
-    await page.fill('#token', token);
-    await page.click('button[type="submit"]');
-    await page.waitForURL(`${server.url}${path}`);
-    return page;
-  }
+  const signedIn = (token: string, path: string): Promise<Page> => signedInPage(browser, server.url, token, path, consoleErrors, /401|502|403/);
 
   /** An analysis of `text` by ipapi (8.8.8.8 a Tor exit: suspicious), complete. */
   async function analysed(base: string, text: string, token?: string): Promise<string> {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { runOas } from './helpers/cli.js';
-import { launchChromium, skipReason } from './helpers/browser.js';
+import { launchChromium, skipReason, signedInPage } from './helpers/browser.js';
 import { spawnServe, type ServeProcess } from './helpers/serve.js';
 import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
@@ -42,17 +42,7 @@ describe('roles in the pages', { skip, timeout: 90_000 }, () => {
   });
 
   /** A fresh browser signed in with `token` through the sign-in form, at `path`. */
-  async function signedIn(token: string, path: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
-    const page = await context.newPage();
-    page.on('console', (message) => message.type() === 'error' && !/401/.test(message.text()) && consoleErrors.push(message.text()));
-    page.on('pageerror', (error) => consoleErrors.push(error.message));
-    await page.goto(`${server.url}/signin?next=${encodeURIComponent(path)}`);
-    await page.fill('#token', token);
-    await page.click('button[type="submit"]');
-    await page.waitForURL(`${server.url}${path}`);
-    return page;
-  }
+  const signedIn = (token: string, path: string): Promise<Page> => signedInPage(browser, server.url, token, path, consoleErrors);
 
   async function start(token: string, text: string): Promise<string> {
     const res = await fetch(`${server.url}/api/analyze`, {

@@ -506,6 +506,24 @@ describe('the running server\'s answers', () => {
     assert.deepEqual((await call('delete', 'marks/{value}', 'marks/8.8.4.4')).body, { removed: '8.8.4.4' });
   });
 
+  test('POST doctor (issue 40): the report, and every refusal, as documented', async () => {
+    const report = await call('post', 'doctor', 'doctor', json({ engines: ['reverse_dns'] }));
+    assert.equal(report.status, 200, JSON.stringify(report.body));
+    assert.equal((report.body as { engines: number }).engines, 1);
+    const cases: [string, Sent, number][] = [
+      ['an unknown engine', json({ engines: ['reverse_dsn'] }), 400],
+      ['an unknown field', refused(json({ engines: ['reverse_dns'], all: true })), 400],
+      ['a viewer', json({ engines: ['reverse_dns'] }, auth(viewerToken)), 403],
+      ['no token', { headers: { 'content-type': 'application/json' }, body: '{}' }, 401],
+      ['text/plain', { headers: { ...auth(), 'content-type': 'text/plain' }, body: 'reverse_dns' }, 415],
+      ['over max_body_bytes', refused(json({ engines: ['x'.repeat(MAX_BODY)] })), 413],
+    ];
+    for (const [what, init, status] of cases) {
+      const answer = await call('post', 'doctor', 'doctor', init);
+      assert.equal(answer.status, status, `${what}: ${JSON.stringify(answer.body)}`);
+    }
+  });
+
   test('every operation\'s success, and the errors the issue names, were seen', () => {
     for (const [path, operations] of Object.entries(doc.paths)) {
       for (const method of Object.keys(operations).filter((m) => (METHODS as readonly string[]).includes(m))) {

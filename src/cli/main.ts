@@ -147,6 +147,21 @@ function buildProgram(analyzeHelp?: string): Command {
     });
 
   program
+    .command('doctor')
+    .description('check the configuration as oas serve would use it: the data folder, Redis, the proxy, the DNS servers and each usable engine with one call to its upstream; one line per check, exit 0 when all pass, 1 otherwise')
+    .option('-e, --engines <list>', 'check only these engines (comma-separated ids, aliases or @sets; default: every usable one, keyless or with its credentials set)')
+    .option('--json', 'print the report as JSON (what POST {prefix}doctor answers)')
+    .addOption(catalogOption())
+    .addOption(configOption())
+    .addOption(dataDirOption())
+    .addOption(redisOption('checked when set: it answers a PING'))
+    .exitOverride()
+    .action(async (opts) => {
+      const { doctorCommand } = await import('./doctor.js');
+      process.exitCode = await doctorCommand(opts);
+    });
+
+  program
     .command('mcp')
     .description('an MCP server on standard input and output, for AI assistants (Claude, Copilot, local models): tools analyze, get_results, list_engines, extract_observables')
     .addOption(configOption())

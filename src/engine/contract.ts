@@ -238,7 +238,24 @@ export interface EngineDefinition<R = unknown> {
   details?(result: R, target: string): DetailField[];
   /** The lookup. Returns the result object, or null when there is nothing to report. */
   run(observable: Observable, ctx: EngineContext): Promise<R | null>;
+  /**
+   * How `oas doctor` checks the engine with one call to its upstream (src/doctor/engines.ts).
+   * Absent: the lookup of a harmless value of its first type (src/doctor/harmless.ts).
+   */
+  check?: EngineCheck;
 }
+
+/**
+ * `probe`: one request to a documented status or account endpoint (Shodan's `/api-info`, MISP's
+ * `/servers/getVersion`), made through `ctx.http` with the engine's settings as a lookup makes
+ * them: it resolves when the upstream accepts them and throws as the lookup would otherwise.
+ * `observable`: a harmless value the lookup runs on instead of the default one (its answer is kept
+ * nowhere). `none`: the engine calls nothing that can be checked.
+ */
+export type EngineCheck =
+  | { probe(ctx: EngineContext): Promise<unknown> }
+  | { observable: Observable }
+  | 'none';
 
 /** An autonomous system an engine's answer names: `asn` as `AS13335`, `13335` or 13335. */
 export interface EngineAsn {

@@ -154,7 +154,8 @@ function schemaKeysOf(definition: EngineDefinition): string[] {
 
 /** The definition without its code and schemas: what JSON can hold. */
 function declarationOf(definition: EngineDefinition): Record<string, unknown> {
-  const data = (value: object) => Object.fromEntries(Object.entries(value).filter(([key, v]) => typeof v !== 'function' && key !== 'settingsSchema' && key !== 'variants'));
+  // `check` (`oas doctor`'s) is code too: a probe, or an observable only doctor, which imports every engine, reads.
+  const data = (value: object) => Object.fromEntries(Object.entries(value).filter(([key, v]) => typeof v !== 'function' && key !== 'settingsSchema' && key !== 'variants' && key !== 'check'));
   const declaration = data(definition);
   if (definition.variants !== undefined) {
     declaration.variants = Object.fromEntries(Object.entries(definition.variants).map(([variant, overrides]) => [variant, data(overrides ?? {})]));

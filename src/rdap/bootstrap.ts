@@ -71,6 +71,16 @@ export async function loadBootstrap(ctx: EngineContext, url: string): Promise<Bo
   }
 }
 
+/**
+ * `oas doctor` (issue 40) for the RDAP engines: the bootstrap file of their setting `bootstrap_url`,
+ * downloaded (one call) unless this process already holds a fresh copy.
+ */
+export async function checkBootstrap(ctx: EngineContext): Promise<string> {
+  const url = typeof ctx.settings.bootstrap_url === 'string' ? ctx.settings.bootstrap_url.trim() : '';
+  const table = await loadBootstrap(ctx, url);
+  return `RDAP bootstrap file: ${Object.keys(table).length} top-level domains`;
+}
+
 async function fetchOrRestore(ctx: EngineContext, url: string): Promise<CachedTable> {
   const stored = v.safeParse(CachedSchema, await ctx.store.get(storeKey(url)));
   if (stored.success && Date.now() - stored.output.fetchedAt < BOOTSTRAP_TTL_MS) return stored.output;

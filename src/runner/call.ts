@@ -418,8 +418,11 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-/** One line, no stack, no secret. */
-function describeFailure(error: unknown, secrets: readonly string[], engine: EngineDefinition, settings: EngineSettings): string {
+/**
+ * One line, no stack, no secret: the engines' words and what to check (`oas doctor` words its
+ * failures with it too, src/doctor/engines.ts).
+ */
+export function describeFailure(error: unknown, secrets: readonly string[], engine: EngineDefinition, settings: EngineSettings): string {
   const message = error instanceof UpstreamError || error instanceof EngineError
     ? error.message
     : `internal error: ${error instanceof Error ? error.message : String(error)}`;
@@ -428,7 +431,7 @@ function describeFailure(error: unknown, secrets: readonly string[], engine: Eng
 }
 
 /** `not configured: engines.provider_24.api_key or OAS_VIRUSTOTAL_API_KEY`. */
-function notConfigured(engine: EngineDefinition, missing: readonly CredentialSpec[]): string {
+export function notConfigured(engine: EngineDefinition, missing: readonly CredentialSpec[]): string {
   return `not configured: ${missing.map((c) => whereToSet(engine, c)).join(', ')}`;
 }
 

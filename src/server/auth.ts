@@ -422,10 +422,12 @@ export function createAuth(options: AuthOptions): Auth {
  * <prefix>extract) an analyst; adding, removing or running a watchlist (POST and DELETE under
  * <prefix>watchlists, issue 36) an analyst; pushing an analysis (POST <prefix>analyses/<id>/push,
  * issue 37) an analyst; running a Cortex analyzer or deleting a Cortex job (issue 39) an analyst;
- * `/metrics` an admin; anything else a viewer. The MCP tools that start analyses check it themselves.
+ * `/metrics` and `POST <prefix>doctor` (issue 40) an admin; anything else a viewer. The MCP tools that start analyses check it themselves.
  */
 export function roleFor(method: string, path: string, prefix: string): Role {
   if (path === '/metrics') return 'admin';
+  // `oas doctor` on the server (issue 40): its configuration, proxy and upstreams are the admin's.
+  if (method === 'POST' && path === `${prefix}doctor`) return 'admin';
   // Uploading a file to read it (issue 35) is an analyst's, like starting an analysis.
   if (method === 'POST' && (path === `${prefix}analyze` || path === `${prefix}extract`)) return 'analyst';
   if (isWatchlistChange(method, path, prefix)) return 'analyst';
@@ -460,7 +462,7 @@ function isPush(method: string, path: string, prefix: string): boolean {
 
 /** What a role may not do, in one line. */
 export function forbiddenMessage(who: Principal, needed: Role, what = needed === 'admin' ? 'this needs the admin role' : 'starting analyses needs the analyst or admin role'): string {
-  return `forbidden: ${who.name} is ${who.role === 'admin' ? 'an' : 'a'} ${who.role}; ${what} (oas users)`;
+  return `forbidden: ${who.name} is ${who.role === 'viewer' ? 'a' : 'an'} ${who.role}; ${what} (oas users)`;
 }
 
 function forbidden(c: Context, who: Principal, needed: Role, prefix: string) {

@@ -30,6 +30,7 @@ import { redisGate, unavailableResponse } from './redis-gate.js';
 import { requireRole } from './require-role.js';
 import { createWatchlistApi } from './watchlists.js';
 import { createPushApi } from './push.js';
+import { createDoctorApi } from './doctor.js';
 import { createKnowledgeApi } from './knowledge.js';
 import { pushSecrets } from '../push/settings.js';
 import { watchlistsOf } from '../automation/watchlists-app.js';
@@ -205,6 +206,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   }));
   root.route('/', createPushApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, services: () => ({ config: app.config, catalog: app.catalog, transport: app.transport, analyses: app.analyses }), audit }));
   root.route('/', createWatchlistApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, watchlists: options.watchlists ?? watchlistsOf(app), audit, onError }));
+  root.route('/', createDoctorApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, app }));
   root.route('/', createKnowledgeApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, knowledge: app.knowledge, audit, onError }));
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);

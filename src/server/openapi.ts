@@ -15,12 +15,13 @@ import type { OpenApiBody, OpenApiContribution, OpenApiEntry, OpenApiResponse } 
 import { WATCHLISTS_OPENAPI } from './watchlists-openapi.js';
 import { PUSH_OPENAPI } from './push-openapi.js';
 import { KNOWLEDGE_OPENAPI } from './knowledge-openapi.js';
+import { DOCTOR_OPENAPI } from './doctor-openapi.js';
 
 /**
  * The route modules' parts of the document. A module that serves under the prefix adds its
  * contribution here (its schemas and entries in a module without Hono, as src/server/api-openapi.ts).
  */
-export const CONTRIBUTIONS: readonly OpenApiContribution[] = [API_OPENAPI, WATCHLISTS_OPENAPI, PUSH_OPENAPI, KNOWLEDGE_OPENAPI];
+export const CONTRIBUTIONS: readonly OpenApiContribution[] = [API_OPENAPI, WATCHLISTS_OPENAPI, PUSH_OPENAPI, KNOWLEDGE_OPENAPI, DOCTOR_OPENAPI];
 
 export type OpenApiDocument = Record<string, unknown> & { openapi: string; paths: Record<string, Record<string, unknown>> };
 

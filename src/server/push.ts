@@ -9,10 +9,9 @@
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import * as v from 'valibot';
 import type { PushServices } from '../push/service.js';
 import { pushRequestSchema } from '../push/request.js';
-import { jsonBody } from './json-body.js';
+import { jsonBody, validBody } from './json-body.js';
 import { auditedId, originOf, NO_AUDIT_REQUEST, type AuditRequest } from './audit.js';
 
 export interface PushApiOptions {
@@ -34,13 +33,8 @@ export function createPushApi(options: PushApiOptions): Hono {
     const fields = (target: string | undefined) => ({ origin: originOf(c), target, analysis_id: auditedId(id) });
     const read = await jsonBody(c, '{"target", "event_id", "case_id", "min_verdict", "all"}');
     if (read instanceof Response) return read;
-    const parsed = v.safeParse(pushRequestSchema, read.body);
-    if (!parsed.success) {
-      const issue = parsed.issues[0];
-      const at = issue.path?.map((p) => String(p.key)).join('.');
-      return c.json({ error: at ? `${at}: ${issue.message}` : issue.message }, 400);
-    }
-    const request = parsed.output;
+    const request = validBody(c, pushRequestSchema, read.body);
+    if (request instanceof Response) return request;
     const { pushAnalysis, PushRefusedError } = await import('../push/service.js');
     const { PushError } = await import('../push/types.js');
     const { reportJson } = await import('../push/report.js');

@@ -412,3 +412,16 @@ export interface WatchlistChangeView {
   /** The verdict, the new reason or the engine's summary now. */
   after: string;
 }
+
+/**
+ * The answer of `POST {prefix}doctor` (issue 40), as `oas doctor --json` prints it
+ * (src/doctor/report.ts `DoctorReport`): the admin's check of the server's configuration.
+ */
+export interface DoctorReportView {
+  ok: boolean;
+  calls: number;
+  engines: number;
+  checks: { kind: 'data_dir' | 'redis' | 'proxy' | 'dns' | 'engine'; target: string; service?: string; ok: boolean; message: string }[];
+  /** What `oas doctor` prints: the cost, one line per check, the count of failures. */
+  lines: string[];
+}

@@ -120,9 +120,22 @@ export function restSearch(options: { key?: string; corpus?: Record<string, unkn
   };
 }
 
+/**
+ * `GET /servers/getVersion` as MISP answers it (what `oas doctor` asks): the version and the
+ * user's permissions, or 403 with MISP's words for a key it refuses.
+ */
+export function getVersion(options: { key?: string } = {}): (req: FakeRequest) => FakeReply {
+  return (req) => {
+    const auth = req.headers.authorization;
+    if (!auth || (options.key !== undefined && auth !== options.key)) return reply.json({ ...AUTH_FAILED, url: '/servers/getVersion' }, 403);
+    return reply.json({ version: '2.4.190', pymisp_recommended_version: '2.4.190', perm_sync: false, perm_sighting: true, perm_galaxy_editor: false, request_encoding: ['gzip', 'br'], filter_sightings: true });
+  };
+}
+
 /** Routes of a MISP server under `prefix`. */
 export function fakeRoutes(options: { key?: string; prefix?: string; corpus?: Record<string, unknown>[] } = {}): Record<string, FakeRoute> {
-  return { [`POST ${options.prefix ?? '/misp'}/attributes/restSearch`]: restSearch(options) };
+  const prefix = options.prefix ?? '/misp';
+  return { [`POST ${prefix}/attributes/restSearch`]: restSearch(options), [`GET ${prefix}/servers/getVersion`]: getVersion(options) };
 }
 
 /** `engines.provider_15` settings (without the key) for a fake server at `url`. */

@@ -1,12 +1,20 @@
 /**
  * A stand-in for Shodan's host API (provider_20) under the path prefix `/shodan`:
- * `GET /shodan/shodan/host/<ip>` answers a host with SSH, HTTP and HTTPS banners for any address.
+ * `GET /shodan/shodan/host/<ip>` answers a host with SSH, HTTP and HTTPS banners for any address;
+ * `GET /shodan/api-info` the key's plan (with `key`, only that key).
  * For whole-system tests; the engine's own tests use richer fixtures.
  */
 import { reply, type FakeRoute } from './http.js';
 
-export function fakeRoutes(): Record<string, FakeRoute> {
+export function fakeRoutes(options: { key?: string } = {}): Record<string, FakeRoute> {
   return {
+    // What `oas doctor` asks: the key's plan and credits (developer.shodan.io/api), 401 for a key
+    // Shodan does not know.
+    'GET /shodan/api-info': (req) => {
+      const key = req.query.get('key');
+      if (!key || (options.key !== undefined && key !== options.key)) return reply.json({ error: 'Please provide a valid API key.' }, 401);
+      return reply.json({ scan_credits: 100, usage_limits: { scan_credits: 100, query_credits: 100, monitored_ips: 16 }, plan: 'dev', https: false, unlocked: true, query_credits: 100, monitored_ips: null, unlocked_left: 100, telnet: false });
+    },
     'GET /shodan/shodan/host/*': (req) => {
       const ip = req.path.slice('/shodan/shodan/host/'.length);
       const banner = (port: number, product: string, version: string, module: string) => ({

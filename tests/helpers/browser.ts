@@ -97,3 +97,20 @@ export async function openPage(
   page.on('pageerror', (error) => watch.consoleErrors.push(error.message));
   return { context, page };
 }
+
+/**
+ * A fresh page (1280 px wide) signed in with `token` through the sign-in form of the server at
+ * `baseUrl`, at `path`. Its console errors go into `consoleErrors`, but those whose text matches
+ * `expected` (the statuses a test provokes: 401 by default, asked before signing in).
+ */
+export async function signedInPage(browser: Browser, baseUrl: string, token: string, path: string, consoleErrors: string[], expected = /401/): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
+  const page = await context.newPage();
+  page.on('console', (message) => message.type() === 'error' && !expected.test(message.text()) && consoleErrors.push(message.text()));
+  page.on('pageerror', (error) => consoleErrors.push(error.message));
+  await page.goto(`${baseUrl}/signin?next=${encodeURIComponent(path)}`);
+  await page.fill('#token', token);
+  await page.click('button[type="submit"]');
+  await page.waitForURL(`${baseUrl}${path}`);
+  return page;
+}

@@ -33,6 +33,7 @@
  */
 import { apiPath, getJson, postForm, postJson, signInHref } from './api.js';
 import { announce, el, errorNotice, mainElement, replace } from './dom.js';
+import { doctorPanel } from './doctor.js';
 import { fileDrop } from './file-drop.js';
 import { plural } from './format.js';
 import { FILE_READING, NO_CHECKED, NO_ENGINE, NO_TEXT, problemOf, type FormProblem } from './form-problem.js';
@@ -296,7 +297,9 @@ function renderForm(catalog: CatalogView, prefill: Prefill, me: MeView | null = 
         el('div', { class: 'chips', role: 'group', 'aria-label': 'Show engines tagged' }, chips),
         el('div', { class: 'engine-actions' }, search, selectShown, clear, defaults)),
       groupElements.map((g) => g.section),
-      noMatch),
+      noMatch,
+      // The admin's check of the engines and settings (issue 40): POST {prefix}doctor.
+      me?.role === 'admin' ? doctorPanel() : null),
     // Sticky at the bottom of the window: Analyze, and why it could not start, stay in view below a long engine list.
     el('div', { class: 'form-footer', id: 'form-footer' },
       el('label', { class: 'check' }, ignoreCache, ' Ignore cache (ask every source again)'),
