@@ -269,11 +269,13 @@ describe('POST /api/doctor', () => {
   let server: ServeProcess;
   let config: { dir: string; file: string; dataDir: string };
   const tokens = new Map<string, string>();
+  let auditFile: string;
 
   before(async () => {
     upstreams = await startUpstreams();
     keyed = await startFakeHttp({ ...shodan.fakeRoutes({ key: SHODAN_KEY }) });
-    config = configFor(upstreams, { api_token: API_TOKEN, engines: { provider_20: { ...shodan.fakeSettings(keyed.url), api_key: 'wrong-shodan-key-31337' } } });
+    auditFile = join(tempDir('oas-doctor-audit-'), 'audit.jsonl');
+    config = configFor(upstreams, { api_token: API_TOKEN, audit_log: auditFile, engines: { provider_20: { ...shodan.fakeSettings(keyed.url), api_key: 'wrong-shodan-key-31337' } } });
     for (const [name, role] of [['ana', 'analyst'], ['ada', 'admin']] as const) {
       const run = await runOas(config.dir, ['users', 'add', name, '--role', role, '--config', config.file]);
       assert.equal(run.code, 0, run.stderr);
@@ -318,6 +320,13 @@ describe('POST /api/doctor', () => {
     const unknown = await post(API_TOKEN, { engines: ['shodn'] });
     assert.equal(unknown.status, 400);
     assert.match(((await unknown.json()) as { error: string }).error, /^engines: unknown engine: shodn; did you mean shodan\?/);
+
+    // The audit trail: an admin's check sends calls upstream.
+    const audit = readFileSync(auditFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.action === 'doctor_run');
+    assert.deepEqual(audit.map((line) => [line.outcome, line.origin]), [['success', 'api'], ['success', 'api'], ['failure', 'api']]);
+    assert.deepEqual([audit[0]!.user, audit[0]!.engines, audit[0]!.calls, audit[0]!.failed], ['ada', 1, 1, ['provider_20']]);
+    assert.ok((audit[1]!.engines as number) >= 17);
+    assert.match(String(audit[2]!.reason), /^engines: unknown engine: shodn/);
   });
 });
 

@@ -25,7 +25,7 @@ import { maskUrlSecrets } from '../http/redact.js';
 import { inertLine } from '../text/inert.js';
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from './private.js';
 
-/** The actions of the audit trail (README, "Audit trail"). */
+/** The actions of the audit trail (docs/audit-trail.md). */
 export const AUDIT_ACTIONS = [
   'sign_in',
   'bad_token',
@@ -46,6 +46,7 @@ export const AUDIT_ACTIONS = [
   'allowlist_removed',
   'mark_added',
   'mark_removed',
+  'doctor_run',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

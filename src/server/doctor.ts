@@ -9,6 +9,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { App } from '../app.js';
 import { UnknownEngineError, UnknownEngineSetError } from '../engine/catalog.js';
+import { NO_AUDIT_REQUEST, originOf, type AuditRequest } from './audit.js';
 import { jsonBody, validBody } from './json-body.js';
 import { doctorRequestSchema } from './doctor-openapi.js';
 
@@ -16,6 +17,8 @@ export interface DoctorApiOptions {
   prefix: string;
   maxBodyBytes: number;
   app: Pick<App, 'config' | 'catalog' | 'transport'>;
+  /** `doctor_run`: an admin's check sends a call to each engine's upstream. */
+  audit?: AuditRequest;
 }
 
 export function createDoctorApi(options: DoctorApiOptions): Hono {
@@ -34,11 +37,17 @@ export function createDoctorApi(options: DoctorApiOptions): Hono {
     }
     const { runDoctor } = await import('../doctor/run.js');
     const { app } = options;
+    const audit = options.audit ?? NO_AUDIT_REQUEST;
     try {
       const report = await runDoctor({ config: app.config, catalog: app.catalog, transport: app.transport, engines });
+      const failed = report.checks.filter((check) => !check.ok);
+      audit(c, { action: 'doctor_run', outcome: 'success', origin: originOf(c), engines: report.engines, calls: report.calls, failed: failed.map((check) => check.target) });
       return c.json(report);
     } catch (error) {
-      if (error instanceof UnknownEngineError || error instanceof UnknownEngineSetError) return c.json({ error: `engines: ${error.message}` }, 400);
+      if (error instanceof UnknownEngineError || error instanceof UnknownEngineSetError) {
+        audit(c, { action: 'doctor_run', outcome: 'failure', origin: originOf(c), reason: `engines: ${error.message}` });
+        return c.json({ error: `engines: ${error.message}` }, 400);
+      }
       throw error;
     }
   });

@@ -206,7 +206,7 @@ export function createHttpApp(app: App, options: HttpOptions = {}): Hono {
   }));
   root.route('/', createPushApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, services: () => ({ config: app.config, catalog: app.catalog, transport: app.transport, analyses: app.analyses }), audit }));
   root.route('/', createWatchlistApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, watchlists: options.watchlists ?? watchlistsOf(app), audit, onError }));
-  root.route('/', createDoctorApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, app }));
+  root.route('/', createDoctorApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, app, audit }));
   root.route('/', createKnowledgeApi({ prefix: config.api_prefix, maxBodyBytes: config.max_body_bytes, knowledge: app.knowledge, audit, onError }));
   if (config.mcp) {
     const secrets = secretValues(config, app.catalog);
