@@ -27,7 +27,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BINDING, packBinding, prebuildName, unpackBinding } from './sqlite3-prebuild.mjs';
+import { BINDING, napiVersion, packBinding, prebuildName, unpackBinding } from './sqlite3-prebuild.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(root, 'package.json'));
@@ -93,9 +93,11 @@ function done() {
 if (loads()) done();
 if (shipped()) done();
 const headers = headersDir();
-if (headers && run(tool('node-gyp'), ['rebuild', `--nodedir=${headers}`]) && loads()) done();
+// For the N-API version sqlite3's own binaries are built for, not this Node's (sqlite3-prebuild.mjs).
+const napi = `--napi_build_version=${napiVersion(sqliteDir)}`;
+if (headers && run(tool('node-gyp'), ['rebuild', `--nodedir=${headers}`, napi]) && loads()) done();
 if (run(tool('prebuild-install'), ['-r', 'napi']) && loads()) done();
-if (run(tool('node-gyp'), ['rebuild']) && loads()) done();
+if (run(tool('node-gyp'), ['rebuild', napi]) && loads()) done();
 process.stderr.write('build-sqlite3: could not build the SQLite binding. It needs Python 3, make, a C++ compiler and\n'
   + "Node's headers (include/node next to the node binary, or npm_config_nodedir): see docs/install.md.\n");
 process.exit(1);

@@ -15,14 +15,22 @@ function libc() {
   return process.report.getReport().header.glibcVersionRuntime ? '' : 'musl';
 }
 
+const packageOf = (sqliteDir) => JSON.parse(readFileSync(join(sqliteDir, 'package.json'), 'utf8'));
+
 /**
- * The file name prebuild-install looks for, for this Node, OS and CPU: sqlite3-v5.1.7-napi-v6-linux-x64.tar.gz.
- * The N-API version is the highest sqlite3 lists (binary.napi_versions) that this Node supports.
+ * The N-API version to build for: the highest sqlite3 lists (binary.napi_versions: 6 for 5.1.7)
+ * that this Node supports, as its own prebuilt binaries are. Left to itself, node-gyp builds for
+ * the N-API version of the Node that runs it, and a binding built so on Node 24 (N-API 10)
+ * crashes Node 20 (N-API 9) as it loads; built for 6, one binding serves Node 20, 22 and 24.
  */
+export function napiVersion(sqliteDir) {
+  return Math.max(...(packageOf(sqliteDir).binary?.napi_versions ?? []).filter((version) => version <= Number(process.versions.napi)));
+}
+
+/** The file name prebuild-install looks for, for this Node, OS and CPU: sqlite3-v5.1.7-napi-v6-linux-x64.tar.gz. */
 export function prebuildName(sqliteDir) {
-  const pkg = JSON.parse(readFileSync(join(sqliteDir, 'package.json'), 'utf8'));
-  const napi = Math.max(...(pkg.binary?.napi_versions ?? []).filter((version) => version <= Number(process.versions.napi)));
-  return `${pkg.name}-v${pkg.version}-napi-v${napi}-${process.platform}${libc()}-${process.arch}.tar.gz`;
+  const pkg = packageOf(sqliteDir);
+  return `${pkg.name}-v${pkg.version}-napi-v${napiVersion(sqliteDir)}-${process.platform}${libc()}-${process.arch}.tar.gz`;
 }
 
 /** sqlite3's own dependency `tar` (v6), so nothing is added to the package's dependencies. */
