@@ -1,5 +1,6 @@
 /**
- * `npm test`: runs `node --test dist/tests/` (or `node --test ARGS` when given paths) with TMPDIR
+ * `npm test`: runs `node --test` on the test files under dist/tests/ (or on ARGS when given paths;
+ * a directory among them stands for its test files) with TMPDIR
  * pointing at a fresh folder of its own under the OS temporary directory, standard streams
  * inherited, then checks the tests left nothing behind:
  *
@@ -17,13 +18,33 @@
  * `test.js` and files under a `test` folder, so `node --test dist/tests/` leaves this one alone.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+/**
+ * The test files under a directory, found as Node 20's runner finds them (`*.test.js`, `*-test.js`,
+ * `*_test.js`, `test-*.js`, `test.js`, and any file under a `test` folder). Node 22 and 24 read a
+ * path given to `--test` as a glob that names files, and a directory as no test at all (the run
+ * fails with MODULE_NOT_FOUND), so a directory is expanded here, the same way on every Node.
+ */
+function testFiles(dir: string, underTest = false): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(path, underTest || entry.name === 'test');
+      const isTest = /\.[cm]?js$/.test(entry.name)
+        && (underTest || /(^|[.\-_])test\.[cm]?js$/.test(entry.name) || /^test-.*\.[cm]?js$/.test(entry.name));
+      return entry.isFile() && isTest ? [path] : [];
+    });
+}
+
+const isDirectory = (path: string): boolean => existsSync(path) && statSync(path).isDirectory();
 const args = process.argv.slice(2);
-const testArgs = args.some((arg) => !arg.startsWith('-')) ? args : [...args, 'dist/tests/'];
+const given = args.some((arg) => !arg.startsWith('-')) ? args : [...args, 'dist/tests/'];
+const testArgs = given.flatMap((arg) => (!arg.startsWith('-') && isDirectory(arg) ? testFiles(arg) : [arg]));
 
 const runDir = mkdtempSync(join(tmpdir(), 'oas-test-run-'));
 // Like /tmp: tests that run `oas` as another user (config-errors) reach their folders in it.

@@ -20,11 +20,13 @@ export interface ServeProcess {
  * `env`: variables added to this process's environment (e.g. OAS_API_TOKEN). `port`: `--port`
  * (default 0, any free port); null for none (the configuration's port is the one in effect).
  * `nodeArgs`: node's own, before the script (a module recorder's `--import`, helpers/module-log.ts).
+ * `bin`: an installed `oas` executable to run instead of this clone's (tests/install.test.ts).
  */
-export function spawnServe(configFile: string, options: { cwd?: string; args?: string[]; env?: Record<string, string>; port?: string | null; nodeArgs?: string[] } = {}): Promise<ServeProcess> {
+export function spawnServe(configFile: string, options: { cwd?: string; args?: string[]; env?: Record<string, string>; port?: string | null; nodeArgs?: string[]; bin?: string } = {}): Promise<ServeProcess> {
   const port = options.port === null ? [] : ['--port', options.port ?? '0'];
+  const serve = ['serve', ...port, '--config', configFile, ...(options.args ?? [])];
   return new Promise((resolve, reject) => {
-    const child = killAtExit(spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, 'serve', ...port, '--config', configFile, ...(options.args ?? [])], {
+    const child = killAtExit(spawn(options.bin ?? process.execPath, options.bin ? serve : [...(options.nodeArgs ?? []), BIN, ...serve], {
       cwd: options.cwd,
       env: options.env ? { ...process.env, ...options.env } : process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
