@@ -34,6 +34,9 @@ const page = (path: string) => readFileSync(new URL(path, ROOT), 'utf8');
 /** The pages whose examples another test runs, against fakes of their own, and that test. */
 const RUN_ELSEWHERE: Record<string, string> = {
   'docs/custom-engines.md': 'tests/custom-engines-docs.test.ts', // its captures need the URLhaus and MalwareBazaar fakes' data
+  'docs/completion.md': 'tests/completion.test.ts', // it writes into HOME, then checks what the installed script proposes
+  'docs/doctor.md': 'tests/doctor.test.ts', // its checks need the Shodan and MISP fakes with their keys
+  'docs/upgrades.md': 'tests/upgrades.test.ts', // its restore needs the server it backs up to be stopped
 };
 /** README.md first (its quick start's server serves the later pages' curl examples), then docs/, by name. */
 const PAGES = ['README.md', ...readdirSync(new URL('docs/', ROOT)).filter((name) => name.endsWith('.md')).sort().map((name) => `docs/${name}`)];
