@@ -178,7 +178,17 @@ export async function openStorage(dataDir: string): Promise<Storage> {
   for (const companion of ['-wal', '-shm', '-journal']) narrow(path + companion);
   let storage: Storage;
   try {
-    storage = await openDatabase(path, dataDir);
+    // Processes opening one file at once (a server and a CLI, or two of them) may find it busy
+    // while another turns on WAL or upgrades it, and SQLite does not always wait for it: tried again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        storage = await openDatabase(path, dataDir);
+        break;
+      } catch (error) {
+        if (attempt >= OPEN_ATTEMPTS || (error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
+        await new Promise((wake) => setTimeout(wake, 50 * attempt));
+      }
+    }
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     // SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_NOTADB...: the data directory's file, not oas.
@@ -188,12 +198,20 @@ export async function openStorage(dataDir: string): Promise<Storage> {
   return storage;
 }
 
+/** Tries of opening the file when SQLite answers SQLITE_BUSY without waiting (openStorage). */
+const OPEN_ATTEMPTS = 5;
+
 async function openDatabase(path: string, dataDir: string): Promise<Storage> {
   const open = (table: string) => new KeyvSqlite({ uri: `sqlite://${path}`, table, busyTimeout: 10_000 });
   // The engine cache: one read and one write per engine call, batched per turn of the event loop.
   const resultsTable = new BatchedKeyvSqlite({ uri: `sqlite://${path}`, table: 'results', busyTimeout: 10_000 });
-  // WAL lets a running server and a CLI analysis share the file without blocking readers.
-  await resultsTable.query('PRAGMA journal_mode=WAL');
+  try {
+    // WAL lets a running server and a CLI analysis share the file without blocking readers.
+    await resultsTable.query('PRAGMA journal_mode=WAL');
+  } catch (error) {
+    await resultsTable.close().catch(() => {});
+    throw error;
+  }
   const analysesTable = open('analyses');
   const engineTable = open('engine_data');
   const keyv = (store: KeyvSqlite) => {
@@ -205,15 +223,15 @@ async function openDatabase(path: string, dataDir: string): Promise<Storage> {
   const analyses = keyv(analysesTable);
   const engineData = keyv(engineTable);
   // One read when the file is up to date (src/store/schema.ts otherwise, loaded for it alone).
-  const [found] = await Promise.all([userVersion(analysesTable), engineTable.query('SELECT 1')]);
-  if (found !== SCHEMA) {
-    try {
+  try {
+    const [found] = await Promise.all([userVersion(analysesTable), engineTable.query('SELECT 1')]);
+    if (found !== SCHEMA) {
       const { upgradeSchema } = await import('./schema.js');
       await upgradeSchema(analysesTable, { path, dataDir, schema: SCHEMA, text: KEYV_TEXT });
-    } catch (error) {
-      await Promise.allSettled([resultsTable.close(), analysesTable.close(), engineTable.close()]);
-      throw error;
     }
+  } catch (error) {
+    await Promise.allSettled([resultsTable.close(), analysesTable.close(), engineTable.close()]);
+    throw error;
   }
   return {
     results,
