@@ -208,6 +208,20 @@ describe('RedisAnalysisStore', { skip: redisSkip, timeout: 60_000 }, () => {
         assert.deepEqual(await store.cortexJobs(1), [third]);
         await store.putHeader({ ...third, cortex: { ...third.cortex!, deleted: true } });
         assert.deepEqual((await store.cortexJobs(10)).map((h) => h.id), [second.id, first.id]);
+        // Marked deleted alone: the rest of the header as stored.
+        await store.markCortexDeleted(first.id);
+        assert.deepEqual((await store.cortexJobs(10)).map((h) => h.id), [second.id]);
+        assert.deepEqual({ ...(await store.getHeader(first.id))! }, { ...first, cortex: { ...first.cortex!, deleted: true } });
+        if (store instanceof RedisAnalysisStore) {
+          // A worker completing it writes the header it read before: the job stays deleted
+          // (in SQLite the jobs run in the server that deletes them: src/analysis/service.ts marks it again).
+          await store.putHeader(completed(first, undefined));
+          const read = (await store.getHeader(first.id))!;
+          assert.deepEqual([read.complete, read.cortex?.deleted], [true, true]);
+          assert.deepEqual((await store.cortexJobs(10)).map((h) => h.id), [second.id]);
+        }
+        await store.markCortexDeleted(plain.id);
+        assert.equal((await store.getHeader(plain.id))!.cortex, undefined, 'no Cortex job: nothing marked');
       }
     } finally {
       await storage.close();

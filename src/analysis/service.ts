@@ -200,7 +200,6 @@ export class AnalysisService {
   /** Called as each observable of an analysis finishes (`oas analyze --format jsonl`). */
   private readonly observableListeners = new Map<string, ObservableListener>();
 
-  /** The stored header (with the results inside for records of older versions). */
   /**
    * Marks a Cortex job deleted in its stored header (issue 39: DELETE /cortex/api/job/<id>); its
    * analysis stays in the history. False when it is no Cortex job.
@@ -210,7 +209,7 @@ export class AnalysisService {
     if (!header?.cortex) return false;
     // Running here, its completion writes the header it started with: marked again then.
     if (this.running.has(id)) this.cortexDeleted.add(id);
-    await this.store.putHeader({ ...header, cortex: { ...header.cortex, deleted: true } });
+    await this.store.markCortexDeleted(id);
     return true;
   }
 
@@ -292,13 +291,14 @@ export class AnalysisService {
         if (this.cortexDeleted.delete(id) && final.cortex) {
           final = { ...final, cortex: { ...final.cortex, deleted: true } };
           // The analysis is complete whatever: a store failing here loses only the mark.
-          await this.store.putHeader(final).catch(() => {});
+          await this.store.markCortexDeleted(id).catch(() => {});
         }
         this.reader.rememberComplete(id);
         this.completed(final);
         return final;
       })
       .finally(() => {
+        this.cortexDeleted.delete(id);
         this.running.delete(id);
         this.live.delete(id);
         this.tell((observer) => observer.onRunning(-1));

@@ -162,8 +162,16 @@ export class RedisAnalysisStore implements AnalysisStore {
   }
 
   async getHeader(id: string): Promise<AnalysisHeader | undefined> {
-    const text = await this.redis.hget(this.key(id), 'header');
-    return text === null ? undefined : (JSON.parse(text) as AnalysisHeader);
+    const [text, cortexDeleted] = await this.redis.hmget(this.key(id), 'header', 'cortex_deleted');
+    if (text === null || text === undefined) return undefined;
+    const header = JSON.parse(text) as AnalysisHeader;
+    // A deleted Cortex job's flag is a field of its own (markCortexDeleted), never lost to a header written after it.
+    if (cortexDeleted === '1' && header.cortex) header.cortex = { ...header.cortex, deleted: true };
+    return header;
+  }
+
+  async markCortexDeleted(id: string): Promise<void> {
+    await exec(this.redis.multi().hset(this.key(id), 'cortex_deleted', '1').zrem(this.cortexIndex, id));
   }
 
   async completeOf(id: string): Promise<boolean | undefined> {

@@ -151,4 +151,9 @@ export interface AnalysisStore {
    * `cortex`) and not deleted, newest first, at most `limit`: every server's, since any restart.
    */
   cortexJobs(limit: number): Promise<AnalysisHeader[]>;
+  /**
+   * Marks a Cortex job deleted (`cortex.deleted`) without rewriting the rest of its header, which
+   * a runner may be completing at the same moment.
+   */
+  markCortexDeleted(id: string): Promise<void>;
 }

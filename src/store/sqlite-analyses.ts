@@ -68,6 +68,13 @@ export function sqliteAnalysisStore(storage: Storage): AnalysisStore {
        AND coalesce(json_extract(value, '$.value.cortex.deleted'), 0) = 0
        ORDER BY json_extract(value, '$.value.created_at') DESC LIMIT ${Math.max(0, Math.floor(limit))}`,
     )) as { value: string }[]).map((row) => (JSON.parse(row.value) as { value: AnalysisHeader }).value),
+    // One statement: the header as stored now, whatever a runner wrote since it was read.
+    markCortexDeleted: async (id) => {
+      await table.query(
+        "UPDATE analyses SET value = json_set(value, '$.value.cortex.deleted', json('true')) WHERE key = ? AND json_extract(value, '$.value.cortex.analyzer') IS NOT NULL",
+        id,
+      );
+    },
   };
 }
 
