@@ -207,22 +207,24 @@ export class AnalysisService {
   async deleteCortexJob(id: string): Promise<boolean> {
     const header = await this.store.getHeader(id);
     if (!header?.cortex) return false;
-    // Running here, its completion writes the header it started with: marked again then.
+    // Running here, its completion writes the header it started with: until it is marked again
+    // after that, reads here take it as deleted.
     if (this.running.has(id)) this.cortexDeleted.add(id);
     await this.store.markCortexDeleted(id);
     return true;
   }
 
-  /** Cortex jobs deleted while they ran here (deleteCortexJob). */
+  /** Cortex jobs deleted while they ran here (deleteCortexJob), until their final header is marked. */
   private readonly cortexDeleted = new Set<string>();
 
   /** The stored Cortex jobs not deleted, newest first, at most `limit` (every server's). */
-  cortexJobs(limit: number): Promise<AnalysisHeader[]> {
-    return this.store.cortexJobs(limit);
+  async cortexJobs(limit: number): Promise<AnalysisHeader[]> {
+    return (await this.store.cortexJobs(limit)).filter((header) => !this.cortexDeleted.has(header.id));
   }
 
-  get(id: string): Promise<AnalysisHeader | undefined> {
-    return this.reader.get(id);
+  async get(id: string): Promise<AnalysisHeader | undefined> {
+    const header = await this.reader.get(id);
+    return header?.cortex && this.cortexDeleted.has(id) ? { ...header, cortex: { ...header.cortex, deleted: true } } : header;
   }
 
   /** One page of the history, newest first. */
@@ -288,10 +290,11 @@ export class AnalysisService {
     const { live, done } = launchAnalysis(this.launching, header, selections, saved);
     const work = done
       .then(async (final) => {
-        if (this.cortexDeleted.delete(id) && final.cortex) {
+        if (this.cortexDeleted.has(id) && final.cortex) {
           final = { ...final, cortex: { ...final.cortex, deleted: true } };
           // The analysis is complete whatever: a store failing here loses only the mark.
           await this.store.markCortexDeleted(id).catch(() => {});
+          this.cortexDeleted.delete(id);
         }
         this.reader.rememberComplete(id);
         this.completed(final);
