@@ -207,24 +207,17 @@ export class AnalysisService {
   async deleteCortexJob(id: string): Promise<boolean> {
     const header = await this.store.getHeader(id);
     if (!header?.cortex) return false;
-    // Running here, its completion writes the header it started with: until it is marked again
-    // after that, reads here take it as deleted.
-    if (this.running.has(id)) this.cortexDeleted.add(id);
     await this.store.markCortexDeleted(id);
     return true;
   }
 
-  /** Cortex jobs deleted while they ran here (deleteCortexJob), until their final header is marked. */
-  private readonly cortexDeleted = new Set<string>();
-
   /** The stored Cortex jobs not deleted, newest first, at most `limit` (every server's). */
-  async cortexJobs(limit: number): Promise<AnalysisHeader[]> {
-    return (await this.store.cortexJobs(limit)).filter((header) => !this.cortexDeleted.has(header.id));
+  cortexJobs(limit: number): Promise<AnalysisHeader[]> {
+    return this.store.cortexJobs(limit);
   }
 
-  async get(id: string): Promise<AnalysisHeader | undefined> {
-    const header = await this.reader.get(id);
-    return header?.cortex && this.cortexDeleted.has(id) ? { ...header, cortex: { ...header.cortex, deleted: true } } : header;
+  get(id: string): Promise<AnalysisHeader | undefined> {
+    return this.reader.get(id);
   }
 
   /** One page of the history, newest first. */
@@ -263,15 +256,14 @@ export class AnalysisService {
   async resumePending(): Promise<number> {
     if (this.dispatcher) return 0;
     const pending = (await this.store.unfinished()).filter((r) => r.origin === 'server' && !this.running.has(r.id));
-    for (const stored of pending) {
+    // Records of the first format (results inside) have rows since schema 3 (src/store/migrations.ts).
+    for (const header of pending) {
       let selections: Selection[];
       try {
-        selections = this.catalog.select(stored.engines);
+        selections = this.catalog.select(header.engines);
       } catch {
-        selections = this.catalog.select(stored.engines.filter((name) => this.catalog.find(name)));
+        selections = this.catalog.select(header.engines.filter((name) => this.catalog.find(name)));
       }
-      // Records of the first format (results inside) have rows since schema 3 (src/store/migrations.ts).
-      const header = stored;
       const indices = await this.store.savedIndices(header.id);
       const saved = new Set(indices.filter((idx) => idx >= 0 && idx < header.observables.length));
       this.launch(header, selections, saved);
@@ -289,19 +281,12 @@ export class AnalysisService {
     const { id } = header;
     const { live, done } = launchAnalysis(this.launching, header, selections, saved);
     const work = done
-      .then(async (final) => {
-        if (this.cortexDeleted.has(id) && final.cortex) {
-          final = { ...final, cortex: { ...final.cortex, deleted: true } };
-          // The analysis is complete whatever: a store failing here loses only the mark.
-          await this.store.markCortexDeleted(id).catch(() => {});
-          this.cortexDeleted.delete(id);
-        }
+      .then((final) => {
         this.reader.rememberComplete(id);
         this.completed(final);
         return final;
       })
       .finally(() => {
-        this.cortexDeleted.delete(id);
         this.running.delete(id);
         this.live.delete(id);
         this.tell((observer) => observer.onRunning(-1));

@@ -153,7 +153,7 @@ export interface AnalysisStore {
   cortexJobs(limit: number): Promise<AnalysisHeader[]>;
   /**
    * Marks a Cortex job deleted (`cortex.deleted`) without rewriting the rest of its header, which
-   * a runner may be completing at the same moment.
+   * a runner may be completing at the same moment; a header written after it keeps the mark.
    */
   markCortexDeleted(id: string): Promise<void>;
 }

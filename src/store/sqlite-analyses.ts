@@ -9,7 +9,7 @@ import { historyPage } from './history.js';
 import type KeyvSqlite from '@keyv/sqlite';
 import type { SeenBefore } from '../runner/result.js';
 import { seenKey, SEEN_LOOKUP_BATCH, type SeenHistory, type SeenItem, type SeenRecord } from './seen.js';
-import { ANALYSIS_RESULTS_TABLE, SEEN_TABLE, type Storage } from './storage.js';
+import { ANALYSIS_RESULTS_TABLE, KEYV_TEXT, SEEN_TABLE, type Storage } from './storage.js';
 
 /** Rows per INSERT statement (4 parameters each: under SQLite's oldest limit of 999). */
 const INSERT_ROWS = 240;
@@ -18,7 +18,16 @@ export function sqliteAnalysisStore(storage: Storage): AnalysisStore {
   const table = storage.analysesTable;
   return {
     putHeader: async (header) => {
-      await storage.analyses.set(header.id, header);
+      if (!header.cortex) return void (await storage.analyses.set(header.id, header));
+      // A Cortex job marked deleted (markCortexDeleted) stays so, whatever header is written after
+      // it (the runner completing it writes the one it started with): one statement, as Keyv
+      // writes the record, keeping the mark.
+      await table.query(
+        `INSERT INTO analyses (key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value =
+         CASE WHEN json_extract(analyses.value, '$.value.cortex.deleted') THEN json_set(excluded.value, '$.value.cortex.deleted', json('true')) ELSE excluded.value END`,
+        header.id,
+        KEYV_TEXT.serialize({ value: header }),
+      );
     },
     getHeader: async (id) => (await storage.analyses.get(id)) as AnalysisHeader | undefined,
     completeOf: async (id) => {
