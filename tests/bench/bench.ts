@@ -36,8 +36,7 @@ import type { ObservableResult } from '../../src/runner/result.js';
 import { appliesTo } from '../../src/runner/pivot.js';
 import { analysisView } from '../../src/view/analysis-view.js';
 import { fairnessRun } from './fairness.js';
-import { goal, printGoals } from './goals.js';
-import { loadRun } from './load.js';
+import { goal, printGoals, type GoalRow } from './goals.js';
 import { scaleRun } from './scale.js';
 import { seenRun } from './seen.js';
 import { CPU_TICK_MS, OAS_BIN, cpuMsOf, peakRssKiBOf, runNode, startServer, type ExitStats, type ServerProcess } from './proc.js';
@@ -585,9 +584,23 @@ await setLatency(LATENCY_MS);
 await fairnessRun({ settings, latencyMs: LATENCY_MS, upstreamCounts });
 
 // ---------------------------------------------------------------------------------------------
-// 10. Load (issue 33): 32 clients fuzz one `oas serve` with ~1 MiB bodies and 10 000-engine lists (load.ts).
-await setLatency(LATENCY_MS);
-await loadRun({ settings, latencyMs: LATENCY_MS, upstreamCounts });
+// 10. Load (issue 33): 32 clients fuzz one `oas serve` with ~1 MiB bodies and 10 000-engine lists
+// (load.ts), run as a process of its own with a fleet of its own, as the poll client is: by now this
+// process holds hundreds of MiB of earlier results, and its garbage collector's pauses would be
+// counted as the server's latency by the 32 clients it would run.
+{
+  const goalsFile = join(dir, 'load-goals.json');
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./load.js', import.meta.url))], {
+    stdio: 'inherit',
+    env: { ...process.env, BENCH_LATENCY_MS: String(LATENCY_MS), BENCH_GOALS_FILE: goalsFile },
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  try {
+    for (const r of JSON.parse(readFileSync(goalsFile, 'utf8')) as GoalRow[]) goal(r.figure, r.value, r.goal, r.met);
+  } catch {
+    goal('fuzzing oas serve', `the load run exited ${code} without its figures`, 'every request answered, p99 <= 2 s', false);
+  }
+}
 
 printGoals();
 

@@ -22,8 +22,9 @@
  * requests, each next to its goal: every request answered, p99 <= 2 s, every malformed request's
  * 400 within 1 s; and the server's event loop delay (its /metrics). A request is given up after 30 s.
  *
- * `loadRun(fleet)` is called by bench.ts with its fleet of fakes; `node dist/tests/bench/load.js`
- * runs this part alone, with a fleet of its own (BENCH_LATENCY_MS, default 200).
+ * `node dist/tests/bench/load.js` runs this part alone, with a fleet of its own (BENCH_LATENCY_MS,
+ * default 200); bench.ts runs it so, as a process of its own, and reads its figures back from
+ * BENCH_GOALS_FILE.
  * BENCH_LOAD_BIN runs another build's bin/oas.js (a before/after comparison), BENCH_LOAD_NODE_ARGS
  * adds node options to the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`).
  */
