@@ -17,14 +17,23 @@ export function maskUrlSecrets(text: string): string {
  * first: a form masked first could otherwise cut a longer one that holds it, leaving its rest.
  */
 export function maskKnownSecrets(text: string, secrets: Iterable<string>): string {
+  return maskForms(text, secretForms(secrets));
+}
+
+/** Each secret of 4 characters or more and its URL-encoded form, the longest first. */
+function secretForms(secrets: Iterable<string>): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (!secret || secret.length < 4) continue;
     forms.add(secret);
     forms.add(encodeURIComponent(secret));
   }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+function maskForms(text: string, forms: readonly string[]): string {
   let out = text;
-  for (const form of [...forms].sort((a, b) => b.length - a.length)) out = out.split(form).join(MASK);
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(MASK);
   return out;
 }
 
@@ -34,6 +43,18 @@ export function maskKnownSecrets(text: string, secrets: Iterable<string>): strin
  */
 export function redact(text: string, secrets: Iterable<string> = []): string {
   return maskUrlSecrets(maskKnownSecrets(text, secrets));
+}
+
+/**
+ * `redact` with a fixed list of secrets, their forms found once (a log writing many lines with
+ * the same secrets); a text without `=` has no URL parameter to mask.
+ */
+export function redactor(secrets: Iterable<string>): (text: string) => string {
+  const forms = secretForms(secrets);
+  return (text) => {
+    const masked = maskForms(text, forms);
+    return masked.includes('=') ? maskUrlSecrets(masked) : masked;
+  };
 }
 
 function decodeSafe(s: string): string {

@@ -7,8 +7,9 @@
  * goes through the same masking as engine errors: the API token and the engines' secrets are
  * replaced by `***` should they ever turn up (they never should).
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import { redact } from '../http/redact.js';
+import { redactor } from '../http/redact.js';
 import { inertLine } from '../text/inert.js';
 import { remoteAddress } from './rate-limit.js';
 
@@ -52,48 +53,59 @@ const MAX_FIELD = 2000;
  * control or bidi character (ESC, C1, U+202E...) a visible escape such as `\x1b`, so that an
  * upstream's reason never starts a log line of its own nor colours one, in text or JSON.
  */
-function clean(value: string, secrets: readonly string[]): string {
-  const line = inertLine(redact(value, secrets));
-  return line.length > MAX_FIELD ? `${line.slice(0, MAX_FIELD)}…` : line;
+function cleaner(secrets: Iterable<string>): (value: string) => string {
+  const redact = redactor(secrets);
+  return (value) => {
+    const line = inertLine(redact(value));
+    return line.length > MAX_FIELD ? `${line.slice(0, MAX_FIELD)}…` : line;
+  };
 }
 
 export function createLogger(options: LoggerOptions): Logger {
-  const secrets = [...(options.secrets ?? [])].filter((s) => s.length >= 4);
+  const clean = cleaner(options.secrets ?? []);
   const write = options.write ?? ((line: string) => process.stderr.write(line));
   const json = options.format === 'json';
   return {
     request(entry) {
-      const e = { ...entry, client: clean(entry.client, secrets), method: clean(entry.method, secrets), path: clean(entry.path, secrets) };
+      const e = { ...entry, client: clean(entry.client), method: clean(entry.method), path: clean(entry.path) };
       write(json
         ? `${JSON.stringify(e)}\n`
         : `${e.time} ${e.client} ${e.method} ${e.path} ${e.status} ${e.ms}ms\n`);
     },
     engineError(entry) {
       const time = new Date().toISOString();
-      const e = { analysis: clean(entry.analysis, secrets), engine: clean(entry.engine, secrets), error: clean(entry.error, secrets) };
+      const e = { analysis: clean(entry.analysis), engine: clean(entry.engine), error: clean(entry.error) };
       write(json
         ? `${JSON.stringify({ time, event: 'engine_error', ...e })}\n`
         : `${time} engine error: ${e.engine} (analysis ${e.analysis}): ${e.error}\n`);
     },
     error(message) {
       const time = new Date().toISOString();
-      const text = clean(message, secrets);
+      const text = clean(message);
       write(json ? `${JSON.stringify({ time, event: 'error', error: text })}\n` : `${time} error: ${text}\n`);
     },
     info(message) {
       const time = new Date().toISOString();
-      const text = clean(message, secrets);
+      const text = clean(message);
       write(json ? `${JSON.stringify({ time, event: 'info', message: text })}\n` : `${time} info: ${text}\n`);
     },
   };
 }
 
-/** The path of a request as sent, without its query string. */
-function pathOf(url: string): string {
+/**
+ * The path of a request as sent, without its query string: under `oas serve` the request line's
+ * own target (Node's `incoming.url`, no URL parsed per request), else the request URL's path.
+ */
+function pathOf(c: Context): string {
+  const target = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.url;
+  if (target !== undefined && target.startsWith('/')) {
+    const end = target.search(/[?#]/);
+    return end < 0 ? target : target.slice(0, end);
+  }
   try {
-    return new URL(url).pathname;
+    return new URL(c.req.url).pathname;
   } catch {
-    return url.replace(/[?#].*$/s, '');
+    return c.req.url.replace(/[?#].*$/s, '');
   }
 }
 
@@ -112,7 +124,7 @@ export function accessLog(logger: Logger, clientAddress: (c: Context) => string 
         time,
         client: clientAddress(c),
         method: c.req.method,
-        path: pathOf(c.req.url),
+        path: pathOf(c),
         status: c.res.status,
         ms: Math.round(performance.now() - started),
       });

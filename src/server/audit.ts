@@ -6,6 +6,7 @@
 import type { Context } from 'hono';
 import type { AuditAction, AuditLog, AuditOrigin, AuditValue } from '../fs/audit-log.js';
 import { remoteAddress } from './rate-limit.js';
+import { requestHeader } from './request-header.js';
 
 /** An event of a request: `user` is the request's unless given; `client` is the request's. */
 export interface RequestEvent {
@@ -35,7 +36,7 @@ export function auditRequests(log: AuditLog, clientAddress: (c: Context) => stri
  * surface was used, not who: any client can send that header.
  */
 export function originOf(c: Context): Exclude<AuditOrigin, 'mcp' | 'misp' | 'cortex'> {
-  return c.req.header('sec-fetch-site') === 'same-origin' ? 'web' : 'api';
+  return requestHeader(c, 'sec-fetch-site') === 'same-origin' ? 'web' : 'api';
 }
 
 /** The analysis id of the path when it looks like one (an arbitrary path segment is not written). */

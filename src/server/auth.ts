@@ -19,7 +19,8 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { deleteCookie, setCookie } from 'hono/cookie';
+import { requestCookie, requestHeader } from './request-header.js';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { hashToken, hasRole, type Role, type UserStore } from '../store/users.js';
 import { escapeHtml } from './html.js';
@@ -273,14 +274,14 @@ export function createAuth(options: AuthOptions): Auth {
   const authenticate = async (c: Context): Promise<{ how: 'header' | 'cookie' | 'proxy'; who: Principal } | { how: 'none' | 'refused' }> => {
     const proxied = await options.proxyUser?.(c);
     if (proxied) return { how: 'proxy', who: proxied };
-    const authorization = c.req.header('authorization');
-    const apiKey = c.req.header('x-api-key');
+    const authorization = requestHeader(c, 'authorization');
+    const apiKey = requestHeader(c, 'x-api-key');
     if (authorization !== undefined || apiKey !== undefined) {
       const bearer = authorization === undefined ? undefined : /^\s*bearer\s+(.*?)\s*$/i.exec(authorization)?.[1];
       const who = (await byToken(bearer)) ?? (await byToken(apiKey?.trim()));
       return who ? { how: 'header', who } : { how: 'refused' };
     }
-    const cookie = getCookie(c, SESSION_COOKIE);
+    const cookie = requestCookie(c, SESSION_COOKIE);
     const who = cookie === undefined ? undefined : await bySession(await sessions.get(cookie));
     return who ? { how: 'cookie', who } : { how: 'none' };
   };
@@ -309,7 +310,7 @@ export function createAuth(options: AuthOptions): Auth {
     }
     const address = addressOf(c);
     // Past the limit, whatever presents a credential or asks for more than a public page waits.
-    const presents = c.req.header('authorization') !== undefined || c.req.header('x-api-key') !== undefined || getCookie(c, SESSION_COOKIE) !== undefined;
+    const presents = requestHeader(c, 'authorization') !== undefined || requestHeader(c, 'x-api-key') !== undefined || requestCookie(c, SESSION_COOKIE) !== undefined;
     if (presents || !isPublic(c.req.path)) {
       const limited = await blocked(c, address);
       if (limited) return limited;
@@ -384,7 +385,7 @@ export function createAuth(options: AuthOptions): Auth {
         });
       }
       tell({ action: 'sign_in', outcome: 'success', user: who.name, client: address });
-      await sessions.end(getCookie(c, SESSION_COOKIE));
+      await sessions.end(requestCookie(c, SESSION_COOKIE));
       const id = await sessions.create(who.kind === 'api_token' ? { name: who.name, kind: who.kind, token: check!.clientId } : { name: who.name, kind: who.kind });
       setCookie(c, SESSION_COOKIE, id, {
         path: '/',
@@ -399,7 +400,7 @@ export function createAuth(options: AuthOptions): Auth {
   );
 
   const signOut = async (c: Context) => {
-    const id = getCookie(c, SESSION_COOKIE);
+    const id = requestCookie(c, SESSION_COOKIE);
     // A request without the (SameSite=Strict) cookie is a cross-site one or has nothing to end.
     if (id !== undefined && (SAFE_METHODS.has(c.req.method) || sameOrigin(c))) {
       await sessions.end(id);
@@ -488,7 +489,7 @@ function pageHeaders(c: Context): void {
 
 /** HTTPS as the browser sees it: TLS here, or a TLS-terminating proxy saying so. */
 export function overHttps(c: Context): boolean {
-  const forwarded = c.req.header('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+  const forwarded = requestHeader(c, 'x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
   if (forwarded === 'https') return true;
   try {
     return new URL(c.req.url).protocol === 'https:';
@@ -503,12 +504,12 @@ export function overHttps(c: Context): boolean {
  * allowed: cross-site requests from browsers always carry one of them.
  */
 export function sameOrigin(c: Context): boolean {
-  const site = c.req.header('sec-fetch-site');
+  const site = requestHeader(c, 'sec-fetch-site');
   if (site !== undefined) return site === 'same-origin' || site === 'none';
-  const origin = c.req.header('origin');
+  const origin = requestHeader(c, 'origin');
   if (origin === undefined) return true;
   try {
-    return new URL(origin).host.toLowerCase() === (c.req.header('host') ?? '').toLowerCase();
+    return new URL(origin).host.toLowerCase() === (requestHeader(c, 'host') ?? '').toLowerCase();
   } catch {
     return false; // `Origin: null` and other opaque origins
   }

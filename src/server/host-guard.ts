@@ -6,6 +6,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { isIPv6 } from 'node:net';
+import { requestHeader } from './request-header.js';
 
 const DEFAULT_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -65,7 +66,7 @@ export function hostGuard(allowed: ReadonlySet<string>): MiddlewareHandler {
     return verdict;
   };
   return async (c, next) => {
-    if (!isAllowed(c.req.header('host'))) {
+    if (!isAllowed(requestHeader(c, 'host'))) {
       return c.json(
         { error: 'misdirected request: this server does not answer for the Host this request names; add the name to allowed_hosts (OAS_ALLOWED_HOSTS) if it is one of its own' },
         421,

@@ -21,6 +21,7 @@ import type { Context } from 'hono';
 import { USER_NAME, type Role, type UserStore } from '../store/users.js';
 import type { Principal } from './auth.js';
 import { remoteAddress } from './rate-limit.js';
+import { requestHeader } from './request-header.js';
 
 export interface ProxyAuthOptions {
   /** Setting trusted_proxies: addresses and CIDR ranges (checked by the configuration's schema). */
@@ -48,6 +49,8 @@ type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
 /** Longest X-Forwarded-For read, and most entries walked (a chain of proxies is short). */
 const MAX_FORWARDED_CHARS = 2048;
 const MAX_FORWARDED_HOPS = 32;
+/** Peer addresses whose normalized form is kept. */
+const PEERS_KEPT = 4096;
 /** A proxy-named user's last use is written at most this often. */
 const TOUCH_EVERY_MS = 60_000;
 
@@ -112,12 +115,27 @@ export function createProxyAuth(options: ProxyAuthOptions): ProxyAuth {
     return ranges.length > 0 && inRanges(peer, ranges) ? peer : undefined;
   };
 
+  // A peer's address as logged and limited, parsed once per address rather than once per request
+  // (the log, the audit trail and the limits each ask for it).
+  const peers = new Map<string, string>();
+  const normalizedPeer = (peer: string): string => {
+    let address = peers.get(peer);
+    if (address === undefined) {
+      address = normalized(peer);
+      if (peers.size >= PEERS_KEPT) peers.clear();
+      peers.set(peer, address);
+    }
+    return address;
+  };
+
   const clientAddress = (c: Context): string => {
+    if (ranges.length === 0) return normalizedPeer(peerOf(c));
     const peer = trustedPeer(c);
-    return peer === undefined ? normalized(peerOf(c)) : forwardedClient(peer, c.req.header('x-forwarded-for'), ranges);
+    return peer === undefined ? normalizedPeer(peerOf(c)) : forwardedClient(peer, requestHeader(c, 'x-forwarded-for'), ranges);
   };
 
   const header = options.authHeader.trim();
+  const headerName = header.toLowerCase();
   const { users } = options;
   const touched = new Map<string, number>();
   const touch = (name: string, now: number) => {
@@ -129,7 +147,7 @@ export function createProxyAuth(options: ProxyAuthOptions): ProxyAuth {
 
   const proxyUser = header === '' ? undefined : async (c: Context): Promise<Principal | undefined> => {
     if (trustedPeer(c) === undefined) return undefined;
-    const name = c.req.header(header)?.trim();
+    const name = requestHeader(c, headerName)?.trim();
     if (name === undefined || !USER_NAME.test(name)) return undefined;
     let user = await users.get(name);
     if (!user) {
