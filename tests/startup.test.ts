@@ -10,7 +10,7 @@
  * of every module resolved (ES modules) and every CommonJS module in require.cache at exit.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runOas, type Run } from './helpers/cli.js';
@@ -104,6 +104,20 @@ describe('CLI start-up', () => {
         assert.equal(listed.find((e) => e.service === 'virustotal')?.configured, true);
       }
     }
+  });
+
+  test('on Node 22.1 and later the modules\' compiled code is kept in Node\'s compile cache for the next run (not on Node 20)', async () => {
+    const home = mkdtempSync(join(dir, 'home-'));
+    const cache = join(home, 'compile-cache');
+    const first = await oasRecorded(home, ['engines', '--json'], { NODE_COMPILE_CACHE: cache });
+    assert.equal(first.code, 0, first.stderr);
+    const kept = existsSync(cache) ? readdirSync(cache, { recursive: true }).length : 0;
+    const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
+    if (major > 22 || (major === 22 && minor >= 1)) assert.ok(kept > 0, `nothing kept in ${cache}`);
+    else assert.equal(kept, 0);
+    const second = await oasRecorded(home, ['engines', '--json'], { NODE_COMPILE_CACHE: cache });
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.stdout, first.stdout);
   });
 
   test('a damaged or missing declarations cache is ignored', async () => {
