@@ -10,7 +10,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const OAS_BIN = fileURLToPath(new URL('../../../bin/oas.js', import.meta.url));
+/** The `oas` under test: this tree's, or another build's (BENCH_OAS_BIN, for paired before/after runs of one bench). */
+export const OAS_BIN = process.env.BENCH_OAS_BIN ?? fileURLToPath(new URL('../../../bin/oas.js', import.meta.url));
 export const PRELOAD = new URL('./preload.js', import.meta.url).href;
 
 /** The caller's environment without any oas setting (OAS_*), so only the config files count. */
