@@ -235,6 +235,7 @@ const ms = (value: number, digits = 0) => `${value.toFixed(digits)} ms`;
 const mib = (kib: number | undefined) => (kib === undefined ? 'n/a' : `${(kib / 1024).toFixed(0)} MiB`);
 const execFileAsync = promisify(execFile);
 const POLL_CLIENT = fileURLToPath(new URL('./poll-client.js', import.meta.url));
+const CALL_FLOOR = fileURLToPath(new URL('./call-floor.js', import.meta.url));
 const row = (name: string, value: string) => console.log(`  ${name.padEnd(58)} ${value}`);
 const title = (text: string) => console.log(`\n${text}`);
 const elapsed = () => `${((performance.now() - benchStarted) / 1000).toFixed(0)} s`;
@@ -369,6 +370,17 @@ if (w4Cpu) {
   row(`over the ${RUNS} W4 runs (goal <= 0.3 ms)`, `${ms(w4Cpu.cpuMs / w4Cpu.calls, 2)} per call (${w4Cpu.cpuMs.toFixed(0)} ms CPU / ${w4Cpu.calls} calls; includes serving ${RUNS} POSTs, ${w4Cpu.polls} polls, ${RUNS} results)`);
   goal('server CPU per engine call (W4)', ms(w4Cpu.cpuMs / w4Cpu.calls, 2), '<= 0.3 ms', w4Cpu.cpuMs / w4Cpu.calls <= 0.3);
   row('  upstream requests seen by the fakes', `${w4Cpu.http} HTTP + ${w4Cpu.dns} DNS queries (the pivot asks A and AAAA)`);
+  // The machine's own floor: a bare HTTP client (call-floor.ts, a process of its own) sending W4's
+  // requests (20 to urlscan's fake, 20 to ipquery's, 10 to grep.app's, at once) and parsing each answer.
+  const base = (id: string) => String(settings.engines[id]?.base_url);
+  const urls = [
+    ...Array.from({ length: 20 }, (_, i) => `${base('provider_23')}?q=${encodeURIComponent(`domain:floor${i}.com`)}`),
+    ...Array.from({ length: 20 }, (_, i) => `${base('provider_13')}/34.250.0.${i + 1}`),
+    ...Array.from({ length: 10 }, (_, i) => `${base('provider_07')}?q=floor${i}`),
+  ];
+  const { stdout } = await execFileAsync(process.execPath, [CALL_FLOOR, '10', ...urls]);
+  const floor = JSON.parse(stdout) as { cpuMsPerRequest: number; requests: number };
+  row('the floor: a bare undici client, one request + JSON parse', `${ms(floor.cpuMsPerRequest, 2)} per request (${floor.requests} requests, 50 at once, after 250 not counted; the same fakes, its own process)`);
 } else {
   row('over the W4 runs', 'n/a: needs /proc to read the server\'s CPU time');
   goal('server CPU per engine call (W4)', 'n/a (no /proc)', '<= 0.3 ms', undefined);
