@@ -20,12 +20,12 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { deleteCookie, setCookie } from 'hono/cookie';
-import { requestCookie, requestHeader } from './request-header.js';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { hashToken, hasRole, type Role, type UserStore } from '../store/users.js';
 import { escapeHtml } from './html.js';
 import { remoteAddress } from './rate-limit.js';
 import { PAGE_CSP } from './pages.js';
+import { requestCookie, requestHeader } from './request-header.js';
 import { renderShell } from './shell.js';
 
 declare module 'hono' {
