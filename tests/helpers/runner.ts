@@ -95,8 +95,10 @@ export const neighbour = defineEngine<{ seen: string }>({
 /**
  * An engine `limited` on IPv4 with a quota of `rateLimit` calls per `windowMs`: it asks
  * `<base_url>/<ip>` and expects `{ ip }` (a fake's route), for tests of quotas through the runner.
+ * `starts`, when given, gets the time (Date.now(), the quota's clock) each call starts, before its
+ * request: the quota's spacing without the network's lag in it.
  */
-export function limitedEngine(rateLimit: number, windowMs: number) {
+export function limitedEngine(rateLimit: number, windowMs: number, starts?: number[]) {
   return defineEngine({
     id: 'limited',
     service: 'limitedsvc',
@@ -106,6 +108,9 @@ export function limitedEngine(rateLimit: number, windowMs: number) {
     types: ['IPv4'],
     defaults: { timeout_ms: 5000, base_url: '', rate_limit: rateLimit, rate_window_ms: windowMs },
     summary: () => '',
-    run: async (o: Observable, ctx) => ctx.http.json(`${String(ctx.settings.base_url)}/${o.value}`, v.object({ ip: v.string() })),
+    run: async (o: Observable, ctx) => {
+      starts?.push(Date.now());
+      return ctx.http.json(`${String(ctx.settings.base_url)}/${o.value}`, v.object({ ip: v.string() }));
+    },
   });
 }
