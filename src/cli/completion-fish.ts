@@ -3,7 +3,7 @@
  * the cursor as bash's does (src/cli/completion-bash.ts) over the same tables written as fish
  * functions (each word single-quoted for fish), and prints what fits the current token.
  */
-import { fishQuote, SAFE_WORD, type CompletionSpec } from './completion-spec.js';
+import { argumentKinds, fishQuote, optionValueKinds, SAFE_WORD, type CompletionSpec } from './completion-spec.js';
 import { VERSION } from './version.js';
 
 export function fishScript(spec: CompletionSpec): string {
@@ -140,17 +140,11 @@ function fishTables(spec: CompletionSpec): string {
     '    end',
     'end',
   ];
-  const optionValues: [string, string][] = spec.commands.flatMap((c) => c.options
-    .filter((o) => o.value !== undefined)
-    .map((o): [string, string] => [o.names.map((n) => fishQuote(`${c.path}:${n}`)).join(' '), o.value!]));
-  const argumentKinds: [string, string][] = spec.commands
-    .filter((c) => c.args.some((kind) => kind !== 'text'))
-    .flatMap((c) => c.args.map((kind, i): [string, string] => [c.variadic && i === c.args.length - 1 ? `${fishQuote(`${c.path}:`)}*` : fishQuote(`${c.path}:${i}`), kind]));
   return [
     ...lists('__oas_subcommands', 'the subcommands of the command $argv[1] (oas, oas users...)', spec.commands.map((c) => [c.path, c.subcommands])),
     ...lists('__oas_options', 'the options of the command $argv[1]', spec.commands.map((c) => [c.path, c.options.flatMap((o) => o.names)])),
     ...lists('__oas_words', 'the words of the kind $argv[1]', Object.entries(spec.lists)),
-    ...kinds('__oas_option_value', 'the kind of the value of the option $argv[2] of the command $argv[1]; nothing when it takes none', '', optionValues),
-    ...kinds('__oas_argument', 'the kind of the positional argument $argv[2] (from 0) of the command $argv[1]', 'text', argumentKinds),
+    ...kinds('__oas_option_value', 'the kind of the value of the option $argv[2] of the command $argv[1]; nothing when it takes none', '', optionValueKinds(spec, fishQuote, ' ')),
+    ...kinds('__oas_argument', 'the kind of the positional argument $argv[2] (from 0) of the command $argv[1]', 'text', argumentKinds(spec, fishQuote)),
   ].join('\n');
 }

@@ -114,3 +114,23 @@ export const shQuote = (word: string): string => `'${word.replace(/'/g, `'\\''`)
 
 /** `'...'` for fish: only \\ and \' are special inside. */
 export const fishQuote = (word: string): string => `'${word.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+
+/**
+ * Each option that takes a value, with its kind: the pattern of its `<command path>:<name>` keys,
+ * each quoted by `quote` and joined by `separator` (a shell's case alternatives).
+ */
+export function optionValueKinds(spec: CompletionSpec, quote: (word: string) => string, separator: string): [string, string][] {
+  return spec.commands.flatMap((c) => c.options
+    .filter((o) => o.value !== undefined)
+    .map((o): [string, string] => [o.names.map((n) => quote(`${c.path}:${n}`)).join(separator), o.value!]));
+}
+
+/**
+ * Each positional argument of a command that takes some completion, with its kind: the pattern
+ * `<command path>:<n>`, or for the last of a variadic command `<command path>:*` (any n from there).
+ */
+export function argumentKinds(spec: CompletionSpec, quote: (word: string) => string): [string, string][] {
+  return spec.commands
+    .filter((c) => c.args.some((kind) => kind !== 'text'))
+    .flatMap((c) => c.args.map((kind, i): [string, string] => [c.variadic && i === c.args.length - 1 ? `${quote(`${c.path}:`)}*` : quote(`${c.path}:${i}`), kind]));
+}

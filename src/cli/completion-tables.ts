@@ -4,7 +4,7 @@
  * positional argument, the fixed lists of words; every word single-quoted, so that nothing in it
  * is expanded, whatever it holds) and the asking of `oas completion --list`.
  */
-import { SAFE_WORD, shQuote, type CompletionSpec } from './completion-spec.js';
+import { argumentKinds, optionValueKinds, SAFE_WORD, shQuote, type CompletionSpec } from './completion-spec.js';
 
 /** The functions `__oas_subcommands`, `__oas_options`, `__oas_words` (into the array __oas_r), `__oas_option_value` and `__oas_argument` (into __oas_k). */
 export function shTables(spec: CompletionSpec): string {
@@ -27,19 +27,12 @@ export function shTables(spec: CompletionSpec): string {
     '  esac',
     '}',
   ];
-  const optionValues: [string, string][] = spec.commands.flatMap((c) => c.options
-    .filter((o) => o.value !== undefined)
-    .map((o): [string, string] => [o.names.map((n) => shQuote(`${c.path}:${n}`)).join('|'), o.value!]));
-  // Positional n of a command; the last, when variadic, for any n from there.
-  const argumentKinds: [string, string][] = spec.commands
-    .filter((c) => c.args.some((kind) => kind !== 'text'))
-    .flatMap((c) => c.args.map((kind, i): [string, string] => [c.variadic && i === c.args.length - 1 ? `${shQuote(`${c.path}:`)}*` : shQuote(`${c.path}:${i}`), kind]));
   return [
     ...arrays('__oas_subcommands', 'the subcommands of the command $1 (oas, oas users...)', spec.commands.map((c) => [c.path, c.subcommands])),
     ...arrays('__oas_options', 'the options of the command $1', spec.commands.map((c) => [c.path, c.options.flatMap((o) => o.names)])),
     ...arrays('__oas_words', 'the words of the kind $1', Object.entries(spec.lists)),
-    ...kinds('__oas_option_value', 'the kind of the value of the option $2 of the command $1; empty when it takes none', "''", optionValues),
-    ...kinds('__oas_argument', 'the kind of the positional argument $2 (from 0) of the command $1', 'text', argumentKinds),
+    ...kinds('__oas_option_value', 'the kind of the value of the option $2 of the command $1; empty when it takes none', "''", optionValueKinds(spec, shQuote, '|')),
+    ...kinds('__oas_argument', 'the kind of the positional argument $2 (from 0) of the command $1', 'text', argumentKinds(spec, shQuote)),
   ].join('\n');
 }
 

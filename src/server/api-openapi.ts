@@ -17,16 +17,9 @@ import {
   openApiDocumentSchema,
   resultsSchema,
 } from './api-schemas.js';
-import type { OpenApiContribution, OpenApiResponse } from './openapi-entry.js';
+import { errorResponse as error, type OpenApiContribution } from './openapi-entry.js';
 
 const ID = '0b9b8f5e-3c1e-4c5e-9a57-2f6f3e1d2c4b';
-
-/** An `{"error": ...}` answer. */
-const error = (description: string, example: string, headers?: Record<string, string>): OpenApiResponse => ({
-  description,
-  body: { schema: errorSchema, example: { error: example } },
-  ...(headers ? { headers } : {}),
-});
 
 const RETRY_AFTER = { 'Retry-After': 'Seconds to wait before trying again.' };
 const ID_PARAM = { id: { description: 'The analysis\'s id, as POST analyze answered it.', example: ID } };

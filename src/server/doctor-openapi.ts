@@ -4,8 +4,7 @@
  * (src/doctor/report.ts). No Hono: `oas openapi` loads this without the server.
  */
 import * as v from 'valibot';
-import { errorSchema } from './api-schemas.js';
-import type { OpenApiContribution } from './openapi-entry.js';
+import { errorResponse, type OpenApiContribution } from './openapi-entry.js';
 
 export const doctorRequestSchema = v.strictObject({
   engines: v.optional(v.pipe(v.array(v.string('expected an engine id or alias')), v.minLength(1, 'expected at least one engine'), v.maxLength(500, 'expected at most 500 engines'))),
@@ -64,9 +63,9 @@ export const DOCTOR_OPENAPI: OpenApiContribution = {
             },
           },
         },
-        400: { description: 'The body is not `{"engines": [...]}`, or names an unknown engine.', body: { schema: errorSchema, example: { error: 'engines: unknown engine: shodn; did you mean shodan? (valid engines: ...)' } } },
-        413: { description: 'The body is over max_body_bytes.', body: { schema: errorSchema, example: { error: 'request body larger than 1048576 bytes' } } },
-        415: { description: 'A body that is not `application/json`.', body: { schema: errorSchema, example: { error: 'Content-Type must be application/json (a {"engines"} object)' } } },
+        400: errorResponse('The body is not `{"engines": [...]}`, or names an unknown engine.', 'engines: unknown engine: shodn; did you mean shodan? (valid engines: ...)'),
+        413: errorResponse('The body is over max_body_bytes.', 'request body larger than 1048576 bytes'),
+        415: errorResponse('A body that is not `application/json`.', 'Content-Type must be application/json (a {"engines"} object)'),
       },
     },
   ],

@@ -5,8 +5,7 @@
  */
 import * as v from 'valibot';
 import { MARK_VERDICTS } from '../analysis/knowledge.js';
-import { errorSchema } from './api-schemas.js';
-import type { OpenApiContribution, OpenApiResponse } from './openapi-entry.js';
+import { errorResponse as error, type OpenApiContribution } from './openapi-entry.js';
 
 const EXPIRES_IN = v.pipe(v.string(), v.description('When it stops applying: a duration from now (`90s`, `10m`, `12h`, `30d`, `2w`) or an ISO 8601 time in the future. Absent: never.'));
 const EXPIRES_OUT = v.pipe(v.nullable(v.string()), v.description('When it stops applying (ISO 8601); null: never.'));
@@ -53,7 +52,6 @@ export const markSchema = v.pipe(v.strictObject(markFields), v.title('Mark'));
 export const marksSchema = v.pipe(v.array(v.strictObject({ ...markFields, active: ACTIVE })), v.title('Marks'));
 export const removedSchema = v.pipe(v.strictObject({ removed: v.pipe(v.string(), v.description('The value whose entry or mark was removed.')) }), v.title('KnowledgeRemoved'));
 
-const error = (description: string, example: string): OpenApiResponse => ({ description, body: { schema: errorSchema, example: { error: example } } });
 const VALUE = { value: { description: 'The value, URL-encoded (`10.20.0.0%2F16`).', example: 'evil.example' } };
 const ENTRY = { value: '*.corp.example', reason: 'our own domains', by: 'alice', at: '2026-11-20T09:00:00.000Z', expires: null };
 const MARK = { value: '203.0.113.7', verdict: 'malicious', note: 'red-team C2 for exercise X', by: 'alice', at: '2026-11-20T09:00:00.000Z', expires: '2027-02-18T09:00:00.000Z' };

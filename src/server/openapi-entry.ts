@@ -7,6 +7,7 @@
  */
 import type { GenericSchema } from 'valibot';
 import type { Role } from '../store/users.js';
+import { errorSchema } from './api-schemas.js';
 
 /** A body of one media type: its schema, and an example that the tests check against it. */
 export interface OpenApiBody {
@@ -21,6 +22,11 @@ export interface OpenApiResponse {
   body: OpenApiBody;
   /** Headers it carries (e.g. `Retry-After`), name -> description. */
   headers?: Record<string, string>;
+}
+
+/** An `{"error": ...}` answer: when it is given, an example of its one line, and its headers if any. */
+export function errorResponse(description: string, example: string, headers?: Record<string, string>): OpenApiResponse {
+  return { description, body: { schema: errorSchema, example: { error: example } }, ...(headers ? { headers } : {}) };
 }
 
 export interface OpenApiEntry {

@@ -4,10 +4,8 @@
  * (src/push/request.ts). No Hono: `oas openapi` loads this without the server.
  */
 import { pushAnswerSchema, pushRequestSchema } from '../push/request.js';
-import { errorSchema } from './api-schemas.js';
-import type { OpenApiContribution, OpenApiResponse } from './openapi-entry.js';
+import { errorResponse as error, type OpenApiContribution } from './openapi-entry.js';
 
-const error = (description: string, example: string): OpenApiResponse => ({ description, body: { schema: errorSchema, example: { error: example } } });
 const ANALYSIS_ID = '0b9b8f5e-3c1e-4c5e-9a57-2f6f3e1d2c4b';
 
 export const PUSH_OPENAPI: OpenApiContribution = {

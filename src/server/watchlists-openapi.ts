@@ -9,8 +9,7 @@ import * as v from 'valibot';
 import { watchlistInputSchema } from '../automation/watchlist.js';
 import { PAP_LEVELS, TLP_LEVELS } from '../marking/levels.js';
 import type { WatchlistChangeView, WatchlistRunView, WatchlistView } from '../view/types.js';
-import { errorSchema } from './api-schemas.js';
-import type { OpenApiContribution, OpenApiResponse } from './openapi-entry.js';
+import { errorResponse as error, type OpenApiContribution } from './openapi-entry.js';
 
 /** `POST {prefix}watchlists`: the service's own schema, described. */
 export const watchlistInputDocSchema = v.pipe(
@@ -84,7 +83,6 @@ agreed<Same<v.InferOutput<typeof watchlistChangeSchema>, WatchlistChangeView>>(t
 agreed<Same<v.InferOutput<typeof watchlistRunSchema>, WatchlistRunView>>(true);
 agreed<Same<v.InferOutput<typeof watchlistSchema>, WatchlistView>>(true);
 
-const error = (description: string, example: string): OpenApiResponse => ({ description, body: { schema: errorSchema, example: { error: example } } });
 const NAME = { name: { description: 'The watchlist\'s name.', example: 'phishing-domains' } };
 const RUN_ID = '6f1c2a9e-8b7d-4e52-9c3a-1d2e3f4a5b6c';
 const ANALYSIS_ID = '0b9b8f5e-3c1e-4c5e-9a57-2f6f3e1d2c4b';
