@@ -232,6 +232,8 @@ const percentile = (values: readonly number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
 const ms = (value: number, digits = 0) => `${value.toFixed(digits)} ms`;
+/** A difference with its sign: `+3 ms`, `-1 ms`. */
+const signedMs = (value: number) => { const rounded = Math.round(value) || 0; return `${rounded < 0 ? '' : '+'}${ms(rounded)}`; };
 const mib = (kib: number | undefined) => (kib === undefined ? 'n/a' : `${(kib / 1024).toFixed(0)} MiB`);
 const execFileAsync = promisify(execFile);
 const POLL_CLIENT = fileURLToPath(new URL('./poll-client.js', import.meta.url));
@@ -417,9 +419,9 @@ title(`CLI start-up: whole processes, spawn to exit, stdio ignored, median of ${
   for (const [i, command] of commands.entries()) {
     const m = median(times[i]!);
     const exit = [...codes[i]!].join(',');
-    row(command.name, i === 0 ? ms(m) : `${ms(m)} (+${ms(m - bare)} over node -e 0; goal ${command.goal}${exit === '0' ? '' : `; exit ${exit}`})`);
-    if ('over' in command) goal(`${command.name} over node -e 0`, `+${ms(m - bare)} (${ms(m)} vs ${ms(bare)})`, command.goal!, exit === '0' && m - bare <= command.over!);
-    if ('total' in command) goal(command.name.replace(domain, '<domain>'), `${ms(m)} (+${ms(m - bare)} over node -e 0)`, command.goal!, exit === '0' && m <= command.total!);
+    row(command.name, i === 0 ? ms(m) : `${ms(m)} (${signedMs(m - bare)} over node -e 0; goal ${command.goal}${exit === '0' ? '' : `; exit ${exit}`})`);
+    if ('over' in command) goal(`${command.name} over node -e 0`, `${signedMs(m - bare)} (${ms(m)} vs ${ms(bare)})`, command.goal!, exit === '0' && m - bare <= command.over!);
+    if ('total' in command) goal(command.name.replace(domain, '<domain>'), `${ms(m)} (${signedMs(m - bare)} over node -e 0)`, command.goal!, exit === '0' && m <= command.total!);
   }
   row('upstream requests during the cached analyses', `${counts.http} HTTP, ${counts.dns} DNS (0 = answered from the cache)`);
 }
