@@ -12,13 +12,13 @@
  * exactly. Every local command also stays clear of NEVER.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runOas, type Run } from './helpers/cli.js';
 import { moduleRecorder } from './helpers/module-log.js';
 import { tempDir } from './helpers/temp.js';
-import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
+import { oneEngineConfig, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 interface Budget {
   /** The command's words; `CONFIG` stands for the test's configuration file. */
@@ -72,11 +72,7 @@ let upstreams: Upstreams;
 let config: string;
 before(async () => {
   upstreams = await startUpstreams();
-  // The configuration of one engine (ipquery) at its loopback fake, as a user's would be: an engine
-  // the file gives settings its own schema checks is loaded for that check (src/engine/declarations.ts).
-  const fakes = configFor(upstreams);
-  config = join(fakes.dir, 'one-engine.json');
-  writeFileSync(config, JSON.stringify({ data_dir: fakes.dataDir, dns_servers: upstreams.settings.dns_servers, engines: { provider_13: upstreams.settings.engines['provider_13'] } }));
+  config = oneEngineConfig(upstreams);
 });
 after(() => upstreams.close());
 

@@ -6,14 +6,14 @@
  * says so by raising the budget, in the same commit.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runOas } from './helpers/cli.js';
 import { spawnServe } from './helpers/serve.js';
 import { statementRecorder } from './helpers/statement-log.js';
 import { tempDir } from './helpers/temp.js';
-import { configFor, startUpstreams, type Upstreams } from './helpers/upstreams.js';
+import { oneEngineConfig, startUpstreams, type Upstreams } from './helpers/upstreams.js';
 
 const dir = tempDir('oas-statements-');
 const recorder = statementRecorder(dir);
@@ -26,9 +26,7 @@ let upstreams: Upstreams;
 let config: string;
 before(async () => {
   upstreams = await startUpstreams();
-  const fakes = configFor(upstreams);
-  config = join(fakes.dir, 'one-engine.json');
-  writeFileSync(config, JSON.stringify({ data_dir: fakes.dataDir, dns_servers: upstreams.settings.dns_servers, engines: { provider_13: upstreams.settings.engines['provider_13'] } }));
+  config = oneEngineConfig(upstreams);
 });
 after(() => upstreams.close());
 

@@ -92,3 +92,15 @@ export function configFor(upstreams: Upstreams, extra: Record<string, unknown> =
   writeFileSync(file, JSON.stringify({ data_dir: dataDir, dns_servers: upstreams.settings.dns_servers, ...extra, engines }, null, 2));
   return { dir, file, dataDir };
 }
+
+/**
+ * A configuration of one engine (`id`, ipquery by default) at its loopback fake, as a user's would
+ * be, and a data folder of its own: the file's path. An engine the file gives settings its own
+ * schema checks is loaded for that check (src/engine/declarations.ts).
+ */
+export function oneEngineConfig(upstreams: Upstreams, id = 'provider_13'): string {
+  const fakes = configFor(upstreams);
+  const file = join(fakes.dir, 'one-engine.json');
+  writeFileSync(file, JSON.stringify({ data_dir: fakes.dataDir, dns_servers: upstreams.settings.dns_servers, engines: { [id]: upstreams.settings.engines[id] } }));
+  return file;
+}
