@@ -7,11 +7,11 @@
  * goes through the same masking as engine errors: the API token and the engines' secrets are
  * replaced by `***` should they ever turn up (they never should).
  */
-import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { redactor } from '../http/redact.js';
 import { inertLine } from '../text/inert.js';
 import { remoteAddress } from './rate-limit.js';
+import { nodeRequest } from './request-header.js';
 
 export type LogFormat = 'text' | 'json';
 
@@ -97,7 +97,7 @@ export function createLogger(options: LoggerOptions): Logger {
  * own target (Node's `incoming.url`, no URL parsed per request), else the request URL's path.
  */
 function pathOf(c: Context): string {
-  const target = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.url;
+  const target = nodeRequest(c)?.url;
   if (target !== undefined && target.startsWith('/')) {
     const end = target.search(/[?#]/);
     return end < 0 ? target : target.slice(0, end);

@@ -10,9 +10,14 @@ import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { parse } from 'hono/utils/cookie';
 
+/** Node's own request under `oas serve` (@hono/node-server's `c.env.incoming`); undefined elsewhere. */
+export function nodeRequest(c: Context): IncomingMessage | undefined {
+  return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+}
+
 /** `name` in lower case (`host`, `x-api-key`). */
 export function requestHeader(c: Context, name: string): string | undefined {
-  const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.rawHeaders;
+  const raw = nodeRequest(c)?.rawHeaders;
   if (raw === undefined) return c.req.header(name);
   let value: string | undefined;
   for (let i = 0; i < raw.length; i += 2) {

@@ -3,18 +3,13 @@
  * module resolved and, at exit, every CommonJS module in require.cache, into the file named by
  * OAS_TEST_MODULE_LOG. For the start-up tests (a command loads only what it uses).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { importRecorder, type ImportRecorder } from './import-recorder.js';
 
-export interface ModuleRecorder {
-  /** For runOas's `nodeArgs`. */
-  nodeArgs: string[];
-  /** For runOas's `env`: records into `log` (emptied now). */
-  env(log: string): Record<string, string>;
-  /** The modules recorded in `log`, with forward slashes. */
-  read(log: string): string[];
-}
+/** `read` gives the modules recorded, with forward slashes. */
+export type ModuleRecorder = ImportRecorder;
 
 export function moduleRecorder(dir: string): ModuleRecorder {
   const hooks = join(dir, 'module-log-hooks.mjs');
@@ -32,12 +27,6 @@ register(${JSON.stringify(pathToFileURL(hooks).href)});
 const require = createRequire(import.meta.url);
 process.on('exit', () => appendFileSync(process.env.OAS_TEST_MODULE_LOG, Object.keys(require.cache).map((p) => p + '\\n').join('')));
 `);
-  return {
-    nodeArgs: ['--import', pathToFileURL(record).href],
-    env: (log) => {
-      writeFileSync(log, '');
-      return { OAS_TEST_MODULE_LOG: log };
-    },
-    read: (log) => readFileSync(log, 'utf8').split('\n').filter(Boolean).map((m) => m.replaceAll('\\', '/')),
-  };
+  const recorder = importRecorder(record, 'OAS_TEST_MODULE_LOG');
+  return { ...recorder, read: (log) => recorder.read(log).map((m) => m.replaceAll('\\', '/')) };
 }

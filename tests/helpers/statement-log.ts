@@ -5,23 +5,15 @@
  * (tests/statement-budget.test.ts). It loads sqlite3 in every process it records: not for the
  * module budgets.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-export interface StatementRecorder {
-  /** For runOas's and spawnServe's `nodeArgs`. */
-  nodeArgs: string[];
-  /** For their `env`: records into `log` (emptied now). */
-  env(log: string): Record<string, string>;
-  /** The statements recorded in `log` so far, in order. */
-  read(log: string): string[];
-}
+import { fileURLToPath } from 'node:url';
+import { importRecorder, type ImportRecorder } from './import-recorder.js';
 
 /** The methods of sqlite3's Database that run SQL text. */
 const METHODS = ['all', 'run', 'get', 'each', 'exec', 'prepare'];
 
-export function statementRecorder(dir: string): StatementRecorder {
+export function statementRecorder(dir: string): ImportRecorder {
   const record = join(dir, 'statement-log.mjs');
   const root = fileURLToPath(new URL('../../../package.json', import.meta.url));
   writeFileSync(record, `import { appendFileSync } from 'node:fs';
@@ -35,12 +27,5 @@ for (const method of ${JSON.stringify(METHODS)}) {
   };
 }
 `);
-  return {
-    nodeArgs: ['--import', pathToFileURL(record).href],
-    env: (log) => {
-      writeFileSync(log, '');
-      return { OAS_TEST_STATEMENT_LOG: log };
-    },
-    read: (log) => readFileSync(log, 'utf8').split('\n').filter(Boolean),
-  };
+  return importRecorder(record, 'OAS_TEST_STATEMENT_LOG');
 }
